@@ -1,0 +1,106 @@
+/**
+ * The control plane's Fastify application: plugins, then routes. It is built from what it depends on (database,
+ * bus, key store) and opens nothing itself, so tests and the server build it the same way.
+ */
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '@parley/engine/bus';
+import type { Config } from './config.ts';
+import type { Sql } from './db/database.ts';
+import type { KeyStore } from './auth/key-store.ts';
+import { sharedSchemas } from './accounts/schemas.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { ErrorBody } from './http/schemas.ts';
+import { validatorCompiler } from './http/validation.ts';
+import authPlugin from './plugins/app/auth.ts';
+import tenancyPlugin from './plugins/app/tenancy.ts';
+import rateLimitPlugin from './plugins/external/rate-limit.ts';
+import swaggerPlugin from './plugins/external/swagger.ts';
+import { KeyRecordSchema } from './routes/v1/api-keys/schemas.ts';
+import healthRoutes from './routes/health.ts';
+import apiKeyRoutes from './routes/v1/api-keys/index.ts';
+import invitationRoutes from './routes/v1/invitations/index.ts';
+import memberRoutes from './routes/v1/members/index.ts';
+import organisationRoutes from './routes/v1/organisations/index.ts';
+import invitePageRoutes from './routes/pages/invite.ts';
+
+export const API_PREFIX = '/api/v1';
+export const API_VERSION = '0.1.0';
+/** Largest JSON body accepted; uploads (knowledge, catalogues) set their own larger limits on their routes. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** One registered route, as the tenant-isolation harness and the docs enumerate them. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  config: FastifyContextConfig;
+  schema: FastifySchema | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sql: Sql;
+    bus: Bus;
+    /** Every route registered, in registration order. */
+    routeCatalogue: RouteEntry[];
+  }
+}
+
+export interface AppDependencies {
+  config: Pick<Config, 'publicUrl' | 'rateLimits'>;
+  sql: Sql;
+  bus: Bus;
+  keys: KeyStore;
+  logger: Logger | false;
+  /** Called when mail was queued, so the outbox sends it now. */
+  onMailQueued?: () => void;
+}
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger || undefined,
+    logger: deps.logger ? undefined : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  const catalogue: RouteEntry[] = [];
+  app.decorate('routeCatalogue', catalogue);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      catalogue.push({ method, url: route.url, config: (route.config ?? {}) as FastifyContextConfig, schema: route.schema });
+    }
+  });
+  app.decorate('sql', deps.sql);
+  app.decorate('bus', deps.bus);
+  for (const schema of [ErrorBody, KeyRecordSchema, ...sharedSchemas]) app.addSchema(schema);
+
+  await app.register(swaggerPlugin, { publicUrl: deps.config.publicUrl, version: API_VERSION });
+  await app.register(authPlugin, { keys: deps.keys });
+  await app.register(tenancyPlugin);
+  await app.register(rateLimitPlugin, { limits: deps.config.rateLimits });
+
+  await app.register(healthRoutes);
+  await app.register(invitePageRoutes);
+  await app.register(async (v1) => {
+    await v1.register(apiKeyRoutes);
+    await v1.register(organisationRoutes);
+    await v1.register(memberRoutes);
+    await v1.register(invitationRoutes, { publicUrl: deps.config.publicUrl, onMailQueued: deps.onMailQueued ?? (() => {}) });
+  }, { prefix: API_PREFIX });
+
+  return app;
+}

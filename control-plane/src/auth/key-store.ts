@@ -1,0 +1,160 @@
+/**
+ * Resolves API keys to principals, with a per-process cache. Revoking a key, deactivating a user or removing a
+ * member broadcasts `v1.auth.revoked`; every process drops the matching cache entries as the message arrives, so a
+ * revocation bites everywhere at once. The cache's short time-to-live is the safety net for a lost broadcast.
+ */
+import type { Bus } from '@parley/engine/bus';
+import { subjects } from '@parley/engine/protocol';
+import type { Sql } from '../db/database.ts';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-key.ts';
+import type { Principal, Revocation } from './principal.ts';
+import type { Role, Scope } from './scopes.ts';
+
+/**
+ * How long a resolved key is trusted without asking the database again. One second keeps the spec's promise (a
+ * revocation bites within a second everywhere) even for a broadcast that never arrived, e.g. a `parley keys revoke`
+ * run beside an embedded server, at the cost of one indexed read per key per second per process.
+ */
+export const KEY_CACHE_TTL_MS = 1_000;
+/** Bound on cached keys per process; the oldest entry is evicted first. */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
+/** last_used_at is written at most this often per key, so busy keys do not turn every read into a write. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface CacheEntry {
+  principal: Principal;
+  hash: string;
+  expiresAt: number;
+  lastUsedWrittenAt: number;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  kind: 'management' | 'widget';
+  organisation_id: string;
+  user_id: string;
+  key_hash: string;
+  scopes: string[];
+  agent_id: string | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  role: Role | null;
+  owner_id: string;
+  features: string[];
+}
+
+export class KeyStore {
+  readonly #sql: Sql;
+  readonly #bus: Bus;
+  readonly #cache = new Map<string, CacheEntry>();
+  readonly #onError: (error: unknown) => void;
+  #listening: Promise<void> | undefined;
+
+  constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void) {
+    this.#sql = sql;
+    this.#bus = bus;
+    this.#onError = onError;
+  }
+
+  /** Starts listening for revocations from other processes. */
+  listen(): void {
+    if (this.#listening) return;
+    const subscription = this.#bus.subscribe(subjects.authRevoked());
+    this.#listening = (async () => {
+      for await (const message of subscription) {
+        try {
+          this.forget(message.json<Revocation>());
+        } catch (error) {
+          this.#onError(error);
+        }
+      }
+    })();
+  }
+
+  /** The principal of a valid key value, or undefined for anything that must get a 401. */
+  async authenticate(value: string): Promise<Principal | undefined> {
+    const parsed = parseApiKey(value);
+    if (!parsed) return undefined;
+    const hash = hashApiKey(value);
+    const now = Date.now();
+    let entry = this.#cache.get(parsed.prefix);
+    if (!entry || entry.expiresAt <= now) {
+      entry = await this.#load(parsed.prefix);
+      if (!entry) {
+        this.#cache.delete(parsed.prefix);
+        return undefined;
+      }
+      this.#remember(parsed.prefix, entry);
+    }
+    if (!hashesEqual(entry.hash, hash)) return undefined;
+    if (now - entry.lastUsedWrittenAt >= LAST_USED_RESOLUTION_MS) {
+      entry.lastUsedWrittenAt = now;
+      this.#sql`update api_keys set last_used_at = now() where id = ${entry.principal.keyId}`.catch(this.#onError);
+    }
+    return entry.principal;
+  }
+
+  /** Drops matching cache entries in this process only. */
+  forget(revocation: Revocation): void {
+    for (const [prefix, { principal }] of this.#cache) {
+      if (matches(principal, revocation)) this.#cache.delete(prefix);
+    }
+  }
+
+  /** Drops matching entries here and tells every other process to do the same. */
+  async revoke(revocation: Revocation): Promise<void> {
+    this.forget(revocation);
+    this.#bus.publish(subjects.authRevoked(), JSON.stringify(revocation));
+    await this.#bus.flush();
+  }
+
+  async #load(prefix: string): Promise<CacheEntry | undefined> {
+    const [row] = await this.#sql<KeyRow[]>`
+      select k.id, k.name, k.kind, k.organisation_id, k.user_id, k.key_hash, k.scopes, k.agent_id, k.revoked_at,
+             k.last_used_at, m.role, o.owner_id, o.features
+        from api_keys k
+        join users u on u.id = k.user_id and u.is_active and u.deleted_at is null
+        join organisations o on o.id = k.organisation_id and o.is_active and o.deleted_at is null
+        left join members m on m.organisation_id = k.organisation_id and m.user_id = k.user_id
+       where k.key_prefix = ${prefix}`;
+    if (!row || row.revoked_at) return undefined;
+    // A key stops working when its owner leaves the organisation: the owner counts as a member without a row.
+    const role: Role | null = row.owner_id === row.user_id ? 'OWNER' : row.role;
+    if (!role) return undefined;
+    return {
+      hash: row.key_hash,
+      expiresAt: Date.now() + KEY_CACHE_TTL_MS,
+      lastUsedWrittenAt: row.last_used_at?.getTime() ?? 0,
+      principal: {
+        keyId: row.id,
+        keyName: row.name,
+        kind: row.kind,
+        organisationId: row.organisation_id,
+        userId: row.user_id,
+        role,
+        scopes: row.scopes as Scope[],
+        agentId: row.agent_id,
+        features: row.features,
+      },
+    };
+  }
+
+  #remember(prefix: string, entry: CacheEntry): void {
+    this.#cache.delete(prefix);
+    if (this.#cache.size >= KEY_CACHE_MAX_ENTRIES) {
+      const oldest = this.#cache.keys().next();
+      if (!oldest.done) this.#cache.delete(oldest.value);
+    }
+    this.#cache.set(prefix, entry);
+  }
+}
+
+function matches(principal: Principal, revocation: Revocation): boolean {
+  if ('keyId' in revocation) return principal.keyId === revocation.keyId;
+  if ('userId' in revocation) {
+    return principal.userId === revocation.userId &&
+      (revocation.organisationId === undefined || principal.organisationId === revocation.organisationId);
+  }
+  return principal.organisationId === revocation.organisationId;
+}

@@ -1,0 +1,44 @@
+/**
+ * First start: with an empty database, create an organisation (every feature on), its owner and an API key with
+ * every scope, print the key once, and write it to $PARLEY_DATA_DIR/bootstrap.json (mode 0600) for scripts.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Sql } from './db/database.ts';
+import { FEATURES, provisionOrganisationIn, type ProvisionedOrganisation } from './accounts/provisioning.ts';
+
+export const BOOTSTRAP_FILE = 'bootstrap.json';
+export const BOOTSTRAP_ORGANISATION_NAME = 'My organisation';
+export const BOOTSTRAP_OWNER_EMAIL = 'owner@parley.local';
+
+export interface BootstrapFile {
+  baseUrl: string;
+  apiKey: string;
+  organisationId: string;
+  userId: string;
+}
+
+/** Creates the first organisation when there is none; returns it, or undefined when the database had data. */
+export async function bootstrapIfEmpty(sql: Sql): Promise<ProvisionedOrganisation | undefined> {
+  return sql.begin(async (tx) => {
+    // Two processes starting on one empty database: the lock makes the second wait, then see the first's work.
+    await tx`select pg_advisory_xact_lock(hashtext('parley.bootstrap'))`;
+    const [row] = await tx<{ count: number }[]>`select count(*)::int as count from organisations`;
+    if ((row?.count ?? 0) > 0) return undefined;
+    return provisionOrganisationIn(tx, {
+      name: BOOTSTRAP_ORGANISATION_NAME,
+      ownerEmail: BOOTSTRAP_OWNER_EMAIL,
+      ownerName: 'Owner',
+      features: FEATURES,
+    });
+  });
+}
+
+export async function writeBootstrapFile(dataDir: string, contents: BootstrapFile): Promise<string> {
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, BOOTSTRAP_FILE);
+  await fs.writeFile(file, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 });
+  // writeFile keeps the mode of a file that already existed; make sure it is private either way.
+  await fs.chmod(file, 0o600);
+  return file;
+}

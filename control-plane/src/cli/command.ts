@@ -1,0 +1,70 @@
+/** What every CLI command receives, and how it says the user got something wrong. */
+import { connectBus } from '@parley/engine/bus';
+import { subjects } from '@parley/engine/protocol';
+import type { Revocation } from '../auth/principal.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { migrate } from '../db/migrator.ts';
+
+export interface CommandArgs {
+  positionals: string[];
+  flags: {
+    roles?: string;
+    name?: string;
+    'owner-email'?: string;
+    'owner-name'?: string;
+    org?: string;
+    scopes?: string;
+    user?: string;
+    enable?: string;
+    disable?: string;
+    json?: boolean;
+    help?: boolean;
+  };
+}
+
+/** A mistake of the caller's: printed without a stack trace, exit code 2. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+export function requireFlag(args: CommandArgs, name: keyof CommandArgs['flags']): string {
+  const value = args.flags[name];
+  if (typeof value !== 'string' || !value.trim()) throw new CliError(`--${name} is required`);
+  return value.trim();
+}
+
+export function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Opens the configured database with migrations applied, runs `work`, and closes it. */
+export async function withDatabase<T>(work: (db: Database, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, maxConnections: 2 });
+  try {
+    await migrate(db.sql, db.schema);
+    return await work(db, config);
+  } finally {
+    await db.close();
+  }
+}
+
+export function print(json: boolean | undefined, value: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+/**
+ * Tells running servers to drop cached keys now (`v1.auth.revoked`). Without NATS there is no bus to reach another
+ * process; the key cache's one-second lifetime applies the change instead.
+ */
+export async function broadcastRevocation(natsUrl: string | undefined, revocation: Revocation): Promise<void> {
+  if (!natsUrl) return;
+  const bus = await connectBus(natsUrl, 'parley-cli');
+  try {
+    bus.publish(subjects.authRevoked(), JSON.stringify(revocation));
+    await bus.flush();
+  } finally {
+    await bus.close();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * `parley start`: runs the roles named by --roles or PARLEY_ROLES in this process, prints the ready line once all
+ * are up, and shuts down gracefully on SIGINT/SIGTERM (a second signal forces the exit).
+ */
+import net from 'node:net';
+import pino from 'pino';
+import { connectBus, type Bus } from '@parley/engine/bus';
+import { loadConfig, readRoles, type Config, type Role } from '../../config.ts';
+import { start as startControlPlane, type RoleHandle } from '../../server.ts';
+import { CliError, type CommandArgs } from '../command.ts';
+
+type RoleStarter = (config: Config, bus: Bus, log: pino.Logger) => Promise<RoleHandle>;
+
+/**
+ * The roles this build can run. The engine, its workers and the SIP gateway register here as their issues land;
+ * naming one that is not here is refused rather than silently skipped.
+ */
+const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
+  'control-plane': startControlPlane,
+};
+
+export async function runStart(args: CommandArgs): Promise<number> {
+  let config = loadConfig();
+  if (args.flags.roles !== undefined) config = { ...config, roles: readRoles(args.flags.roles) };
+  const explicit = args.flags.roles !== undefined || (process.env.PARLEY_ROLES ?? 'all').trim() !== 'all';
+  const roles = explicit ? config.roles : config.roles.filter((role) => ROLE_STARTERS[role]);
+  const missing = roles.filter((role) => !ROLE_STARTERS[role]);
+  if (missing.length) throw new CliError(`role ${missing.join(', ')} is not available in this build yet`);
+  if (config.port === 0) config = withPort(config, await freePort());
+
+  const log = pino({ level: config.logLevel, base: { service: 'parley' } });
+  const bus = await connectBus(config.natsUrl, `parley-${process.pid}`);
+  log.info({ bus: bus.description, roles }, 'starting');
+  const handles: RoleHandle[] = [];
+  const stopAll = async () => {
+    for (const handle of handles.reverse()) {
+      await handle.close().catch((error: unknown) => log.error({ err: error, role: handle.role }, 'role failed to stop'));
+    }
+    await bus.drain().catch(() => bus.close());
+  };
+  try {
+    for (const role of roles) handles.push(await ROLE_STARTERS[role]!(config, bus, log.child({ role })));
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const url = handles.find((h) => h.url)?.url ?? `http://127.0.0.1:${config.port}`;
+  process.stdout.write(`Parley ready at ${url}\n`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      void stopAll().then(() => resolve(0), (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        resolve(1);
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function withPort(config: Config, port: number): Config {
+  const explicitPublicUrl = process.env.PARLEY_PUBLIC_URL?.trim();
+  return { ...config, port, publicUrl: explicitPublicUrl ? config.publicUrl : `http://127.0.0.1:${port}` };
+}
+
+/** PORT=0 asks for any free port; it is chosen here so that URLs built before listening already carry it. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

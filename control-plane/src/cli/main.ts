@@ -1,0 +1,78 @@
+/**
+ * The `parley` command. Configured by the same environment variables as the server (DESIGN.md §2); flags only
+ * name what a command acts on. `--json` prints one JSON object, for scripts.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config.ts';
+import { runKeys } from './commands/keys.ts';
+import { runMigrate } from './commands/migrate.ts';
+import { runOrg } from './commands/org.ts';
+import { runStart } from './commands/start.ts';
+import { CliError, type CommandArgs } from './command.ts';
+
+export const USAGE = `Usage: parley <command>
+
+  start [--roles r1,r2]                 run the platform (default: every role, in this process)
+  migrate                               apply pending database migrations
+  org create --name N --owner-email E [--owner-name N] [--json]
+                                        create an organisation, its owner and an API key with every scope
+  org features ID [--enable a,b] [--disable c] [--json]
+                                        switch organisation features (${'flow_agents, self_serve_telephony, india_provisioning, managed_numbers'})
+  keys create --org ID --scopes a,b --name N [--user ID] [--json]
+                                        create an API key (default owner: the organisation's owner)
+  keys revoke ID [--json]               revoke an API key everywhere at once
+
+Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
+
+const OPTIONS = {
+  roles: { type: 'string' },
+  name: { type: 'string' },
+  'owner-email': { type: 'string' },
+  'owner-name': { type: 'string' },
+  org: { type: 'string' },
+  scopes: { type: 'string' },
+  user: { type: 'string' },
+  enable: { type: 'string' },
+  disable: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function main(argv: string[]): Promise<number> {
+  let args: CommandArgs;
+  try {
+    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    args = { positionals: parsed.positionals, flags: parsed.values };
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const [command, ...rest] = args.positionals;
+  if (args.flags.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return command || args.flags.help ? 0 : 2;
+  }
+  const sub = { ...args, positionals: rest };
+  try {
+    switch (command) {
+      case 'start':
+        return await runStart(sub);
+      case 'migrate':
+        return await runMigrate(sub);
+      case 'org':
+        return await runOrg(sub);
+      case 'keys':
+        return await runKeys(sub);
+      default:
+        throw new CliError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof CliError || error instanceof ConfigError) {
+      if (args.flags.json) process.stdout.write(`${JSON.stringify({ error: error.message })}\n`);
+      process.stderr.write(`parley: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`parley: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}

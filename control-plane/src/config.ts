@@ -1,0 +1,126 @@
+/**
+ * Configuration, read once at start into one typed object (DESIGN.md §2). Nothing else reads the environment.
+ * The variable names are part of the product: add more, never rename.
+ */
+import path from 'node:path';
+import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
+
+export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
+export type Role = (typeof ALL_ROLES)[number];
+
+export interface Config {
+  /** HTTP port of the REST API, MCP, widget and pages. 0 picks a free port. */
+  port: number;
+  /** Address the HTTP server binds to. */
+  host: string;
+  enginePort: number;
+  sipPort: number;
+  rtpPortMin: number;
+  rtpPortMax: number;
+  dataDir: string;
+  /** Real Postgres; undefined means the embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Postgres schema holding Parley's tables (search_path); lets several installs or test files share one database. */
+  databaseSchema: string;
+  /** Real NATS; undefined means the in-process bus. */
+  natsUrl: string | undefined;
+  roles: Role[];
+  publicUrl: string;
+  mediaUrl: string;
+  /** `id:base64key,…`; undefined means generated once into dataDir. */
+  secretKeys: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  logLevel: string;
+  rateLimits: Record<RateLimitName, number>;
+  /** Fail instead of skipping when an optional service is missing (CI). */
+  requireAll: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readPort(env, 'PORT', 3000);
+  const enginePort = readPort(env, 'ENGINE_PORT', 3100);
+  const rtpPortMin = readPort(env, 'RTP_PORT_MIN', 40000);
+  const rtpPortMax = readPort(env, 'RTP_PORT_MAX', 40999);
+  if (rtpPortMin > rtpPortMax) throw new ConfigError('RTP_PORT_MIN must not be above RTP_PORT_MAX');
+  return {
+    port,
+    host: nonEmpty(env.PARLEY_HOST) ?? '0.0.0.0',
+    enginePort,
+    sipPort: readPort(env, 'SIP_PORT', 5060),
+    rtpPortMin,
+    rtpPortMax,
+    dataDir: path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'),
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    databaseSchema: readIdentifier(env, 'PARLEY_DB_SCHEMA', 'public'),
+    natsUrl: nonEmpty(env.NATS_URL),
+    roles: readRoles(env.PARLEY_ROLES),
+    publicUrl: trimSlash(nonEmpty(env.PARLEY_PUBLIC_URL) ?? `http://127.0.0.1:${port}`),
+    mediaUrl: trimSlash(nonEmpty(env.PARLEY_MEDIA_URL) ?? `ws://127.0.0.1:${enginePort}`),
+    secretKeys: nonEmpty(env.PARLEY_SECRET_KEYS),
+    smtpUrl: nonEmpty(env.SMTP_URL),
+    mailFrom: nonEmpty(env.PARLEY_MAIL_FROM) ?? 'Parley <no-reply@parley.local>',
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    rateLimits: readRateLimits(env.PARLEY_RATE_LIMITS),
+    requireAll: env.PARLEY_REQUIRE_ALL === '1',
+  };
+}
+
+/** Parses a PARLEY_ROLES / --roles value: a comma-separated list, `all` or empty for every role. */
+export function readRoles(value: string | undefined): Role[] {
+  const text = nonEmpty(value);
+  if (!text || text === 'all') return [...ALL_ROLES];
+  const roles = text.split(',').map((r) => r.trim()).filter(Boolean);
+  for (const role of roles) {
+    if (!(ALL_ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`PARLEY_ROLES: unknown role "${role}"; known roles: ${ALL_ROLES.join(', ')}`);
+    }
+  }
+  return [...new Set(roles)] as Role[];
+}
+
+/** PARLEY_RATE_LIMITS overrides per-minute limits by name, e.g. `widget=60,telephony=10`. */
+function readRateLimits(value: string | undefined): Record<RateLimitName, number> {
+  const limits: Record<RateLimitName, number> = { ...RATE_LIMIT_DEFAULTS };
+  for (const pair of (nonEmpty(value) ?? '').split(',').filter(Boolean)) {
+    const [name, raw] = pair.split('=').map((s) => s.trim());
+    if (!name || !(name in limits)) {
+      throw new ConfigError(`PARLEY_RATE_LIMITS: unknown limit "${name}"; known: ${Object.keys(limits).join(', ')}`);
+    }
+    const perMinute = Number(raw);
+    if (!Number.isInteger(perMinute) || perMinute < 1) {
+      throw new ConfigError(`PARLEY_RATE_LIMITS: ${name} must be a positive integer (requests per minute)`);
+    }
+    limits[name as RateLimitName] = perMinute;
+  }
+  return limits;
+}
+
+function readPort(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number`);
+  return value;
+}
+
+function readIdentifier(env: Env, name: string, fallback: string): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be a lower-case SQL identifier`);
+  return raw;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,53 @@
+/**
+ * Embedded Postgres: PGlite (Postgres compiled to WebAssembly) served on a local Unix socket by pglite-socket, so
+ * the embedded mode uses the same `postgres` client, SQL and migrations as a real server (DESIGN.md §2).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedPostgres {
+  /** Unix socket path for the `postgres` client's `path` option. */
+  readonly socketPath: string;
+  readonly description: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * PGlite runs one statement at a time; the socket server multiplexes connections onto it, but a transaction on one
+ * connection would then see statements of another. One connection keeps transactions whole.
+ */
+export const EMBEDDED_MAX_CONNECTIONS = 1;
+
+export function embeddedSocketPath(socketDir: string): string {
+  return path.join(socketDir, '.s.PGSQL.parley');
+}
+
+/**
+ * Starts PGlite with its data under `dataDir` (or in memory when `dataDir` is undefined, for tests) and serves it.
+ */
+export async function startEmbeddedPostgres(dataDir: string | undefined, socketDir: string): Promise<EmbeddedPostgres> {
+  const pgDataDir = dataDir === undefined ? undefined : path.join(dataDir, 'pgdata');
+  if (pgDataDir) await fs.mkdir(pgDataDir, { recursive: true, mode: 0o700 });
+  await fs.mkdir(socketDir, { recursive: true, mode: 0o700 });
+  const db = await PGlite.create(pgDataDir ? { dataDir: pgDataDir } : {});
+  const socketPath = embeddedSocketPath(socketDir);
+  // A socket file left by a process that died would make listen() fail with EADDRINUSE.
+  await fs.rm(socketPath, { force: true });
+  // One connection more than the server's own pool, for a `parley` command run beside it.
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: EMBEDDED_MAX_CONNECTIONS + 1 });
+  await server.start();
+  let stopped = false;
+  return {
+    socketPath,
+    description: pgDataDir ? `embedded PGlite at ${pgDataDir}` : 'embedded PGlite in memory',
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+      await db.close();
+      await fs.rm(socketPath, { force: true });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Request validation. Query strings, path parameters and headers arrive as text, so their validator coerces
+ * ("20" → 20); bodies are JSON and are checked as sent, so `"name": 5` is refused rather than quietly turned into
+ * "5". Every problem is reported (allErrors), each naming its field, and unknown fields are refused rather than
+ * silently dropped wherever a schema closes its properties.
+ */
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ID_PATTERN } from '../db/ids.ts';
+import type { FieldProblem } from '../errors.ts';
+
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace object is what `import` yields.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
+const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
+const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+
+/** Turns ajv's errors into one problem per field, in words a caller can act on. */
+export function fieldProblems(errors: readonly ErrorObject[]): FieldProblem[] {
+  const problems = new Map<string, string>();
+  for (const error of errors) {
+    const base = error.instancePath.split('/').filter(Boolean).join('.');
+    const { field, message } = describe(error, base);
+    if (!problems.has(field)) problems.set(field, message);
+  }
+  return [...problems].map(([field, message]) => ({ field: field || 'body', message }));
+}
+
+function describe(error: ErrorObject, base: string): FieldProblem {
+  const params = error.params as Record<string, unknown>;
+  const join = (name: unknown) => (base ? `${base}.${String(name)}` : String(name));
+  switch (error.keyword) {
+    case 'required':
+      return { field: join(params.missingProperty), message: 'is required' };
+    case 'additionalProperties':
+      return { field: join(params.additionalProperty), message: 'is not an accepted field' };
+    case 'enum':
+      return { field: base, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+    case 'const':
+      return { field: base, message: `must be ${JSON.stringify(params.allowedValue)}` };
+    case 'format':
+      return { field: base, message: `must be a valid ${String(params.format)}` };
+    case 'pattern':
+      return {
+        field: base,
+        message: params.pattern === ID_PATTERN ? 'must be a 24-character hexadecimal id' : `must match ${String(params.pattern)}`,
+      };
+    case 'type':
+      return { field: base, message: `must be ${article(String(params.type))}` };
+    case 'minLength':
+      return { field: base, message: `must be at least ${String(params.limit)} characters long` };
+    case 'maxLength':
+      return { field: base, message: `must be at most ${String(params.limit)} characters long` };
+    case 'anyOf':
+    case 'oneOf':
+      return { field: base, message: 'does not match any accepted form' };
+    default:
+      return { field: base, message: error.message ?? 'is invalid' };
+  }
+}
+
+function article(type: string): string {
+  const words = type.split(',').map((t) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`));
+  return words.join(' or ');
+}

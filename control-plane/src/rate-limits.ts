@@ -1,0 +1,28 @@
+/**
+ * Rate limits of spec document 3 (Limits table), per minute. Each can be overridden with PARLEY_RATE_LIMITS.
+ * Counters live in each control-plane process; behind a load balancer with N instances a client can reach
+ * N times the figure, which is why the defaults sit at the spec's values rather than above them.
+ */
+export const RATE_LIMIT_DEFAULTS = {
+  /** Widget token list/create/revoke, widget bootstrap and voice-session, payment orders: the spec's default. */
+  widget: 30,
+  /** /telephony routes, per key. */
+  telephony: 20,
+  /** /telephony sync routes share this sensitive-route budget on top of `telephony`. */
+  telephonySensitive: 30,
+  /** /analytics routes, per key and per host. */
+  analytics: 20,
+  /** /ai-enhancement, per IP. */
+  aiEnhancementPerIp: 30,
+  /** /ai-enhancement, per key. */
+  aiEnhancementPerKey: 20,
+  /** GET /webhooks/campaign/status, per IP. */
+  dialerStatus: 100,
+  /** Call placement and call-record creation, per calling host. */
+  callPlacement: 60,
+} as const satisfies Record<string, number>;
+
+export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;
+
+/** Length of every rate-limit window: the spec states all limits per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;

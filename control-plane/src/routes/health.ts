@@ -1,0 +1,48 @@
+/**
+ * Liveness and readiness for orchestrators. /healthz answers while the process serves HTTP; /readyz checks what a
+ * request needs: the database answers a query and the bus is connected.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+
+/** A readiness probe must answer before the orchestrator's own timeout (commonly 1 s). */
+const READINESS_QUERY_TIMEOUT_MS = 800;
+
+const Check = Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+
+export default async function healthRoutes(app: FastifyInstance) {
+  app.get('/healthz', {
+    schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    config: { auth: 'public' },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: {
+      tags: ['health'],
+      summary: 'Readiness: database and bus reachable',
+      security: [],
+      response: {
+        200: Type.Object({ status: Type.String(), database: Check, bus: Check }),
+        503: Type.Object({ status: Type.String(), database: Check, bus: Check }),
+      },
+    },
+    config: { auth: 'public' },
+  }, async (_request, reply) => {
+    const database = await withTimeout(app.sql`select 1`, READINESS_QUERY_TIMEOUT_MS)
+      .then(() => ({ ok: true }))
+      .catch(() => ({ ok: false, detail: 'database did not answer' }));
+    const bus = app.bus.isClosed ? { ok: false, detail: 'bus closed' } : { ok: true, detail: app.bus.description };
+    const ready = database.ok && bus.ok;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', database, bus });
+  });
+}
+
+function withTimeout<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    Promise.resolve(promise).then(
+      (value) => { clearTimeout(timer); resolve(value); },
+      (error: unknown) => { clearTimeout(timer); reject(error); },
+    );
+  });
+}

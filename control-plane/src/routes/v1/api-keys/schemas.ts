@@ -1,0 +1,92 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, Id, NullableString, NullableTimestamp, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+
+const keyFields = {
+    id: Type.String(),
+    name: Type.String(),
+    key_prefix: Type.String({ description: '8 characters' }),
+    last4: Type.String(),
+    scopes: Type.Array(Type.String()),
+    created_at: Timestamp,
+    last_used_at: NullableTimestamp,
+    revoked_at: NullableTimestamp,
+    organisation_id: Type.String(),
+    agent_id: NullableString,
+    ai_host: NullableString,
+};
+
+export const KeyRecordSchema = Type.Object(keyFields, { $id: 'KeyRecord' });
+
+export const me = {
+  tags: ['api-keys'],
+  summary: 'Who this key belongs to',
+  response: {
+    200: Envelope(
+      Type.Object({
+        keyId: Type.String(),
+        name: Type.String(),
+        organisationId: Type.String(),
+        userId: Type.String({ description: 'The key owner' }),
+        role: Type.String({ description: "The key owner's role in the organisation" }),
+        scopes: Type.Array(Type.String()),
+        features: Type.Array(Type.String(), { description: 'Feature flags enabled for the organisation' }),
+      }),
+    ),
+    ...authErrors,
+  },
+};
+
+export const ListWidgetQuery = Type.Object({
+  organisation_id: Id('Own organisation'),
+  agent_id: Id('The chat agent'),
+});
+export type ListWidgetQuery = Static<typeof ListWidgetQuery>;
+
+export const listWidgetTokens = {
+  tags: ['widget-tokens'],
+  summary: 'Active widget tokens of one chat agent, by fingerprint',
+  querystring: ListWidgetQuery,
+  response: {
+    200: Envelope(Type.Object({ keys: Type.Array(Type.Ref('KeyRecord')), total: Type.Integer() })),
+    ...authErrors,
+    ...errors(404),
+  },
+};
+
+/** Spec document 3: a widget token's name is 3 to 255 characters. */
+export const WIDGET_NAME_MIN = 3;
+export const WIDGET_NAME_MAX = 255;
+
+export const CreateWidgetBody = Type.Object(
+  {
+    organisation_id: Id('Own organisation'),
+    agent_id: Id('A CHAT agent of the organisation'),
+    name: Type.Optional(Type.String({ minLength: WIDGET_NAME_MIN, maxLength: WIDGET_NAME_MAX })),
+  },
+  { additionalProperties: false, description: 'Widget tokens always carry only widget:bootstrap; sending `scopes` is refused.' },
+);
+export type CreateWidgetBody = Static<typeof CreateWidgetBody>;
+
+export const createWidgetToken = {
+  tags: ['widget-tokens'],
+  summary: 'Mint a public widget token bound to one chat agent (OWNER or ADMIN; at most 3 active per agent)',
+  body: CreateWidgetBody,
+  response: {
+    201: Envelope(Type.Object({ ...keyFields, key: Type.String({ description: 'The full token, shown once' }) })),
+    ...authErrors,
+    ...errors(404, 409),
+  },
+};
+
+export const RevokeWidgetBody = Type.Object(
+  { organisation_id: Id('Own organisation'), agent_id: Id('The chat agent'), key_id: Id('The widget token') },
+  { additionalProperties: false },
+);
+export type RevokeWidgetBody = Static<typeof RevokeWidgetBody>;
+
+export const revokeWidgetToken = {
+  tags: ['widget-tokens'],
+  summary: 'Revoke one widget token of the named agent (any member role); it stops working at once',
+  body: RevokeWidgetBody,
+  response: { 200: Envelope(Type.Ref('KeyRecord')), ...authErrors, ...errors(404) },
+};

@@ -1,0 +1,84 @@
+import type { Principal } from '../../../auth/principal.ts';
+import type { KeyStore } from '../../../auth/key-store.ts';
+import type { Role } from '../../../auth/scopes.ts';
+import type { Sql } from '../../../db/database.ts';
+import { newId } from '../../../db/ids.ts';
+import { ApiError, badField, notFound } from '../../../errors.ts';
+import type { MemberRecord } from '../../../accounts/records.ts';
+import { findUser, loadOrganisation, presentOrganisation } from '../../../accounts/repository.ts';
+
+/** Role a member gets when none is named: the least privilege. */
+export const DEFAULT_MEMBER_ROLE: Role = 'VIEWER';
+
+export class MemberService {
+  readonly #sql: Sql;
+  readonly #keys: KeyStore;
+
+  constructor(sql: Sql, keys: KeyStore) {
+    this.#sql = sql;
+    this.#keys = keys;
+  }
+
+  async list(principal: Principal): Promise<MemberRecord[]> {
+    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
+    if (!loaded) throw notFound('Organisation');
+    return presentOrganisation(loaded).members ?? [];
+  }
+
+  async add(principal: Principal, userId: string, role: Role = DEFAULT_MEMBER_ROLE): Promise<MemberRecord> {
+    assertMayGrant(principal, role);
+    const user = await findUser(this.#sql, userId);
+    if (!user) throw badField('userId', 'is not a known user');
+    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
+    if (!loaded) throw notFound('Organisation');
+    if (loaded.owner.id === userId || loaded.memberRows.some((m) => m.user_id === userId)) {
+      throw new ApiError('invalid_state', 'The user is already a member of this organisation');
+    }
+    const inserted = await this.#sql`insert into members (id, organisation_id, user_id, role)
+      values (${newId()}, ${principal.organisationId}, ${userId}, ${role})
+      on conflict (organisation_id, user_id) do nothing returning id`;
+    if (!inserted.length) throw new ApiError('invalid_state', 'The user is already a member of this organisation');
+    return this.#member(principal, userId);
+  }
+
+  async changeRole(principal: Principal, userId: string, role: Role): Promise<MemberRecord> {
+    assertMayGrant(principal, role);
+    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
+    if (!loaded) throw notFound('Organisation');
+    if (loaded.owner.id === userId) throw new ApiError('invalid_state', "The owner's role cannot be changed");
+    const updated = await this.#sql`update members set role = ${role}
+      where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
+    if (!updated.length) throw notFound('Member');
+    // Cached principals carry the role; drop them so the new role applies on the next request everywhere.
+    await this.#keys.revoke({ userId, organisationId: principal.organisationId });
+    return this.#member(principal, userId);
+  }
+
+  async remove(principal: Principal, userId: string): Promise<void> {
+    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
+    if (!loaded) throw notFound('Organisation');
+    if (loaded.owner.id === userId) throw new ApiError('invalid_state', 'The owner cannot be removed');
+    const removed = await this.#sql`delete from members
+      where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
+    if (!removed.length) throw notFound('Member');
+    await this.#keys.revoke({ userId, organisationId: principal.organisationId });
+  }
+
+  async membershipsOf(principal: Principal, userId: string): Promise<MemberRecord[]> {
+    if (userId !== principal.userId) throw new ApiError('forbidden', 'userId must be the id of the key owner');
+    return [await this.#member(principal, userId)];
+  }
+
+  async #member(principal: Principal, userId: string): Promise<MemberRecord> {
+    const member = (await this.list(principal)).find((m) => m.userId === userId);
+    if (!member) throw notFound('Member');
+    return member;
+  }
+}
+
+/** An ADMIN may manage members but not hand out ownership: only an OWNER grants OWNER. */
+function assertMayGrant(principal: Principal, role: Role): void {
+  if (role === 'OWNER' && principal.role !== 'OWNER') {
+    throw new ApiError('role_required', 'Only an OWNER can grant the OWNER role');
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The control-plane role: opens the database, applies migrations, bootstraps a first organisation on an empty
+ * database, and serves the HTTP API. `start(config, bus)` is the role contract of DESIGN.md §2.
+ */
+import type { Logger } from 'pino';
+import type { Bus } from '@parley/engine/bus';
+import type { Config } from './config.ts';
+import { buildApp } from './app.ts';
+import { KeyStore } from './auth/key-store.ts';
+import { bootstrapIfEmpty, writeBootstrapFile } from './bootstrap.ts';
+import { openDatabase } from './db/database.ts';
+import { migrate } from './db/migrator.ts';
+import { createMailer } from './integrations/email/mailer.ts';
+import { EmailOutboxJob } from './jobs/email-outbox.ts';
+
+/** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RoleHandle {
+  readonly role: string;
+  /** Base URL the role serves, when it serves HTTP. */
+  readonly url?: string;
+  close(): Promise<void>;
+}
+
+export async function start(config: Config, bus: Bus, log: Logger): Promise<RoleHandle> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
+  const closers: (() => Promise<void> | void)[] = [() => database.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close();
+  };
+  try {
+    const applied = await migrate(database.sql, database.schema);
+    log.info({ database: database.description, schema: database.schema, applied }, 'database ready');
+
+    const bootstrapped = await bootstrapIfEmpty(database.sql);
+
+    const keys = new KeyStore(database.sql, bus, (error) => log.error({ err: error }, 'key store'));
+    keys.listen();
+    const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
+    closers.push(() => mailer.close());
+    const outbox = new EmailOutboxJob(database.sql, mailer, log.child({ job: 'email-outbox' }));
+    outbox.start();
+    closers.push(() => outbox.stop());
+
+    const app = await buildApp({ config, sql: database.sql, bus, keys, logger: log, onMailQueued: () => outbox.wake() });
+    closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
+    await app.listen({ port: config.port, host: config.host });
+    const url = `http://127.0.0.1:${config.port}`;
+
+    if (bootstrapped) {
+      const file = await writeBootstrapFile(config.dataDir, {
+        baseUrl: config.publicUrl,
+        apiKey: bootstrapped.apiKey.key,
+        organisationId: bootstrapped.organisationId,
+        userId: bootstrapped.userId,
+      });
+      process.stdout.write(
+        `\nFirst start: created organisation ${bootstrapped.organisationId} and its owner.\n` +
+          `API key (shown once, also saved to ${file}):\n\n  ${bootstrapped.apiKey.key}\n\n`,
+      );
+    }
+    return { role: 'control-plane', url, close: closeAll };
+  } catch (error) {
+    await closeAll().catch(() => {});
+    throw error;
+  }
+}
+
+async function closeWithin(closing: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closing, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}

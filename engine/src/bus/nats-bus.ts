@@ -1,0 +1,184 @@
+/**
+ * The Bus over a NATS server (scale-out mode), on @nats-io/transport-node v3. Messages reach each subscription
+ * through a client callback into our own bounded buffer (BufferedSubscription), not the client's unbounded
+ * iterator, so both buses share one bound, one drop policy and one unsubscribe/drain behaviour.
+ */
+import { connect, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
+import type { Bus, BusMessage, Payload, RequestOptions, SubscribeOptions, Subscription } from './bus.ts';
+import { BufferedSubscription } from './buffered-subscription.ts';
+import { BusMessageImpl, payloadBytes } from './bus-message.ts';
+import { BusError } from './errors.ts';
+import { toBusError } from './nats-errors.ts';
+import { assertRequestTimeout, assertSubscribeOptions } from './options.ts';
+import { assertPublishSubject, assertSubscribeSubject } from './subject-match.ts';
+
+/** How long the first connection may take, in ms: a role should fail its start clearly, not hang on a bad URL. */
+export const NATS_CONNECT_TIMEOUT_MS = 5_000;
+/** Reconnect attempts after a lost connection: unlimited; a role without its bus is useless, and /readyz says so. */
+const NATS_RECONNECT_ATTEMPTS_FOREVER = -1;
+
+export interface NatsBusOptions {
+  /** Client name shown by the server's monitoring (for example `parley-engine`). */
+  name: string;
+}
+
+export class NatsBus implements Bus {
+  /** The server URL(s), without credentials. */
+  readonly description: string;
+  readonly #nc: NatsConnection;
+  /** Live subscriptions, so `close` can end their iteration at once. */
+  readonly #subscriptions = new Set<BufferedSubscription>();
+  /** Set when close or drain starts: a connection error from then on is our own doing, reported as `closed`. */
+  #closing = false;
+  /** The one close in progress or done, so a second `close` waits for the first instead of closing twice. */
+  #closed: Promise<void> | undefined;
+
+  private constructor(nc: NatsConnection, description: string) {
+    this.#nc = nc;
+    this.description = description;
+  }
+
+  /**
+   * Connects to the NATS server at `url` (for example `nats://127.0.0.1:4222`, or several separated by commas).
+   * Rejects with a BusError (`disconnected` when the server cannot be reached).
+   */
+  static async connect(url: string, options: NatsBusOptions): Promise<NatsBus> {
+    const servers = url.split(',').map((server) => server.trim()).filter((server) => server !== '');
+    const description = servers.map(withoutCredentials).join(',');
+    try {
+      const nc = await connect({
+        servers,
+        name: options.name,
+        timeout: NATS_CONNECT_TIMEOUT_MS,
+        maxReconnectAttempts: NATS_RECONNECT_ATTEMPTS_FOREVER,
+      });
+      return new NatsBus(nc, description);
+    } catch (err) {
+      throw toBusError(err, `connect to ${description}`, false);
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.#nc.isClosed();
+  }
+
+  publish(subject: string, data?: Payload): void {
+    if (this.#closing) throw new BusError('closed', `publish on ${subject}: the bus is closed`);
+    assertPublishSubject(subject);
+    const bytes = this.#checkedBytes(subject, data);
+    try {
+      this.#nc.publish(subject, bytes);
+    } catch (err) {
+      throw toBusError(err, `publish on ${subject}`, this.#closing);
+    }
+  }
+
+  subscribe(subject: string, options: SubscribeOptions = {}): Subscription {
+    if (this.#closing) throw new BusError('closed', `subscribe to ${subject}: the bus is closed`);
+    assertSubscribeSubject(subject);
+    assertSubscribeOptions(options);
+    let natsSubscription: NatsSubscription | undefined;
+    const subscription = new BufferedSubscription(subject, {
+      detach: () => natsSubscription?.unsubscribe(),
+      drain: async () => {
+        try {
+          await natsSubscription?.drain();
+        } catch (err) {
+          throw toBusError(err, `drain ${subject}`, this.#closing);
+        }
+      },
+    });
+    try {
+      natsSubscription = this.#nc.subscribe(subject, {
+        ...(options.queue === undefined ? {} : { queue: options.queue }),
+        ...(options.max === undefined ? {} : { max: options.max }),
+        // An error here is terminal for the subscription (a permission violation); the client closes it next.
+        callback: (err, msg) => {
+          if (err === null) subscription.push(this.#wrap(msg));
+        },
+      });
+    } catch (err) {
+      throw toBusError(err, `subscribe to ${subject}`, this.#closing);
+    }
+    // The client closes its subscription on `max`, drain, a server error or a closed connection: no more will come.
+    void natsSubscription.closed.then(() => subscription.seal());
+    this.#subscriptions.add(subscription);
+    void subscription.closed.then(() => this.#subscriptions.delete(subscription));
+    return subscription;
+  }
+
+  async request(subject: string, data: Payload | undefined, options: RequestOptions): Promise<BusMessage> {
+    if (this.#closing) throw new BusError('closed', `request on ${subject}: the bus is closed`);
+    assertPublishSubject(subject);
+    assertRequestTimeout(options.timeoutMs);
+    const bytes = this.#checkedBytes(subject, data);
+    try {
+      return this.#wrap(await this.#nc.request(subject, bytes, { timeout: options.timeoutMs }));
+    } catch (err) {
+      throw toBusError(err, `request on ${subject}`, this.#closing);
+    }
+  }
+
+  async flush(): Promise<void> {
+    try {
+      await this.#nc.flush();
+    } catch (err) {
+      throw toBusError(err, 'flush', this.#closing);
+    }
+  }
+
+  async drain(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    try {
+      await this.#nc.drain();
+    } catch (err) {
+      throw toBusError(err, 'drain', true);
+    }
+    // Closed by the drain: a later `close` must not discard what the drained subscriptions still hold.
+    this.#closed ??= Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed === undefined) {
+      this.#closing = true;
+      for (const subscription of this.#subscriptions) subscription.discard();
+      this.#subscriptions.clear();
+      this.#closed = this.#nc.isClosed() ? Promise.resolve() : this.#nc.close();
+    }
+    return this.#closed;
+  }
+
+  #wrap(msg: Msg): BusMessage {
+    // The client reports "no reply subject" as an empty string.
+    const reply = msg.reply === undefined || msg.reply === '' ? undefined : msg.reply;
+    return new BusMessageImpl(msg.subject, msg.data, reply, this.#publishReply);
+  }
+
+  readonly #publishReply = (replySubject: string, data: Payload | undefined): void => {
+    this.publish(replySubject, data);
+  };
+
+  /** Encodes the payload and refuses it when bigger than the server's max_payload, before the client would throw. */
+  #checkedBytes(subject: string, data: Payload | undefined): Uint8Array {
+    const bytes = payloadBytes(data);
+    const limit = this.#nc.info?.max_payload;
+    if (limit !== undefined && bytes.byteLength > limit) {
+      throw new BusError(
+        'payload_too_large',
+        `publish on ${subject}: payload of ${bytes.byteLength} bytes exceeds the server's ${limit}-byte max_payload`,
+      );
+    }
+    return bytes;
+  }
+}
+
+/** The server URL as logs and /readyz may show it: user and password in the URL are removed. */
+function withoutCredentials(server: string): string {
+  if (!URL.canParse(server)) return server;
+  const url = new URL(server);
+  if (url.username === '' && url.password === '') return server;
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
