@@ -4,5 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../control-plane/src/cli/main.ts');
+const { main } = await import('@parley/control-plane/cli');
 process.exit(await main(process.argv.slice(2)));

@@ -28,6 +28,8 @@ export default fp(
         security: [{ apiKey: [] }],
       },
       hideUntagged: false,
+      // Shared schemas appear under their own names (Organisation, Member, …) rather than def-0, def-1, ….
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
     app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   },

@@ -42,7 +42,14 @@ export default async function invitationRoutes(app: FastifyInstance, options: { 
 
   app.post<{ Params: { token: string }; Body: schemas.AcceptBody | undefined }>(
     '/invitations/:token/accept',
-    { schema: schemas.acceptInvitation, config: { auth: 'public' } },
+    {
+      schema: schemas.acceptInvitation,
+      config: { auth: 'public' },
+      // The body and its one field are optional: a POST with no body at all means `{}`, not "body must be an object".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
     async (request) => ok(await invitations.accept(request.params.token, request.body?.name), 'Invitation accepted'),
   );
 }

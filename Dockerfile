@@ -1,0 +1,17 @@
+# One image for every Parley role; PARLEY_ROLES picks what a container runs (docker-compose.yml).
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+COPY engine/package.json engine/
+COPY control-plane/package.json control-plane/
+COPY sip-gateway/package.json sip-gateway/
+COPY mcp/package.json mcp/
+COPY bench/package.json bench/
+# tsx (the TypeScript loader Parley runs with) is a devDependency of the workspace root, so keep dev dependencies.
+RUN npm ci --include=dev --no-audit --no-fund
+COPY . .
+USER node
+EXPOSE 3000 3100 5060/udp 5060/tcp
+ENTRYPOINT ["node", "bin/parley.js"]
+CMD ["start"]

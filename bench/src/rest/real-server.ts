@@ -1,0 +1,39 @@
+/**
+ * The app under test, built as production builds it (control-plane/src/server.ts) minus the jobs: the real
+ * database pool, the bus, the key store and `buildApp`, serving over a real socket on 127.0.0.1.
+ */
+import type { FastifyInstance } from 'fastify';
+import { connectBus } from '@parley/engine/bus';
+import { buildApp } from '@parley/control-plane';
+import { KeyStore } from '../../../control-plane/src/auth/key-store.ts';
+import { openDatabase } from '../../../control-plane/src/db/database.ts';
+import { RATE_LIMIT_DEFAULTS } from '../../../control-plane/src/rate-limits.ts';
+import type { RunningServer } from './baseline-server.ts';
+
+export async function startRealServer(spec: { databaseUrl: string; schema: string; natsUrl: string | undefined }): Promise<RunningServer> {
+  // The production pool size (no maxConnections), so the figure is the one a deployment gets.
+  const database = await openDatabase({ databaseUrl: spec.databaseUrl, schema: spec.schema, dataDir: undefined });
+  const closers: (() => Promise<unknown>)[] = [() => database.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => console.error('bench server: close failed', error));
+  };
+  try {
+    const bus = await connectBus(spec.natsUrl, 'parley-bench-rest');
+    closers.push(() => bus.close());
+    const keys = new KeyStore(database.sql, bus, (error) => console.error('bench server: key store', error));
+    keys.listen();
+    const app: FastifyInstance = await buildApp({
+      config: { publicUrl: 'http://127.0.0.1', rateLimits: { ...RATE_LIMIT_DEFAULTS } },
+      sql: database.sql,
+      bus,
+      keys,
+      logger: false,
+    });
+    closers.push(() => app.close());
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    return { url, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

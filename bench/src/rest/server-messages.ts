@@ -1,0 +1,19 @@
+/** The messages between the bench (parent) and a server process it forked (see server-process.ts). */
+
+/** Which server a child runs: the real control plane on a bench schema, or the bare Fastify baseline. */
+export type ServerSpec =
+  | { kind: 'real'; databaseUrl: string; schema: string; natsUrl: string | undefined }
+  | { kind: 'baseline'; routes: BaselineRoute[] };
+
+/** One baseline route: GET `path` answers `body` (the JSON the real app answered), with no auth and no database. */
+export interface BaselineRoute {
+  path: string;
+  body: unknown;
+}
+
+export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'close' };
+
+export type FromServer =
+  | { type: 'listening'; url: string }
+  | { type: 'failed'; message: string }
+  | { type: 'closed' };

@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ALL_ROLES, ConfigError, loadConfig, readRoles } from './config.ts';
+import { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';
+
+describe('configuration', () => {
+  it('defaults to embedded mode on port 3000 with every role', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      enginePort: 3100,
+      sipPort: 5060,
+      rtpPortMin: 40000,
+      rtpPortMax: 40999,
+      databaseUrl: undefined,
+      natsUrl: undefined,
+      databaseSchema: 'public',
+      publicUrl: 'http://127.0.0.1:3000',
+      mediaUrl: 'ws://127.0.0.1:3100',
+      requireAll: false,
+    });
+    expect(config.dataDir).toBe(path.resolve('.parley'));
+    expect(config.roles).toEqual([...ALL_ROLES]);
+    expect(config.rateLimits).toEqual(RATE_LIMIT_DEFAULTS);
+  });
+
+  it('reads the product variables', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://db/x',
+      NATS_URL: 'nats://n:4222',
+      PARLEY_ROLES: 'control-plane, engine',
+      PARLEY_PUBLIC_URL: 'https://voice.example.com/',
+      PARLEY_RATE_LIMITS: 'widget=60,telephony=5',
+      PARLEY_REQUIRE_ALL: '1',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.databaseUrl).toBe('postgres://db/x');
+    expect(config.natsUrl).toBe('nats://n:4222');
+    expect(config.roles).toEqual(['control-plane', 'engine']);
+    expect(config.publicUrl).toBe('https://voice.example.com');
+    expect(config.rateLimits.widget).toBe(60);
+    expect(config.rateLimits.telephony).toBe(5);
+    expect(config.requireAll).toBe(true);
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ RTP_PORT_MIN: '5000', RTP_PORT_MAX: '4000' })).toThrow(/RTP_PORT_MIN/);
+    expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'nope=3' })).toThrow(/unknown limit "nope"/);
+    expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'widget=0' })).toThrow(/widget/);
+    expect(() => loadConfig({ PARLEY_DB_SCHEMA: 'Robert"); drop' })).toThrow(/PARLEY_DB_SCHEMA/);
+    expect(() => readRoles('control-plane,dialer')).toThrow(/unknown role "dialer"/);
+  });
+});

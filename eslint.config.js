@@ -1,0 +1,233 @@
+// @ts-check
+// Lint for the whole monorepo: typescript-eslint's recommended rules (syntax only, no type information, so
+// `eslint .` stays fast) plus the import direction of DESIGN.md §1, enforced with core `no-restricted-imports`.
+//
+// Flat config replaces a rule's options when two blocks match the same file, so the import rules are not
+// spread over overlapping blocks: each file falls into exactly one "zone" (a folder minus its sub-zones), and
+// each zone is emitted as one block per folder depth whose pattern list is built here, in JS, from every rule
+// that applies to that zone. The depth matters because a relative import leaves a folder when it climbs more
+// `../` than the file sits deep inside it; the per-depth `files` globs (`a/*.ts`, `a/*/*.ts`, …) are disjoint.
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const SOURCES = '{ts,mts,cts,js,mjs,cjs}';
+
+/**
+ * Files more than this many folders below a zone's folder reuse the patterns of this depth: that may flag a
+ * legitimate very deep relative import (loudly, then raise the number), but never lets an escaping one through.
+ */
+const MAX_DEPTH = 12;
+
+const WORKSPACES = ['engine', 'control-plane', 'sip-gateway', 'mcp', 'bench'];
+
+/** engine/src folders that import nothing of Parley but each other. */
+const ENGINE_CORE = ['protocol', 'bus', 'audio'];
+
+/** What other workspaces may import of the engine, besides `@parley/engine` itself (the role start functions). */
+const ENGINE_EXPORTS = ['protocol', 'bus', 'audio'];
+
+/** Vendor SDKs live only in the folders of VENDOR_HOMES. */
+const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
+const VENDOR_HOMES = ['engine/src/providers', 'control-plane/src/integrations'];
+
+const SECTION = 'DESIGN.md §1 "The house"';
+
+/** `n` levels up as an import prefix: up(2) === '../../'. */
+const up = (/** @type {number} */ n) => '../'.repeat(n);
+
+/**
+ * Package patterns: gitignore-style, matched against the import string. A leading `/` anchors a bare name
+ * (`/openai` matches `openai` and `openai/x`, not `./providers/openai/x.ts`); a name matches its subpaths too.
+ */
+const parleyPackage = (/** @type {string} */ name) => `@parley/${name}`;
+
+// Each builder returns `no-restricted-imports` pattern objects; a zone concatenates the ones that apply to it.
+
+const vendorSdksStayHome = () => [
+  {
+    group: VENDOR_SDKS.map((sdk) => `/${sdk}`),
+    message: `Vendor SDKs are imported only under ${VENDOR_HOMES.map((home) => `${home}/`).join(' and ')} (${SECTION}).`,
+  },
+];
+
+const noDeepParleyImports = () => [
+  {
+    group: ['@parley/*/src', '@parley/*/src/**'],
+    message: `Import a workspace through its package.json "exports", never its src/ (${SECTION}).`,
+  },
+];
+
+const engineOnlyThroughExports = () => [
+  {
+    group: ['@parley/engine/**', ...ENGINE_EXPORTS.map((entry) => `!@parley/engine/${entry}`)],
+    message:
+      `Other workspaces import the engine only through its exports: ` +
+      `${['@parley/engine', ...ENGINE_EXPORTS.map((entry) => `@parley/engine/${entry}`)].join(', ')} (${SECTION}).`,
+  },
+];
+
+/** @param {string[]} names @param {string} why */
+const noParleyPackages = (names, why) => [{ group: names.map(parleyPackage), message: `${why} (${SECTION}).` }];
+
+/**
+ * Known debt, not policy: workspaces whose relative imports may still reach into the named workspaces.
+ * bench/src/rest builds its fixture and server from control-plane/src internals (database, migrator, ids,
+ * provisioning, key store, rate limits); DESIGN.md says bench imports only what is public. Once control-plane
+ * exports what bench needs, delete the entry and the imports become errors again.
+ * @type {Record<string, string[]>}
+ */
+const TOLERATED_RELATIVE_IMPORTS = { bench: ['control-plane'] };
+
+/**
+ * Relative imports stay inside their workspace: another workspace is reached through its package name.
+ * @param {string} workspace @param {number} depth folders between the workspace root and the file
+ */
+const relativeStaysInWorkspace = (workspace, depth) => [
+  {
+    group: [
+      `${up(depth + 1)}*`,
+      ...(TOLERATED_RELATIVE_IMPORTS[workspace] ?? []).map((other) => `!${up(depth + 1)}${other}`),
+    ],
+    message:
+      `A relative import must stay inside ${workspace}/: reach another workspace through its package name ` +
+      `and its exports (${SECTION}).`,
+  },
+];
+
+/** @param {number} depth folders between engine/src/<core folder> and the file */
+const engineCoreImportsNothingOfParley = (depth) => [
+  {
+    group: [`${up(depth + 1)}*`, ...ENGINE_CORE.map((folder) => `!${up(depth + 1)}${folder}`)],
+    message: `engine/src/{${ENGINE_CORE.join(',')}} import nothing of Parley outside those folders (${SECTION}).`,
+  },
+  {
+    group: ['@parley/*'],
+    message: `engine/src/{${ENGINE_CORE.join(',')}} import no @parley/* package (${SECTION}).`,
+  },
+];
+
+/** Rules every file of a workspace gets, whatever its zone. */
+const WORKSPACE_RULES = {
+  engine: () =>
+    noParleyPackages(
+      ['control-plane', 'sip-gateway', 'mcp', 'bench'],
+      'The engine imports no other workspace; it talks to control-plane and sip-gateway over the bus',
+    ),
+  'control-plane': () => [
+    ...engineOnlyThroughExports(),
+    ...noParleyPackages(['bench'], 'Nothing imports bench; bench imports the others'),
+  ],
+  'sip-gateway': () => [
+    ...engineOnlyThroughExports(),
+    ...noParleyPackages(
+      ['control-plane', 'mcp', 'bench'],
+      'sip-gateway imports neither control-plane nor mcp; it talks to them over the bus',
+    ),
+  ],
+  mcp: () => [
+    ...engineOnlyThroughExports(),
+    {
+      group: ['@parley/control-plane/**'],
+      message: `mcp may import only the package root of @parley/control-plane; it is a client of the REST API (${SECTION}).`,
+    },
+    {
+      group: ['/postgres', '@electric-sql/*'],
+      message: `The MCP server never touches Postgres: it goes through the REST API (${SECTION}).`,
+    },
+    ...noParleyPackages(['bench'], 'Nothing imports bench; bench imports the others'),
+  ],
+  bench: () => engineOnlyThroughExports(),
+};
+
+/**
+ * @typedef {object} Zone
+ * @property {string} base folder of the zone (a glob; braces allowed)
+ * @property {keyof typeof WORKSPACE_RULES} workspace
+ * @property {number} baseDepth folders between the workspace root and `base`
+ * @property {string[]} subZones folders below `base` that are zones of their own
+ * @property {'engine-core' | 'vendor-home' | 'workspace'} kind
+ */
+
+const ENGINE_CORE_FOLDERS = `engine/src/{${ENGINE_CORE.join(',')}}`;
+
+/** @type {Zone[]} */
+const ZONES = [
+  { base: ENGINE_CORE_FOLDERS, workspace: 'engine', baseDepth: 2, subZones: [], kind: 'engine-core' },
+  ...VENDOR_HOMES.map((home) => {
+    const [workspace, ...folders] = home.split('/');
+    return {
+      base: home,
+      workspace: /** @type {keyof typeof WORKSPACE_RULES} */ (workspace),
+      baseDepth: folders.length,
+      subZones: [],
+      kind: /** @type {const} */ ('vendor-home'),
+    };
+  }),
+  ...WORKSPACES.map((workspace) => ({
+    base: workspace,
+    workspace: /** @type {keyof typeof WORKSPACE_RULES} */ (workspace),
+    baseDepth: 0,
+    subZones: [...(workspace === 'engine' ? [ENGINE_CORE_FOLDERS] : []), ...VENDOR_HOMES.filter((home) => home.startsWith(`${workspace}/`))],
+    kind: /** @type {const} */ ('workspace'),
+  })),
+];
+
+/** Every rule that applies to a file `depth` folders below `zone.base`, as one pattern list. */
+const patternsFor = (/** @type {Zone} */ zone, /** @type {number} */ depth) =>
+  zone.kind === 'engine-core'
+    ? [...engineCoreImportsNothingOfParley(depth), ...vendorSdksStayHome()]
+    : [
+        ...WORKSPACE_RULES[zone.workspace](),
+        ...relativeStaysInWorkspace(zone.workspace, zone.baseDepth + depth),
+        ...noDeepParleyImports(),
+        ...(zone.kind === 'vendor-home' ? [] : vendorSdksStayHome()),
+      ];
+
+/**
+ * One block per zone and depth: the only blocks that set `no-restricted-imports` for files inside workspaces.
+ * @type {import('eslint').Linter.Config[]}
+ */
+const importDirection = ZONES.flatMap((zone) =>
+  Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => /** @type {import('eslint').Linter.Config} */ ({
+    name: `parley/import-direction/${zone.base}/depth-${depth}`,
+    files: [
+      depth < MAX_DEPTH
+        ? `${zone.base}/${'*/'.repeat(depth)}*.${SOURCES}`
+        : `${zone.base}/${'*/'.repeat(depth)}**/*.${SOURCES}`,
+    ],
+    ignores: zone.subZones.map((subZone) => `${subZone}/**`),
+    rules: { 'no-restricted-imports': ['error', { patterns: patternsFor(zone, depth) }] },
+  })),
+);
+
+export default defineConfig(
+  globalIgnores(['**/node_modules/', '**/.build/', '**/.parley/', '**/coverage/', '**/dist/']),
+  {
+    name: 'parley/typescript',
+    files: [`**/*.${SOURCES}`],
+    extends: [tseslint.configs.recommended],
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      // Two objects that refer to each other (a subscription whose callbacks remove the route that holds it) need
+      // `let x; … () => use(x) …; x = …`; that is not a missed `const`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // The `postgres` client spells "no custom column types" as `{}` (`Sql<{}>`); naming its types needs the same.
+    name: 'parley/typescript/postgres-types',
+    files: ['control-plane/src/db/**/*.ts'],
+    rules: { '@typescript-eslint/no-empty-object-type': ['error', { allowObjectTypes: 'always' }] },
+  },
+  {
+    // Files outside the workspaces (root tests, bin/) only have to keep vendor SDKs where they belong.
+    name: 'parley/import-direction/root',
+    files: [`**/*.${SOURCES}`],
+    ignores: WORKSPACES.map((workspace) => `${workspace}/**`),
+    rules: { 'no-restricted-imports': ['error', { patterns: vendorSdksStayHome() }] },
+  },
+  importDirection,
+);
