@@ -10,7 +10,7 @@ export const RATE_LIMIT_DEFAULTS = {
   telephony: 20,
   /** /telephony sync routes share this sensitive-route budget on top of `telephony`. */
   telephonySensitive: 30,
-  /** /analytics routes, per key and per host. */
+  /** /analytics routes, per key and per calling host (client address). */
   analytics: 20,
   /** /ai-enhancement, per IP. */
   aiEnhancementPerIp: 30,
@@ -18,7 +18,7 @@ export const RATE_LIMIT_DEFAULTS = {
   aiEnhancementPerKey: 20,
   /** GET /webhooks/campaign/status, per IP. */
   dialerStatus: 100,
-  /** Call placement and call-record creation, per calling host. */
+  /** Call placement and call-record creation, per calling host (client address); the spec gives no figure. */
   callPlacement: 60,
 } as const satisfies Record<string, number>;
 

@@ -54,7 +54,7 @@ describe('parley start on embedded defaults', () => {
 
     const res = await me(server.url, bootstrap.apiKey);
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toMatchObject({ organisationId: bootstrap.organisationId, userId: bootstrap.userId });
+    expect(((await res.json()) as { data: unknown }).data).toMatchObject({ organisationId: bootstrap.organisationId, userId: bootstrap.userId });
     const ready = await fetch(`${server.url}/readyz`);
     expect(await ready.json()).toMatchObject({ status: 'ready', bus: { detail: 'in-process' } });
 
@@ -92,7 +92,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL && process.env.NATS_URL))('parle
     try {
       const server = await start(env);
       const bootstrap = JSON.parse(await fs.readFile(path.join(env.PARLEY_DATA_DIR, 'bootstrap.json'), 'utf8'));
-      const ready = await (await fetch(`${server.url}/readyz`)).json();
+      const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { bus: { detail: string } };
       expect(ready.bus.detail).toMatch(/^nats:\/\//);
       const created = JSON.parse((await runCli(['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'n', '--json'], env)).stdout);
       expect((await me(server.url, created.apiKey)).status).toBe(200);
