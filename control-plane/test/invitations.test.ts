@@ -10,7 +10,8 @@ let ownerEmail: string;
 beforeAll(async () => {
   t = await startTestApp();
   org = await seedOrganisation(t.db.sql, 'Acme');
-  [{ email: ownerEmail }] = await t.db.sql<{ email: string }[]>`select email from users where id = ${org.ownerId}`;
+  const [owner] = await t.db.sql<{ email: string }[]>`select email from users where id = ${org.ownerId}`;
+  ownerEmail = owner!.email;
 });
 afterAll(() => t?.close());
 
@@ -133,6 +134,14 @@ describe('inviting', () => {
     expect(refused.statusCode).toBe(403);
     expect(await t.db.sql`select id from invitations where email = ${email}`).toHaveLength(0);
     expect((await invite(org.key, { email, name: 'Future Owner', role: 'OWNER' })).statusCode).toBe(201);
+  });
+
+  it('never lets an inviter offer a role above their own', async () => {
+    const editor = await seedMember(t.db.sql, org.organisationId, 'EDITOR', [...ORG_WRITE]);
+    const refused = await invite(editor.key, { email: freshEmail(), name: 'Would Be Admin', role: 'ADMIN' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('role_required');
+    expect((await invite(editor.key, { email: freshEmail(), name: 'Fellow Editor', role: 'EDITOR' })).statusCode).toBe(201);
   });
 
   it('needs the org:write scope', async () => {

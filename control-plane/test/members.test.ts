@@ -249,6 +249,17 @@ describe('who may manage members', () => {
     expect(await roleIn(org.organisationId, target.userId)).toBeUndefined();
   });
 
+  it('never lets an ADMIN demote or remove a member who holds OWNER', async () => {
+    const admin = await seedMember(t.db.sql, org.organisationId, 'ADMIN', [...ORG_WRITE]);
+    const coOwner = await seedMember(t.db.sql, org.organisationId, 'OWNER', ['org:read']);
+    for (const res of [await changeRole(admin.key, coOwner.userId, 'VIEWER'), await removeMember(admin.key, coOwner.userId)]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('role_required');
+    }
+    expect(await roleIn(org.organisationId, coOwner.userId)).toBe('OWNER');
+    expect((await changeRole(org.key, coOwner.userId, 'ADMIN')).statusCode).toBe(200);
+  });
+
   it('needs the org:write scope', async () => {
     const admin = await seedMember(t.db.sql, org.organisationId, 'ADMIN', ['org:read']);
     const res = await addMember(admin.key, { userId: await seedUser(t.db.sql) });

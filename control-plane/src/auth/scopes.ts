@@ -38,3 +38,11 @@ export function isScope(value: string): value is Scope {
 export const ROLES = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] as const;
 export type Role = (typeof ROLES)[number];
 export const MANAGER_ROLES: readonly Role[] = ['OWNER', 'ADMIN'];
+
+/** Roles from most to least powerful. */
+const ROLE_RANK: Record<Role, number> = { OWNER: 3, ADMIN: 2, EDITOR: 1, VIEWER: 0 };
+
+/** Whether someone holding `holder` may hand out, or act upon someone holding, `role`: never above their own. */
+export function roleAtMost(role: Role, holder: Role): boolean {
+  return ROLE_RANK[role] <= ROLE_RANK[holder];
+}

@@ -11,7 +11,7 @@ export const InviteBody = Type.Object(
     name: Type.String({ minLength: 2, maxLength: 255 }),
     role: Type.Optional(RoleSchema),
   },
-  { additionalProperties: false, description: 'role defaults to VIEWER; only an OWNER may invite an OWNER' },
+  { additionalProperties: false, description: 'role defaults to VIEWER; nobody grants a role above their own' },
 );
 export type InviteBody = Static<typeof InviteBody>;
 

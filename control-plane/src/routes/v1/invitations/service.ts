@@ -9,7 +9,7 @@ import type { MemberRecord } from '../../../accounts/records.ts';
 import { findUserByEmail, loadOrganisation, presentOrganisation } from '../../../accounts/repository.ts';
 import { invitationMail } from '../../../integrations/email/invitation-mail.ts';
 import { enqueueMail } from '../../../integrations/email/outbox.ts';
-import { DEFAULT_MEMBER_ROLE } from '../members/service.ts';
+import { assertMayGrant, DEFAULT_MEMBER_ROLE } from '../members/service.ts';
 import {
   findInvitation,
   findInvitationByToken,
@@ -40,9 +40,7 @@ export class InvitationService {
 
   async invite(principal: Principal, body: InviteBody): Promise<InvitationRecord> {
     const role: Role = body.role ?? DEFAULT_MEMBER_ROLE;
-    if (role === 'OWNER' && principal.role !== 'OWNER') {
-      throw new ApiError('role_required', 'Only an OWNER can invite an OWNER');
-    }
+    assertMayGrant(principal, role);
     const email = body.email.trim();
     const id = await this.#sql.begin(async (tx) => {
       const loaded = await loadOrganisation(tx, principal.organisationId);

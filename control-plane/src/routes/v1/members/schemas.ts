@@ -15,7 +15,7 @@ export const listMembers = {
 
 export const AddMemberBody = Type.Object(
   { userId: Id('An existing user'), role: Type.Optional(RoleSchema) },
-  { additionalProperties: false, description: 'role defaults to VIEWER; only an OWNER may grant OWNER' },
+  { additionalProperties: false, description: 'role defaults to VIEWER; nobody grants a role above their own' },
 );
 export type AddMemberBody = Static<typeof AddMemberBody>;
 

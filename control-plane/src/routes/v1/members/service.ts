@@ -1,6 +1,6 @@
 import type { Principal } from '../../../auth/principal.ts';
 import type { KeyStore } from '../../../auth/key-store.ts';
-import type { Role } from '../../../auth/scopes.ts';
+import { roleAtMost, type Role } from '../../../auth/scopes.ts';
 import type { Sql } from '../../../db/database.ts';
 import { newId } from '../../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../../errors.ts';
@@ -46,6 +46,7 @@ export class MemberService {
     const loaded = await loadOrganisation(this.#sql, principal.organisationId);
     if (!loaded) throw notFound('Organisation');
     if (loaded.owner.id === userId) throw new ApiError('invalid_state', "The owner's role cannot be changed");
+    assertMayManage(principal, loaded.memberRows.find((m) => m.user_id === userId)?.role);
     const updated = await this.#sql`update members set role = ${role}
       where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
     if (!updated.length) throw notFound('Member');
@@ -58,6 +59,7 @@ export class MemberService {
     const loaded = await loadOrganisation(this.#sql, principal.organisationId);
     if (!loaded) throw notFound('Organisation');
     if (loaded.owner.id === userId) throw new ApiError('invalid_state', 'The owner cannot be removed');
+    assertMayManage(principal, loaded.memberRows.find((m) => m.user_id === userId)?.role);
     const removed = await this.#sql`delete from members
       where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
     if (!removed.length) throw notFound('Member');
@@ -76,9 +78,16 @@ export class MemberService {
   }
 }
 
-/** An ADMIN may manage members but not hand out ownership: only an OWNER grants OWNER. */
-function assertMayGrant(principal: Principal, role: Role): void {
-  if (role === 'OWNER' && principal.role !== 'OWNER') {
-    throw new ApiError('role_required', 'Only an OWNER can grant the OWNER role');
+/** Nobody hands out a role above their own: only an OWNER grants OWNER, an ADMIN at most ADMIN. */
+export function assertMayGrant(principal: Principal, role: Role): void {
+  if (!roleAtMost(role, principal.role)) {
+    throw new ApiError('role_required', `A ${principal.role} cannot grant the ${role} role`);
+  }
+}
+
+/** Nobody changes or removes a member whose role is above their own (an ADMIN cannot demote an OWNER). */
+function assertMayManage(principal: Principal, targetRole: Role | undefined): void {
+  if (targetRole && !roleAtMost(targetRole, principal.role)) {
+    throw new ApiError('role_required', `A ${principal.role} cannot change or remove a member who is ${targetRole}`);
   }
 }
