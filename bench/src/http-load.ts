@@ -29,6 +29,11 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   durationSeconds: number;
+  /**
+   * CPU this process (the load generator) used during the run, as a share of one core. Near 1 means the generator,
+   * not the server, set the pace.
+   */
+  generatorCpu: number;
 }
 
 /** A response slower than this counts as a timeout (and an error): far above any sane REST latency. */
@@ -36,6 +41,8 @@ const REQUEST_TIMEOUT_SECONDS = 10;
 
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const samples = new SampleBuffer();
+  const cpuBefore = process.cpuUsage();
+  const startedAt = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -51,6 +58,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           reject(error instanceof Error ? error : new Error(String(error)));
           return;
         }
+        const cpu = process.cpuUsage(cpuBefore);
+        const wallMicros = Number(process.hrtime.bigint() - startedAt) / 1_000;
         const sorted = samples.sorted();
         resolve({
           requestsPerSecond: result.requests.mean,
@@ -62,6 +71,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           errors: result.errors,
           timeouts: result.timeouts,
           durationSeconds: result.duration,
+          generatorCpu: (cpu.user + cpu.system) / wallMicros,
         });
       },
     );

@@ -9,14 +9,17 @@
  * which only the real app uses, competes for the same two cores, as it does on a small deployment.
  */
 import path from 'node:path';
+import { DEFAULT_POOL_SIZE } from '../../../control-plane/src/db/database.ts';
 import { machineFacts } from '../machine.ts';
-import { runLoad, type LoadResult } from '../http-load.ts';
+import { runLoad } from '../http-load.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite, type SuiteContext, type ExitCode } from '../suite.ts';
-import { createFixture, type RestFixture } from './fixture.ts';
-import { buildReport, evaluateEndpoint, formatReport, type EndpointResult } from './report.ts';
+import { createFixture } from './fixture.ts';
+import { buildReport, evaluateEndpoint, formatReport, type EndpointResult, type Measurement } from './report.ts';
 import { forkServer, type ServerChild } from './server-child.ts';
 
 export const ENDPOINTS = ['/api/v1/api-keys/me', '/api/v1/organisations'] as const;
+/** The one-off requests that capture and compare the bodies; a healthy server answers in milliseconds. */
+const CHECK_TIMEOUT_MS = 10_000;
 /** Unmeasured load before each measured run, so V8 has optimised the hot paths and pools are full. */
 export const WARMUP_SECONDS = 2;
 
@@ -25,6 +28,7 @@ export const restSuite: Suite = {
   summary: 'REST API req/s and latency vs a bare Fastify route (needs DATABASE_URL; NATS_URL optional)',
   options: {
     'cpu-prof': { type: 'string', valueName: '<dir>', description: 'write V8 CPU profiles of the servers into <dir>/real and <dir>/baseline' },
+    pool: { type: 'string', valueName: '<n>', description: `the app's Postgres pool size (default ${DEFAULT_POOL_SIZE}, the production default)` },
   },
   run: runRest,
 };
@@ -37,6 +41,12 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
     return EXIT_USAGE;
   }
   const natsUrl = process.env.NATS_URL || undefined;
+  const pool = context.extra.pool;
+  const poolSize = pool === undefined ? DEFAULT_POOL_SIZE : typeof pool === 'string' && /^[1-9]\d{0,2}$/.test(pool) ? Number(pool) : undefined;
+  if (poolSize === undefined) {
+    context.log(`--pool must be a whole number from 1 to 999, got "${String(pool)}"`);
+    return EXIT_USAGE;
+  }
   const profileDir = context.extra['cpu-prof'];
   const nodeFlags = (kind: string) => typeof profileDir === 'string'
     // One directory per server: under tsx a process has a module-loader thread too, with a profile of its own.
@@ -50,33 +60,35 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
     const fixture = await createFixture(databaseUrl);
     cleanups.push(() => fixture.close());
     context.log(`schema ${fixture.schema}; starting the control plane…`);
-    const real = await forkServer({ kind: 'real', databaseUrl, schema: fixture.schema, natsUrl }, { nodeFlags: nodeFlags('real') });
+    const real = await forkServer({ kind: 'real', databaseUrl, schema: fixture.schema, natsUrl, poolSize }, { nodeFlags: nodeFlags('real') });
     cleanups.push(() => real.close());
 
     const authorization = { authorization: `Bearer ${fixture.key}` };
     const bodies = new Map<string, string>();
-    for (const path of ENDPOINTS) {
-      const body = await fetchOk(real.url + path, authorization);
-      if (body === undefined) return fail(context, `${path}: the real app did not answer 200 (see above)`);
-      bodies.set(path, body);
+    for (const endpoint of ENDPOINTS) {
+      const body = await fetchOk(context, real.url + endpoint, authorization);
+      if (body === undefined) return fail(context, `${endpoint}: the real app did not answer 200 (see above)`);
+      bodies.set(endpoint, body);
     }
     const baseline = await forkServer(
-      { kind: 'baseline', routes: ENDPOINTS.map((path) => ({ path, body: JSON.parse(bodies.get(path)!) })) },
+      { kind: 'baseline', routes: ENDPOINTS.map((endpoint) => ({ path: endpoint, body: JSON.parse(bodies.get(endpoint)!) })) },
       { nodeFlags: nodeFlags('baseline') },
     );
     cleanups.push(() => baseline.close());
-    for (const path of ENDPOINTS) {
-      const body = await fetchOk(baseline.url + path, {});
-      if (body !== bodies.get(path)) return fail(context, `${path}: the baseline's body differs from the real app's`);
+    for (const endpoint of ENDPOINTS) {
+      const body = await fetchOk(context, baseline.url + endpoint, {});
+      if (body !== bodies.get(endpoint)) return fail(context, `${endpoint}: the baseline's body differs from the real app's`);
     }
     if (profileDir) context.log(`profiling: real app pid ${real.pid}, baseline pid ${baseline.pid}, profiles into ${profileDir}`);
 
     const endpoints: EndpointResult[] = [];
-    for (const path of ENDPOINTS) {
-      const baselineResult = await measure(context, baseline, path, {}, 'bare Fastify');
-      const realResult = await measure(context, real, path, authorization, 'Parley');
+    for (const endpoint of ENDPOINTS) {
       if (context.signal.aborted) return EXIT_INTERRUPTED;
-      endpoints.push(evaluateEndpoint(`GET ${path}`, baselineResult, realResult));
+      const baselineResult = await measure(context, baseline, endpoint, {}, 'bare Fastify');
+      if (context.signal.aborted) return EXIT_INTERRUPTED;
+      const realResult = await measure(context, real, endpoint, authorization, 'Parley');
+      if (context.signal.aborted) return EXIT_INTERRUPTED;
+      endpoints.push(evaluateEndpoint(`GET ${endpoint}`, Buffer.byteLength(bodies.get(endpoint)!), baselineResult, realResult));
     }
 
     const report = buildReport(machine, {
@@ -85,6 +97,7 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
       connections: context.options.connections,
       database: fixture.description,
       bus: natsUrl ? 'NATS' : 'in-process',
+      poolSize,
     }, endpoints);
     context.out(formatReport(report));
     if (context.options.json) context.out(JSON.stringify(report));
@@ -96,21 +109,30 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
   }
 }
 
-async function measure(context: SuiteContext, server: ServerChild, path: string, headers: Record<string, string>, label: string): Promise<LoadResult> {
+async function measure(context: SuiteContext, server: ServerChild, endpoint: string, headers: Record<string, string>, label: string): Promise<Measurement> {
   const { connections, durationSeconds } = context.options;
-  const load = { url: server.url + path, headers, connections, signal: context.signal };
-  context.log(`${label} GET ${path}: ${WARMUP_SECONDS} s warm-up, ${durationSeconds} s measured…`);
+  const load = { url: server.url + endpoint, headers, connections, signal: context.signal };
+  context.log(`${label} GET ${endpoint}: ${WARMUP_SECONDS} s warm-up, ${durationSeconds} s measured…`);
   const warmup = await runLoad({ ...load, durationSeconds: WARMUP_SECONDS });
   if (warmup.errors || warmup.non2xx) context.log(`  warm-up saw ${warmup.errors} errors and ${warmup.non2xx} non-2xx answers`);
-  return runLoad({ ...load, durationSeconds });
+  const cpuBefore = await server.cpuMicros();
+  const startedAt = process.hrtime.bigint();
+  const result = await runLoad({ ...load, durationSeconds });
+  const wallMicros = Number(process.hrtime.bigint() - startedAt) / 1_000;
+  const serverMicros = (await server.cpuMicros()) - cpuBefore;
+  return {
+    ...result,
+    serverCpu: serverMicros / wallMicros,
+    serverMicrosPerRequest: serverMicros / Math.max(1, result.ok + result.non2xx),
+  };
 }
 
 /** The body of a 200 answer, or undefined after logging what came instead. */
-async function fetchOk(url: string, headers: Record<string, string>): Promise<string | undefined> {
-  const response = await fetch(url, { headers });
+async function fetchOk(context: SuiteContext, url: string, headers: Record<string, string>): Promise<string | undefined> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
   const body = await response.text();
   if (response.status === 200) return body;
-  console.error(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);
+  context.log(`GET ${url} answered ${response.status}: ${body.slice(0, 500)}`);
   return undefined;
 }
 
@@ -119,4 +141,3 @@ function fail(context: SuiteContext, message: string): ExitCode {
   return EXIT_FAILED;
 }
 
-export type { RestFixture };

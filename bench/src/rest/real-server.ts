@@ -10,9 +10,8 @@ import { openDatabase } from '../../../control-plane/src/db/database.ts';
 import { RATE_LIMIT_DEFAULTS } from '../../../control-plane/src/rate-limits.ts';
 import type { RunningServer } from './baseline-server.ts';
 
-export async function startRealServer(spec: { databaseUrl: string; schema: string; natsUrl: string | undefined }): Promise<RunningServer> {
-  // The production pool size (no maxConnections), so the figure is the one a deployment gets.
-  const database = await openDatabase({ databaseUrl: spec.databaseUrl, schema: spec.schema, dataDir: undefined });
+export async function startRealServer(spec: { databaseUrl: string; schema: string; natsUrl: string | undefined; poolSize: number }): Promise<RunningServer> {
+  const database = await openDatabase({ databaseUrl: spec.databaseUrl, schema: spec.schema, dataDir: undefined, maxConnections: spec.poolSize });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((error: unknown) => console.error('bench server: close failed', error));

@@ -11,12 +11,32 @@ import { formatTable } from '../table.ts';
 export const TARGET_MIN_RATIO = 0.6;
 /** Foundation issue target: 99 % of real-endpoint answers within 10 ms at 10 connections. */
 export const TARGET_MAX_P99_MS = 10;
+/**
+ * A 1-minute load average at or above this share of the cores when the run starts means other work competes for
+ * the CPU (server, load generator and Postgres already need every core), so the report says its figures are noisy.
+ */
+export const BUSY_LOAD_PER_CORE = 0.5;
+/**
+ * A load generator using this share of its core or more is likely what set the pace: a baseline measured that way
+ * is too low, and the ratio against it too flattering.
+ */
+export const GENERATOR_SATURATED_CPU = 0.9;
+
+/** One measured run: the load generator's view plus the server process's CPU over the same run. */
+export interface Measurement extends LoadResult {
+  /** CPU the server process used during the run, as a share of one core (all its threads together). */
+  serverCpu: number;
+  /** Server CPU time per answered request, in microseconds: the cost of one request, whatever the pace. */
+  serverMicrosPerRequest: number;
+}
 
 export interface EndpointResult {
   /** e.g. `GET /api/v1/organisations` */
   endpoint: string;
-  baseline: LoadResult;
-  real: LoadResult;
+  /** Size of the JSON body both servers answer. */
+  bodyBytes: number;
+  baseline: Measurement;
+  real: Measurement;
   /** real req/s ÷ baseline req/s. */
   ratio: number;
   ratioMet: boolean;
@@ -31,6 +51,8 @@ export interface RestSettings {
   connections: number;
   database: string;
   bus: 'NATS' | 'in-process';
+  /** Postgres pool size of the app under test. */
+  poolSize: number;
 }
 
 export interface RestReport {
@@ -42,11 +64,12 @@ export interface RestReport {
   missed: boolean;
 }
 
-export function evaluateEndpoint(endpoint: string, baseline: LoadResult, real: LoadResult): EndpointResult {
+export function evaluateEndpoint(endpoint: string, bodyBytes: number, baseline: Measurement, real: Measurement): EndpointResult {
   const ratio = baseline.requestsPerSecond > 0 ? real.requestsPerSecond / baseline.requestsPerSecond : Number.NaN;
   const failures = [...failuresOf('bare Fastify', baseline), ...failuresOf('Parley', real)];
   return {
     endpoint,
+    bodyBytes,
     baseline,
     real,
     ratio,
@@ -77,20 +100,32 @@ export function buildReport(machine: MachineFacts, settings: RestSettings, endpo
 
 export function formatReport(report: RestReport): string {
   const { settings } = report;
-  const header = ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'ratio', `ratio ≥ ${TARGET_MIN_RATIO.toFixed(2)}`, `p99 ≤ ${TARGET_MAX_P99_MS} ms`];
+  const header = ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'srv CPU', 'srv µs/req', 'gen CPU', 'ratio',
+    `ratio ≥ ${TARGET_MIN_RATIO.toFixed(2)}`, `p99 ≤ ${TARGET_MAX_P99_MS} ms`];
   const rows: string[][] = [header];
+  const figures = (m: Measurement) =>
+    [rate(m.requestsPerSecond), ms(m.p50Ms), ms(m.p99Ms), percent(m.serverCpu), micros(m.serverMicrosPerRequest), percent(m.generatorCpu)];
   for (const e of report.endpoints) {
-    rows.push([e.endpoint, 'bare Fastify', rate(e.baseline.requestsPerSecond), ms(e.baseline.p50Ms), ms(e.baseline.p99Ms), '', '', '']);
-    rows.push([e.endpoint, 'Parley', rate(e.real.requestsPerSecond), ms(e.real.p50Ms), ms(e.real.p99Ms), e.ratio.toFixed(2), verdict(e.ratioMet), verdict(e.p99Met)]);
+    rows.push([e.endpoint, 'bare Fastify', ...figures(e.baseline), '', '', '']);
+    rows.push([e.endpoint, 'Parley', ...figures(e.real), e.ratio.toFixed(2), verdict(e.ratioMet), verdict(e.p99Met)]);
   }
   const lines = [
     `rest: ${settings.connections} connections, ${settings.durationSeconds} s per run after ${settings.warmupSeconds} s warm-up; ` +
-      `Postgres ${settings.database}; bus ${settings.bus}`,
+      `Postgres ${settings.database} (pool ${settings.poolSize}); bus ${settings.bus}`,
     `machine: ${describeMachine(report.machine)}`,
     '',
-    formatTable(rows, ['left', 'left', 'right', 'right', 'right', 'right', 'left', 'left']),
+    formatTable(rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left']),
     '',
+    `bodies: ${report.endpoints.map((e) => `${e.endpoint} ${e.bodyBytes.toLocaleString('en-US')} B`).join(', ')}`,
   ];
+  for (const e of report.endpoints.filter((e) => e.baseline.generatorCpu >= GENERATOR_SATURATED_CPU)) {
+    lines.push(`note: the load generator used ${percent(e.baseline.generatorCpu)} of its core on the ${e.endpoint} baseline: ` +
+      'the baseline may be held back by the generator, which flatters that ratio');
+  }
+  if (isBusy(report.machine)) {
+    lines.push(`note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: ` +
+      'other work competed for the CPU, so these figures are noisy');
+  }
   const failures = report.endpoints.flatMap((e) => e.failures.map((f) => `${e.endpoint}: ${f}`));
   const missed = report.endpoints.flatMap((e) => [
     ...(e.ratioMet ? [] : [`${e.endpoint}: ratio ${e.ratio.toFixed(2)} < ${TARGET_MIN_RATIO.toFixed(2)}`]),
@@ -102,11 +137,23 @@ export function formatReport(report: RestReport): string {
   return lines.join('\n');
 }
 
+export function isBusy(machine: MachineFacts): boolean {
+  return machine.loadAverage1m >= BUSY_LOAD_PER_CORE * machine.cores;
+}
+
 function verdict(met: boolean): string {
   return met ? 'met' : 'MISSED';
 }
 
 function rate(value: number): string {
+  return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
+}
+
+function percent(share: number): string {
+  return Number.isFinite(share) ? `${Math.round(share * 100)} %` : '–';
+}
+
+function micros(value: number): string {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–';
 }
 

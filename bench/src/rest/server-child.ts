@@ -16,6 +16,8 @@ const ENTRY = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 export interface ServerChild {
   readonly url: string;
   readonly pid: number;
+  /** CPU time the server process has used so far, in microseconds (asked between runs, never during one). */
+  cpuMicros(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export async function forkServer(spec: ServerSpec, options: ForkOptions = {}): P
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const url = await waitForListening(child, spec);
-    return { url, pid: child.pid!, close: () => closeChild(child, exited) };
+    return { url, pid: child.pid!, cpuMicros: () => askCpu(child), close: () => closeChild(child, exited) };
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
@@ -60,6 +62,24 @@ function waitForListening(child: ChildProcess, spec: ServerSpec): Promise<string
     child.on('message', onMessage);
     child.once('exit', onExit);
     child.send({ type: 'start', spec } satisfies ToServer);
+  });
+}
+
+function askCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: FromServer) => {
+      if (message.type !== 'cpu-usage') return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message.micros);
+    };
+    const onExit = () => {
+      child.off('message', onMessage);
+      reject(new Error('server process exited'));
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send({ type: 'cpu-usage' } satisfies ToServer);
   });
 }
 

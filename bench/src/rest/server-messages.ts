@@ -2,7 +2,7 @@
 
 /** Which server a child runs: the real control plane on a bench schema, or the bare Fastify baseline. */
 export type ServerSpec =
-  | { kind: 'real'; databaseUrl: string; schema: string; natsUrl: string | undefined }
+  | { kind: 'real'; databaseUrl: string; schema: string; natsUrl: string | undefined; poolSize: number }
   | { kind: 'baseline'; routes: BaselineRoute[] };
 
 /** One baseline route: GET `path` answers `body` (the JSON the real app answered), with no auth and no database. */
@@ -11,9 +11,11 @@ export interface BaselineRoute {
   body: unknown;
 }
 
-export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'close' };
+export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'cpu-usage' } | { type: 'close' };
 
 export type FromServer =
   | { type: 'listening'; url: string }
   | { type: 'failed'; message: string }
+  /** CPU time the server process has used so far (user + system, all threads), in microseconds. */
+  | { type: 'cpu-usage'; micros: number }
   | { type: 'closed' };

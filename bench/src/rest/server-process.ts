@@ -40,5 +40,8 @@ process.on('SIGINT', () => {});
 process.on('disconnect', () => void close());
 process.on('message', (message: ToServer) => {
   if (message.type === 'start') void start(message.spec);
-  else if (message.type === 'close') void close();
+  else if (message.type === 'cpu-usage') {
+    const usage = process.cpuUsage();
+    void send({ type: 'cpu-usage', micros: usage.user + usage.system });
+  } else if (message.type === 'close') void close();
 });
