@@ -9,6 +9,7 @@ import type { Bus } from '@parley/engine/bus';
 import type { Config } from './config.ts';
 import type { Sql } from './db/database.ts';
 import type { KeyStore } from './auth/key-store.ts';
+import { OrganisationCache } from './accounts/organisation-cache.ts';
 import { sharedSchemas } from './accounts/schemas.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { ErrorBody } from './http/schemas.ts';
@@ -44,6 +45,7 @@ declare module 'fastify' {
     bus: Bus;
     /** Every route registered, in registration order. */
     routeCatalogue: RouteEntry[];
+    organisationCache: OrganisationCache;
   }
 }
 
@@ -86,6 +88,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   app.decorate('sql', deps.sql);
   app.decorate('bus', deps.bus);
+  const organisationCache = new OrganisationCache(deps.sql, deps.bus, (error) => app.log.error({ err: error }, 'organisation cache'));
+  organisationCache.listen();
+  app.decorate('organisationCache', organisationCache);
+  app.addHook('onClose', async () => organisationCache.close());
   for (const schema of [ErrorBody, KeyRecordSchema, ...sharedSchemas]) app.addSchema(schema);
 
   await app.register(swaggerPlugin, { publicUrl: deps.config.publicUrl, version: API_VERSION });

@@ -58,6 +58,7 @@ describe('GET /organisations', () => {
   it('lists the owner as a virtual OWNER entry when the owner has no membership row', async () => {
     const lonely = await seedOrganisation(t.db.sql, 'Initech');
     const removed = await t.db.sql`delete from members where organisation_id = ${lonely.organisationId} and user_id = ${lonely.ownerId} returning id`;
+    await t.app.organisationCache.changed(lonely.organisationId); // a write by hand, announced as Parley's own are
     expect(removed).toHaveLength(1);
     const res = await get(lonely.key, '/organisations');
     expect(res.statusCode).toBe(200);
@@ -101,6 +102,8 @@ describe('GET /organisations/:id', () => {
     const doomed = await seedOrganisation(t.db.sql, 'Doomed');
     expect((await get(doomed.key, `/organisations/${doomed.organisationId}`)).statusCode).toBe(200);
     await t.db.sql`update organisations set deleted_at = now() where id = ${doomed.organisationId}`;
+    // Deleting through Parley announces the change, as every organisation write does; by hand, we announce it.
+    await t.app.organisationCache.changed(doomed.organisationId);
 
     // The key was resolved a moment ago and its principal is cached for at most KEY_CACHE_TTL_MS: within that window
     // the route itself finds no organisation (404, as the spec says for a deleted one); never does it show the record.

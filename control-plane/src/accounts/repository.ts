@@ -17,9 +17,10 @@ export async function loadOrganisation(sql: Queryable, organisationId: string): 
     sql<OrganisationRow[]>`select * from organisations where id = ${organisationId} and deleted_at is null`,
     sql<MemberRow[]>`select id, organisation_id, user_id, role, joined_at from members
                       where organisation_id = ${organisationId} order by joined_at, id`,
+    // `= any(array(… union …))` keeps to the primary key; `in (…) or in (…)` would scan every user.
     sql<UserRow[]>`select u.* from users u
-                    where u.id in (select owner_id from organisations where id = ${organisationId})
-                       or u.id in (select user_id from members where organisation_id = ${organisationId})`,
+                    where u.id = any(array(select owner_id from organisations where id = ${organisationId}
+                                           union select user_id from members where organisation_id = ${organisationId}))`,
   ]);
   const organisation = organisations[0];
   if (!organisation) return undefined;

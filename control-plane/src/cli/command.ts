@@ -55,14 +55,18 @@ export function print(json: boolean | undefined, value: Record<string, unknown>,
 }
 
 /**
- * Tells running servers to drop cached keys now (`v1.auth.revoked`). Without NATS there is no bus to reach another
- * process; the key cache's one-second lifetime applies the change instead.
+ * Tells running servers to drop cached copies now: keys (`v1.auth.revoked`) and, when an organisation is named,
+ * its presented record (`v1.org.changed`). Without NATS there is no bus to reach another process; the caches'
+ * one-second lifetime applies the change instead.
  */
 export async function broadcastRevocation(natsUrl: string | undefined, revocation: Revocation): Promise<void> {
   if (!natsUrl) return;
   const bus = await connectBus(natsUrl, 'parley-cli');
   try {
     bus.publish(subjects.authRevoked(), JSON.stringify(revocation));
+    if ('organisationId' in revocation && !('userId' in revocation)) {
+      bus.publish(subjects.organisationChanged(), JSON.stringify({ organisationId: revocation.organisationId }));
+    }
     await bus.flush();
   } finally {
     await bus.close();

@@ -9,6 +9,7 @@ import { KeyStore } from '../../src/auth/key-store.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from '../../src/rate-limits.ts';
 import { createTestBus } from './bus.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { onSeededChange } from './seed.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -22,9 +23,17 @@ export interface TestApp {
 
 export const PUBLIC_URL = 'http://parley.test';
 
-export async function startTestApp(options: { rateLimits?: Partial<Record<RateLimitName, number>>; db?: TestDatabase } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  rateLimits?: Partial<Record<RateLimitName, number>>;
+  /** Share another app's database (it stays open when this app closes). */
+  db?: TestDatabase;
+  /** Share another app's bus (it stays open when this app closes); by default each app connects its own. */
+  bus?: Bus;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
-  const bus = await createTestBus();
+  const bus = options.bus ?? (await createTestBus());
   const keys = new KeyStore(db.sql, bus, (error) => { throw error; });
   keys.listen();
   const app = await buildApp({
@@ -35,6 +44,7 @@ export async function startTestApp(options: { rateLimits?: Partial<Record<RateLi
     logger: false,
   });
   await app.ready();
+  const stopHearingSeeds = onSeededChange((organisationId) => app.organisationCache.forget(organisationId));
   return {
     app,
     db,
@@ -45,8 +55,9 @@ export async function startTestApp(options: { rateLimits?: Partial<Record<RateLi
       return app.inject({ ...request, headers });
     },
     async close() {
+      stopHearingSeeds();
       await app.close();
-      await bus.close();
+      if (!options.bus) await bus.close();
       if (!options.db) await db.close();
     },
   };

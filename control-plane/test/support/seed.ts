@@ -4,6 +4,21 @@ import { newId } from '../../src/db/ids.ts';
 import { insertApiKey, provisionOrganisation, type CreatedKey } from '../../src/accounts/provisioning.ts';
 import type { Role, Scope } from '../../src/auth/scopes.ts';
 
+/**
+ * Seeding writes rows by hand, past the services that announce changes to the organisation cache. Test apps
+ * register here to hear of such writes, as they would hear a service's announcement.
+ */
+const seedListeners = new Set<(organisationId: string) => void>();
+
+export function onSeededChange(listener: (organisationId: string) => void): () => void {
+  seedListeners.add(listener);
+  return () => seedListeners.delete(listener);
+}
+
+function announce(organisationId: string): void {
+  for (const listener of seedListeners) listener(organisationId);
+}
+
 export interface SeededOrganisation {
   organisationId: string;
   ownerId: string;
@@ -29,6 +44,7 @@ export async function seedMember(sql: Sql, organisationId: string, role: Role, s
   const userId = await seedUser(sql, `${role.toLowerCase()} member`);
   await sql`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${organisationId}, ${userId}, ${role})`;
   const key = await insertApiKey(sql, { organisationId, userId, name: `${role} key`, scopes });
+  announce(organisationId);
   return { userId, ...key };
 }
 

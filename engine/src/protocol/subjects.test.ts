@@ -11,6 +11,7 @@ describe('subjects', () => {
     expect(subjects.ttsOpen()).toBe('v1.tts.open');
     expect(subjects.kbSearch()).toBe('v1.kb.search');
     expect(subjects.authRevoked()).toBe('v1.auth.revoked');
+    expect(subjects.organisationChanged()).toBe('v1.org.changed');
     expect(subjects.allCallEvents()).toBe('v1.call.*.event');
     expect(subjects.allWorkerHeartbeats()).toBe('v1.worker.*.*.heartbeat');
   });

@@ -80,6 +80,8 @@ export const subjects = {
 
   /** Broadcast: an API key id was revoked; every cache drops it now. */
   authRevoked: () => `${PREFIX}.auth.revoked`,
+  /** Broadcast: an organisation, its members or their profiles changed; every control plane drops its cached copy. */
+  organisationChanged: () => `${PREFIX}.org.changed`,
 
   /** A worker's liveness and load. */
   workerHeartbeat: (kind: WorkerKind, workerId: string) =>

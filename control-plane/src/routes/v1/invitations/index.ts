@@ -13,7 +13,7 @@ import { InvitationService } from './service.ts';
 type OrgParams = { organisationId: string };
 
 export default async function invitationRoutes(app: FastifyInstance, options: { publicUrl: string; onMailQueued: () => void }) {
-  const invitations = new InvitationService(app.sql, options);
+  const invitations = new InvitationService(app.sql, { ...options, organisations: app.organisationCache });
 
   for (const [prefix, roles] of [['/organisations/:organisationId', undefined], ['/members/organisation/:organisationId', MANAGER_ROLES]] as const) {
     app.post<{ Params: OrgParams; Body: schemas.InviteBody }>(

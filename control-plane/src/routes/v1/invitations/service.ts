@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../../db/errors.ts';
 import { newId } from '../../../db/ids.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import type { MemberRecord } from '../../../accounts/records.ts';
+import type { OrganisationCache } from '../../../accounts/organisation-cache.ts';
 import { findUserByEmail, loadOrganisation, presentOrganisation } from '../../../accounts/repository.ts';
 import { invitationMail } from '../../../integrations/email/invitation-mail.ts';
 import { enqueueMail } from '../../../integrations/email/outbox.ts';
@@ -25,6 +26,7 @@ export const INVITATION_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface InvitationServiceOptions {
   publicUrl: string;
+  organisations: OrganisationCache;
   /** Called after an invitation mail was queued, so it goes out now rather than at the next poll. */
   onMailQueued: () => void;
 }
@@ -138,8 +140,8 @@ export class InvitationService {
       await tx`update invitations set status = 'ACCEPTED', accepted_at = now(), updated_at = now() where id = ${row.id}`;
       return { organisationId: row.organisation_id, userId: user.id };
     });
-    const loaded = await loadOrganisation(this.#sql, organisationId);
-    const member = loaded && presentOrganisation(loaded).members?.find((m) => m.userId === userId);
+    await this.#options.organisations.changed(organisationId);
+    const member = (await this.#options.organisations.get(organisationId))?.members?.find((m) => m.userId === userId);
     if (!member) throw notFound('Member');
     return member;
   }

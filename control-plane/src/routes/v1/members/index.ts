@@ -10,7 +10,7 @@ type OrgParams = { organisationId: string };
 type MemberParams = { organisationId: string; userId: string };
 
 export default async function memberRoutes(app: FastifyInstance) {
-  const members = new MemberService(app.sql, app.keys);
+  const members = new MemberService(app.sql, app.keys, app.organisationCache);
   const managers = { roles: MANAGER_ROLES };
 
   app.get<{ Params: OrgParams }>(

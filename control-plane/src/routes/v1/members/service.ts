@@ -5,7 +5,8 @@ import type { Sql } from '../../../db/database.ts';
 import { newId } from '../../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../../errors.ts';
 import type { MemberRecord } from '../../../accounts/records.ts';
-import { findUser, loadOrganisation, presentOrganisation } from '../../../accounts/repository.ts';
+import type { OrganisationCache } from '../../../accounts/organisation-cache.ts';
+import { findUser, loadOrganisation } from '../../../accounts/repository.ts';
 
 /** Role a member gets when none is named: the least privilege. */
 export const DEFAULT_MEMBER_ROLE: Role = 'VIEWER';
@@ -13,16 +14,18 @@ export const DEFAULT_MEMBER_ROLE: Role = 'VIEWER';
 export class MemberService {
   readonly #sql: Sql;
   readonly #keys: KeyStore;
+  readonly #organisations: OrganisationCache;
 
-  constructor(sql: Sql, keys: KeyStore) {
+  constructor(sql: Sql, keys: KeyStore, organisations: OrganisationCache) {
     this.#sql = sql;
     this.#keys = keys;
+    this.#organisations = organisations;
   }
 
   async list(principal: Principal): Promise<MemberRecord[]> {
-    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
-    if (!loaded) throw notFound('Organisation');
-    return presentOrganisation(loaded).members ?? [];
+    const organisation = await this.#organisations.get(principal.organisationId);
+    if (!organisation) throw notFound('Organisation');
+    return organisation.members ?? [];
   }
 
   async add(principal: Principal, userId: string, role: Role = DEFAULT_MEMBER_ROLE): Promise<MemberRecord> {
@@ -38,6 +41,7 @@ export class MemberService {
       values (${newId()}, ${principal.organisationId}, ${userId}, ${role})
       on conflict (organisation_id, user_id) do nothing returning id`;
     if (!inserted.length) throw new ApiError('invalid_state', 'The user is already a member of this organisation');
+    await this.#organisations.changed(principal.organisationId);
     return this.#member(principal, userId);
   }
 
@@ -52,6 +56,7 @@ export class MemberService {
     if (!updated.length) throw notFound('Member');
     // Cached principals carry the role; drop them so the new role applies on the next request everywhere.
     await this.#keys.revoke({ userId, organisationId: principal.organisationId });
+    await this.#organisations.changed(principal.organisationId);
     return this.#member(principal, userId);
   }
 
@@ -64,6 +69,7 @@ export class MemberService {
       where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
     if (!removed.length) throw notFound('Member');
     await this.#keys.revoke({ userId, organisationId: principal.organisationId });
+    await this.#organisations.changed(principal.organisationId);
   }
 
   async membershipsOf(principal: Principal, userId: string): Promise<MemberRecord[]> {

@@ -6,7 +6,7 @@ import * as schemas from './schemas.ts';
 import { OrganisationService } from './service.ts';
 
 export default async function organisationRoutes(app: FastifyInstance) {
-  const organisations = new OrganisationService(app.sql);
+  const organisations = new OrganisationService(app.sql, app.organisationCache);
 
   app.get('/organisations', { schema: schemas.listOrganisations, config: { scope: 'org:read' } }, async (request) =>
     ok(await organisations.list(principalOf(request))));

@@ -2,26 +2,28 @@ import type { Principal } from '../../../auth/principal.ts';
 import type { Sql } from '../../../db/database.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 import type { OrganisationRecord } from '../../../accounts/records.ts';
-import { loadOrganisation, presentOrganisation } from '../../../accounts/repository.ts';
+import type { OrganisationCache } from '../../../accounts/organisation-cache.ts';
 import type { UpdateOrganisationBody } from './schemas.ts';
 
 export class OrganisationService {
   readonly #sql: Sql;
+  readonly #organisations: OrganisationCache;
 
-  constructor(sql: Sql) {
+  constructor(sql: Sql, organisations: OrganisationCache) {
     this.#sql = sql;
+    this.#organisations = organisations;
   }
 
   async own(principal: Principal): Promise<OrganisationRecord> {
-    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
-    if (!loaded) throw notFound('Organisation');
-    return presentOrganisation(loaded);
+    const organisation = await this.#organisations.get(principal.organisationId);
+    if (!organisation) throw notFound('Organisation');
+    return organisation;
   }
 
   /** The key's organisation as a list: empty when it has been deleted meanwhile. */
   async list(principal: Principal): Promise<OrganisationRecord[]> {
-    const loaded = await loadOrganisation(this.#sql, principal.organisationId);
-    return loaded ? [presentOrganisation(loaded)] : [];
+    const organisation = await this.#organisations.get(principal.organisationId);
+    return organisation ? [organisation] : [];
   }
 
   async ofUser(principal: Principal, userId: string): Promise<OrganisationRecord[]> {
@@ -37,6 +39,7 @@ export class OrganisationService {
       const updated = await this.#sql`update organisations set ${this.#sql(changes)}, updated_at = now()
                                        where id = ${principal.organisationId} and deleted_at is null returning id`;
       if (!updated.length) throw notFound('Organisation');
+      await this.#organisations.changed(principal.organisationId);
     }
     return this.own(principal);
   }
