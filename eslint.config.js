@@ -69,14 +69,6 @@ const engineOnlyThroughExports = () => [
 /** @param {string[]} names @param {string} why */
 const noParleyPackages = (names, why) => [{ group: names.map(parleyPackage), message: `${why} (${SECTION}).` }];
 
-/**
- * Known debt, not policy: workspaces whose relative imports may still reach into the named workspaces.
- * bench/src/rest builds its fixture and server from control-plane/src internals (database, migrator, ids,
- * provisioning, key store, rate limits); DESIGN.md says bench imports only what is public. Once control-plane
- * exports what bench needs, delete the entry and the imports become errors again.
- * @type {Record<string, string[]>}
- */
-const TOLERATED_RELATIVE_IMPORTS = { bench: ['control-plane'] };
 
 /**
  * Relative imports stay inside their workspace: another workspace is reached through its package name.
@@ -86,7 +78,6 @@ const relativeStaysInWorkspace = (workspace, depth) => [
   {
     group: [
       `${up(depth + 1)}*`,
-      ...(TOLERATED_RELATIVE_IMPORTS[workspace] ?? []).map((other) => `!${up(depth + 1)}${other}`),
     ],
     message:
       `A relative import must stay inside ${workspace}/: reach another workspace through its package name ` +

@@ -1,4 +1,14 @@
-/** What other workspaces may use of the control plane: its role start function and app builder. */
+/**
+ * What other workspaces may use of the control plane (DESIGN.md §1): its role start function and app builder,
+ * and what a harness needs to stand one up on its own database (bench/, tests of other workspaces).
+ */
 export { start, type RoleHandle } from './server.ts';
 export { buildApp, API_PREFIX, type AppDependencies } from './app.ts';
 export { loadConfig, type Config } from './config.ts';
+export { openDatabase, DEFAULT_POOL_SIZE, type Database, type Sql } from './db/database.ts';
+export { migrate } from './db/migrator.ts';
+export { newId } from './db/ids.ts';
+export { KeyStore } from './auth/key-store.ts';
+export { CUSTOMER_SCOPES, type Role, type Scope } from './auth/scopes.ts';
+export { provisionOrganisation, insertApiKey, type ProvisionedOrganisation } from './accounts/provisioning.ts';
+export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';

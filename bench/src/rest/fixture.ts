@@ -4,11 +4,11 @@
  * work (organisation, owner and members). `close()` drops the schema.
  */
 import { randomBytes } from 'node:crypto';
-import { openDatabase, type Database } from '../../../control-plane/src/db/database.ts';
-import { migrate } from '../../../control-plane/src/db/migrator.ts';
-import { newId } from '../../../control-plane/src/db/ids.ts';
-import { provisionOrganisation } from '../../../control-plane/src/accounts/provisioning.ts';
-import type { Role } from '../../../control-plane/src/auth/scopes.ts';
+import { openDatabase, type Database } from '@parley/control-plane';
+import { migrate } from '@parley/control-plane';
+import { newId } from '@parley/control-plane';
+import { provisionOrganisation } from '@parley/control-plane';
+import type { Role } from '@parley/control-plane';
 
 /** Members besides the owner: a small team, what a typical organisation has. */
 export const MEMBER_ROLES: readonly Role[] = ['ADMIN', 'EDITOR', 'EDITOR', 'VIEWER', 'VIEWER'];

@@ -9,7 +9,7 @@
  * which only the real app uses, competes for the same two cores, as it does on a small deployment.
  */
 import path from 'node:path';
-import { DEFAULT_POOL_SIZE } from '../../../control-plane/src/db/database.ts';
+import { DEFAULT_POOL_SIZE } from '@parley/control-plane';
 import { machineFacts } from '../machine.ts';
 import { runLoad } from '../http-load.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite, type SuiteContext, type ExitCode } from '../suite.ts';

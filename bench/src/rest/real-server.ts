@@ -5,9 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import { connectBus } from '@parley/engine/bus';
 import { buildApp } from '@parley/control-plane';
-import { KeyStore } from '../../../control-plane/src/auth/key-store.ts';
-import { openDatabase } from '../../../control-plane/src/db/database.ts';
-import { RATE_LIMIT_DEFAULTS } from '../../../control-plane/src/rate-limits.ts';
+import { KeyStore } from '@parley/control-plane';
+import { openDatabase } from '@parley/control-plane';
+import { RATE_LIMIT_DEFAULTS } from '@parley/control-plane';
 import type { RunningServer } from './baseline-server.ts';
 
 export async function startRealServer(spec: { databaseUrl: string; schema: string; natsUrl: string | undefined; poolSize: number }): Promise<RunningServer> {
