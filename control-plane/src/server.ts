@@ -37,6 +37,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
 
     const keys = new KeyStore(database.sql, bus, (error) => log.error({ err: error }, 'key store'));
     keys.listen();
+    closers.push(() => keys.close());
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
     closers.push(() => mailer.close());
     const outbox = new EmailOutboxJob(database.sql, mailer, log.child({ job: 'email-outbox' }));

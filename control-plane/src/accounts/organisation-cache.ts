@@ -6,6 +6,7 @@
  */
 import type { Bus, Subscription } from '@parley/engine/bus';
 import { subjects } from '@parley/engine/protocol';
+import { listenForBroadcasts } from '../bus/broadcasts.ts';
 import type { Sql } from '../db/database.ts';
 import type { OrganisationRecord } from './records.ts';
 import { loadOrganisation, presentOrganisation } from './repository.ts';
@@ -39,17 +40,8 @@ export class OrganisationCache {
 
   listen(): void {
     if (this.#subscription) return;
-    const subscription = this.#bus.subscribe(subjects.organisationChanged());
-    this.#subscription = subscription;
-    void (async () => {
-      for await (const message of subscription) {
-        try {
-          this.forget(message.json<{ organisationId: string }>().organisationId);
-        } catch (error) {
-          this.#onError(error);
-        }
-      }
-    })();
+    this.#subscription = listenForBroadcasts<{ organisationId: string }>(
+      this.#bus, subjects.organisationChanged(), (notice) => this.forget(notice.organisationId), this.#onError);
   }
 
   /** Stops listening for changes. */

@@ -3,8 +3,9 @@
  * member broadcasts `v1.auth.revoked`; every process drops the matching cache entries as the message arrives, so a
  * revocation bites everywhere at once. The cache's short time-to-live is the safety net for a lost broadcast.
  */
-import type { Bus } from '@parley/engine/bus';
+import type { Bus, Subscription } from '@parley/engine/bus';
 import { subjects } from '@parley/engine/protocol';
+import { listenForBroadcasts } from '../bus/broadcasts.ts';
 import type { Sql } from '../db/database.ts';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.ts';
 import type { Principal, Revocation } from './principal.ts';
@@ -49,7 +50,7 @@ export class KeyStore {
   readonly #bus: Bus;
   readonly #cache = new Map<string, CacheEntry>();
   readonly #onError: (error: unknown) => void;
-  #listening: Promise<void> | undefined;
+  #subscription: Subscription | undefined;
 
   constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void) {
     this.#sql = sql;
@@ -59,17 +60,14 @@ export class KeyStore {
 
   /** Starts listening for revocations from other processes. */
   listen(): void {
-    if (this.#listening) return;
-    const subscription = this.#bus.subscribe(subjects.authRevoked());
-    this.#listening = (async () => {
-      for await (const message of subscription) {
-        try {
-          this.forget(message.json<Revocation>());
-        } catch (error) {
-          this.#onError(error);
-        }
-      }
-    })();
+    if (this.#subscription) return;
+    this.#subscription = listenForBroadcasts<Revocation>(this.#bus, subjects.authRevoked(), (r) => this.forget(r), this.#onError);
+  }
+
+  /** Stops listening for revocations. */
+  close(): void {
+    this.#subscription?.unsubscribe();
+    this.#cache.clear();
   }
 
   /** The principal of a valid key value, or undefined for anything that must get a 401. */
