@@ -57,6 +57,8 @@ export interface AppDependencies {
   logger: Logger | false;
   /** Called when mail was queued, so the outbox sends it now. */
   onMailQueued?: () => void;
+  /** Lifetime of cached organisations without an announced change; default ORGANISATION_CACHE_TTL_MS. */
+  organisationCacheTtlMs?: number;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -88,7 +90,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   app.decorate('sql', deps.sql);
   app.decorate('bus', deps.bus);
-  const organisationCache = new OrganisationCache(deps.sql, deps.bus, (error) => app.log.error({ err: error }, 'organisation cache'));
+  const organisationCache = new OrganisationCache(deps.sql, deps.bus, (error) => app.log.error({ err: error }, 'organisation cache'), deps.organisationCacheTtlMs);
   organisationCache.listen();
   app.decorate('organisationCache', organisationCache);
   app.addHook('onClose', async () => organisationCache.close());

@@ -86,7 +86,7 @@ describe('parley start on embedded defaults', () => {
 });
 
 describe.runIf(Boolean(process.env.DATABASE_URL && process.env.NATS_URL))('parley start on real Postgres and NATS', () => {
-  it('uses the servers, and a CLI revocation reaches the running server over NATS at once', async () => {
+  it('uses the servers, and a key revoked by the CLI stops working on the running server', async () => {
     const schema = `t_start_${randomBytes(5).toString('hex')}`;
     const env = { DATABASE_URL: process.env.DATABASE_URL, NATS_URL: process.env.NATS_URL, PARLEY_DB_SCHEMA: schema, PARLEY_DATA_DIR: await tempDir() };
     try {
@@ -97,8 +97,8 @@ describe.runIf(Boolean(process.env.DATABASE_URL && process.env.NATS_URL))('parle
       const created = JSON.parse((await runCli(['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'n', '--json'], env)).stdout);
       expect((await me(server.url, created.apiKey)).status).toBe(200);
       expect((await runCli(['keys', 'revoke', created.id], env)).code).toBe(0);
-      // The broadcast, flushed to NATS before the CLI exits, lands well inside the cache's one-second lifetime.
-      await expect.poll(async () => (await me(server.url, created.apiKey)).status, { timeout: 500, interval: 20 }).toBe(401);
+      // Broadcast or cache expiry, whichever is first; key-revocation.test.ts proves the broadcast on its own.
+      await expect.poll(async () => (await me(server.url, created.apiKey)).status, { timeout: 1_500, interval: 20 }).toBe(401);
       expect(await stop(server)).toBe(0);
     } finally {
       const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema: 'public', dataDir: undefined, maxConnections: 1 });

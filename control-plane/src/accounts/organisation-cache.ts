@@ -30,12 +30,15 @@ export class OrganisationCache {
   /** Bumped on every change, so a load that started before a change never stores its stale result. */
   readonly #versions = new Map<string, number>();
   readonly #onError: (error: unknown) => void;
+  readonly #ttlMs: number;
   #subscription: Subscription | undefined;
 
-  constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void) {
+  /** @param ttlMs how long a copy is served without an announced change; default ORGANISATION_CACHE_TTL_MS */
+  constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void, ttlMs = ORGANISATION_CACHE_TTL_MS) {
     this.#sql = sql;
     this.#bus = bus;
     this.#onError = onError;
+    this.#ttlMs = ttlMs;
   }
 
   listen(): void {
@@ -92,6 +95,6 @@ export class OrganisationCache {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(organisationId, { record, expiresAt: Date.now() + ORGANISATION_CACHE_TTL_MS });
+    this.#entries.set(organisationId, { record, expiresAt: Date.now() + this.#ttlMs });
   }
 }

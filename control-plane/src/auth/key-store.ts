@@ -50,12 +50,15 @@ export class KeyStore {
   readonly #bus: Bus;
   readonly #cache = new Map<string, CacheEntry>();
   readonly #onError: (error: unknown) => void;
+  readonly #ttlMs: number;
   #subscription: Subscription | undefined;
 
-  constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void) {
+  /** @param ttlMs how long a resolved key is trusted without a revocation; default KEY_CACHE_TTL_MS */
+  constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void, ttlMs = KEY_CACHE_TTL_MS) {
     this.#sql = sql;
     this.#bus = bus;
     this.#onError = onError;
+    this.#ttlMs = ttlMs;
   }
 
   /** Starts listening for revocations from other processes. */
@@ -122,7 +125,7 @@ export class KeyStore {
     if (!role) return undefined;
     return {
       hash: row.key_hash,
-      expiresAt: Date.now() + KEY_CACHE_TTL_MS,
+      expiresAt: Date.now() + this.#ttlMs,
       lastUsedWrittenAt: row.last_used_at?.getTime() ?? 0,
       principal: {
         keyId: row.id,

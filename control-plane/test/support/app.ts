@@ -29,12 +29,14 @@ export interface TestAppOptions {
   db?: TestDatabase;
   /** Share another app's bus (it stays open when this app closes); by default each app connects its own. */
   bus?: Bus;
+  /** Cache lifetimes (keys and organisations); a long one proves a change arrived by broadcast, not by expiry. */
+  cacheTtlMs?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const bus = options.bus ?? (await createTestBus());
-  const keys = new KeyStore(db.sql, bus, (error) => { throw error; });
+  const keys = new KeyStore(db.sql, bus, (error) => { throw error; }, options.cacheTtlMs);
   keys.listen();
   const app = await buildApp({
     config: { publicUrl: PUBLIC_URL, rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits } },
@@ -42,6 +44,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     bus,
     keys,
     logger: false,
+    organisationCacheTtlMs: options.cacheTtlMs,
   });
   await app.ready();
   const stopHearingSeeds = onSeededChange((organisationId) => app.organisationCache.forget(organisationId));
