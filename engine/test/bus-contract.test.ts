@@ -4,7 +4,7 @@
  * can share one server.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryBus, NatsBus, SUBSCRIPTION_BUFFER_MESSAGES, type Bus, type BusMessage } from '../src/bus/index.ts';
+import { MemoryBus, namespacedBus, NatsBus, SUBSCRIPTION_BUFFER_MESSAGES, type Bus, type BusMessage } from '../src/bus/index.ts';
 import {
   drainAndRead,
   readAll,
@@ -275,6 +275,8 @@ function busContract(name: string, factory: BusFactory): void {
 }
 
 busContract('MemoryBus', () => Promise.resolve(new MemoryBus()));
+// A namespaced view must behave exactly like a bus of its own.
+busContract('namespaced MemoryBus', () => Promise.resolve(namespacedBus(new MemoryBus(), 'tenant.a')));
 
 const natsUrl = process.env.NATS_URL ?? '';
 const requireAll = process.env.PARLEY_REQUIRE_ALL === '1';
@@ -285,6 +287,7 @@ const natsSuiteName =
 
 describe.skipIf(natsUrl === '')(natsSuiteName, () => {
   busContract('NatsBus', () => NatsBus.connect(natsUrl, { name: 'parley-bus-contract' }));
+  busContract('namespaced NatsBus', async () => namespacedBus(await NatsBus.connect(natsUrl, { name: 'parley-bus-contract' }), 'tenant.b'));
 });
 
 // Under PARLEY_REQUIRE_ALL=1 a missing server is a failure, not a quiet skip.

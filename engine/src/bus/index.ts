@@ -11,6 +11,7 @@ export { BUS_ERROR_CODES, BusError, isBusError, type BusErrorCode } from './erro
 export { SUBSCRIPTION_BUFFER_MESSAGES } from './buffered-subscription.ts';
 export { MEMORY_BUS_MAX_PAYLOAD_BYTES, MemoryBus } from './memory-bus.ts';
 export { NATS_CONNECT_TIMEOUT_MS, NatsBus, type NatsBusOptions } from './nats-bus.ts';
+export { namespacedBus } from './namespaced-bus.ts';
 
 /**
  * The bus for this process: NATS when `natsUrl` is given (scale-out, NATS_URL), otherwise a new in-process bus

@@ -1,3 +1,6 @@
-/** The wire contract (engine/package.json `exports` "./protocol"): subjects and queue groups of DESIGN.md §4. */
+/** The wire contract (engine/package.json `exports` "./protocol"): subjects, queue groups and message formats. */
 export { queues, subjects, WORKER_KINDS, type QueueGroup, type WorkerKind } from './subjects.ts';
 export { InvalidSubjectTokenError, MAX_SUBJECT_TOKEN_LENGTH, subjectToken } from './subject-token.ts';
+export * from './audio-frame.ts';
+export { messageCodec, ProtocolError, type MessageCodec } from './message-codec.ts';
+export * from './worker-streams.ts';
