@@ -4,3 +4,4 @@ export { InvalidSubjectTokenError, MAX_SUBJECT_TOKEN_LENGTH, subjectToken } from
 export * from './audio-frame.ts';
 export { messageCodec, ProtocolError, type MessageCodec } from './message-codec.ts';
 export * from './worker-streams.ts';
+export * from './call.ts';
