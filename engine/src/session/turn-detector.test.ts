@@ -61,7 +61,7 @@ describe('turn detector', () => {
     const detector = new TurnDetector({ minSpeechMs: 200, endpointingMs: 600, maxSilenceMs: 1500 });
     expect(feed(detector, true, 10)).toEqual([{ type: 'speech_started', atMs: 200 }]);
     feed(detector, true, 40);
-    expect(feed(detector, false, 74)).toEqual([]);
+    expect(feed(detector, false, 74)).toEqual([{ type: 'paused', atMs: 1600 }]);
     expect(feed(detector, false, 1)).toEqual([{ type: 'turn_ended', atMs: 2500, speechEndedAtMs: 1000 }]);
   });
 
@@ -71,6 +71,14 @@ describe('turn detector', () => {
     detector.finalTranscript();
     const events = feed(detector, false, 30);
     expect(events).toEqual([{ type: 'turn_ended', atMs: 1600, speechEndedAtMs: 1000 }]);
+  });
+
+  it('ends the turn when a batch recogniser delivers its words after the pause', () => {
+    const detector = new TurnDetector({ minSpeechMs: 200, endpointingMs: 600, maxSilenceMs: 1500 });
+    feed(detector, true, 50);
+    expect(feed(detector, false, 30)).toEqual([{ type: 'paused', atMs: 1600 }]);
+    expect(detector.finalTranscript()).toEqual({ type: 'turn_ended', atMs: 1600, speechEndedAtMs: 1000 });
+    expect(detector.speaking).toBe(false);
   });
 
   it('keeps one turn through a short pause', () => {

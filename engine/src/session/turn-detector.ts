@@ -17,7 +17,11 @@ export interface TurnSettings {
 /** Defaults tuned for phone calls: 200 ms rejects clicks and breaths; 600 ms of silence is a finished sentence. */
 export const DEFAULT_TURN_SETTINGS: TurnSettings = { minSpeechMs: 200, endpointingMs: 600, maxSilenceMs: 1_500 };
 
-export type TurnEvent = { type: 'speech_started'; atMs: number } | { type: 'turn_ended'; atMs: number; speechEndedAtMs: number };
+export type TurnEvent =
+  | { type: 'speech_started'; atMs: number }
+  /** Endpointing silence passed with no settled words yet: batch recognisers should transcribe now. */
+  | { type: 'paused'; atMs: number }
+  | { type: 'turn_ended'; atMs: number; speechEndedAtMs: number };
 
 export class TurnDetector {
   readonly #settings: TurnSettings;
@@ -25,6 +29,7 @@ export class TurnDetector {
   #silenceMs = 0;
   #speaking = false;
   #finalSeen = false;
+  #paused = false;
   #clockMs = 0;
   #lastVoicedAtMs = 0;
 
@@ -43,6 +48,7 @@ export class TurnDetector {
       this.#voicedMs += FRAME_MS;
       this.#silenceMs = 0;
       this.#lastVoicedAtMs = this.#clockMs;
+      this.#paused = false;
       if (!this.#speaking && this.#voicedMs >= this.#settings.minSpeechMs) {
         this.#speaking = true;
         this.#finalSeen = false;
@@ -56,18 +62,30 @@ export class TurnDetector {
       if (this.#silenceMs >= this.#settings.minSpeechMs) this.#voicedMs = 0;
       return undefined;
     }
-    const limit = this.#finalSeen ? this.#settings.endpointingMs : this.#settings.maxSilenceMs;
-    if (this.#silenceMs >= limit) {
-      this.#speaking = false;
-      this.#voicedMs = 0;
-      return { type: 'turn_ended', atMs: this.#clockMs, speechEndedAtMs: this.#lastVoicedAtMs };
+    if (this.#finalSeen && this.#silenceMs >= this.#settings.endpointingMs) return this.#end();
+    if (this.#silenceMs >= this.#settings.maxSilenceMs) return this.#end();
+    if (!this.#paused && this.#silenceMs >= this.#settings.endpointingMs) {
+      this.#paused = true;
+      return { type: 'paused', atMs: this.#clockMs };
     }
     return undefined;
   }
 
-  /** The recogniser settled words of the current turn. */
-  finalTranscript(): void {
-    if (this.#speaking) this.#finalSeen = true;
+  /**
+   * The recogniser settled words of the current turn. After a pause (the words came once asked for) the turn
+   * ends now; during speech it ends at the endpointing silence.
+   */
+  finalTranscript(): TurnEvent | undefined {
+    if (!this.#speaking) return undefined;
+    this.#finalSeen = true;
+    return this.#paused ? this.#end() : undefined;
+  }
+
+  #end(): TurnEvent {
+    this.#speaking = false;
+    this.#paused = false;
+    this.#voicedMs = 0;
+    return { type: 'turn_ended', atMs: this.#clockMs, speechEndedAtMs: this.#lastVoicedAtMs };
   }
 
   /** Milliseconds of audio fed so far. */

@@ -1,0 +1,184 @@
+/**
+ * One agent reply: the LLM streams tokens, complete clauses go to TTS as soon as they are whole (several
+ * synthesising at once), and their audio is queued for the pacing clock strictly in order. Tool calls run between
+ * LLM rounds. Aborting the signal (barge-in, hang-up) cancels the LLM request, every TTS request and the tools.
+ */
+import { Framer } from '../audio/framer.ts';
+import { ClauseChunker } from '../agent/clause-chunker.ts';
+import { callWebhookTool, toolDefinition, type WebhookTool } from '../agent/webhook-tool.ts';
+import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
+import type { LlmClient } from '../workers/client/llm-client.ts';
+import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
+import type { OutboundAudio } from './outbound-audio.ts';
+
+/** LLM rounds one reply may take (each tool result starts another): a loop of tools is cut off here. */
+export const MAX_TOOL_ROUNDS = 4;
+
+export const END_CALL_TOOL: ToolDefinition = {
+  name: 'end_call',
+  description: 'Hang up the call. Use it once the conversation is complete or the caller asks to end it; say goodbye first.',
+  parameters: { type: 'object', properties: { reason: { type: 'string', description: 'Why the call ends' } } },
+};
+
+export interface SpokenClause {
+  tag: string;
+  /** The LLM round the clause was written in. */
+  round: number;
+  text: string;
+  /** Frames queued for this clause so far. */
+  frames: number;
+}
+
+export interface ToolRecord {
+  name: string;
+  arguments: string;
+  ok: boolean;
+  result: string;
+  durationMs: number;
+  atMs: number;
+}
+
+export interface TurnTimings {
+  /** performance.now() at these moments. */
+  llmSentAt?: number;
+  firstTokenAt?: number;
+  firstClauseAt?: number;
+  firstAudioAt?: number;
+}
+
+export interface TurnRound {
+  /** What the model wrote in this round, with the tool calls it made. */
+  assistant: ChatMessage & { role: 'assistant' };
+  /** The results of those tool calls. */
+  toolResults: ChatMessage[];
+}
+
+export interface AgentTurnResult {
+  clauses: SpokenClause[];
+  /** The LLM rounds, for the conversation (the session trims each round's text to what was played). */
+  rounds: TurnRound[];
+  tools: ToolRecord[];
+  endCall: boolean;
+  timings: TurnTimings;
+}
+
+export interface AgentTurnInput {
+  turn: number;
+  messages: readonly ChatMessage[];
+  tools: readonly WebhookTool[];
+  llm: LlmClient;
+  tts: TtsClient;
+  voice: SayOptions;
+  outbound: OutboundAudio;
+  signal: AbortSignal;
+  /** Milliseconds since the call started, for tool event times. */
+  now: () => number;
+}
+
+export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
+  const result: AgentTurnResult = { clauses: [], rounds: [], tools: [], endCall: false, timings: {} };
+  const speaker = new ClauseSpeaker(input, result);
+  const definitions = [...input.tools.map(toolDefinition), END_CALL_TOOL];
+  const messages = [...input.messages];
+  for (let round = 0; round < MAX_TOOL_ROUNDS && !input.signal.aborted; round += 1) {
+    const chunker = new ClauseChunker();
+    const calls: ToolCall[] = [];
+    let text = '';
+    result.timings.llmSentAt ??= performance.now();
+    for await (const event of input.llm.turn({ messages, tools: definitions }, input.signal)) {
+      if (event.type === 'token') {
+        result.timings.firstTokenAt ??= performance.now();
+        text += event.text;
+        for (const clause of chunker.push(event.text)) speaker.say(clause, round);
+      } else if (event.type === 'tool_call') {
+        calls.push(event.call);
+      }
+    }
+    for (const clause of chunker.flush()) speaker.say(clause, round);
+    const assistant = { role: 'assistant' as const, content: text.trim(), ...(calls.length && { toolCalls: calls }) };
+    const thisRound: TurnRound = { assistant, toolResults: [] };
+    result.rounds.push(thisRound);
+    messages.push(assistant);
+    if (calls.length === 0 || input.signal.aborted) break;
+    for (const call of calls) {
+      const content = await runTool(call, input, result);
+      const toolMessage: ChatMessage = { role: 'tool', toolCallId: call.id, content };
+      messages.push(toolMessage);
+      thisRound.toolResults.push(toolMessage);
+    }
+    // end_call ends the reply once what was said so far has been synthesised; the model gets no further round.
+    if (result.endCall) break;
+  }
+  await speaker.finished();
+  return result;
+}
+
+async function runTool(call: ToolCall, input: AgentTurnInput, result: AgentTurnResult): Promise<string> {
+  const atMs = input.now();
+  if (call.name === END_CALL_TOOL.name) {
+    result.endCall = true;
+    result.tools.push({ name: call.name, arguments: call.arguments, ok: true, result: 'ending the call', durationMs: 0, atMs });
+    return 'The call will end after your last words.';
+  }
+  const tool = input.tools.find((t) => t.key === call.name);
+  if (!tool) {
+    result.tools.push({ name: call.name, arguments: call.arguments, ok: false, result: 'unknown tool', durationMs: 0, atMs });
+    return `There is no tool named ${call.name}.`;
+  }
+  const outcome = await callWebhookTool(tool, call.arguments, input.signal);
+  result.tools.push({ name: call.name, arguments: call.arguments, ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
+  return outcome.content;
+}
+
+/**
+ * Synthesises clauses concurrently and queues their audio in order. Each clause is followed by a mark named after
+ * its tag, so the session learns when it has been heard.
+ */
+class ClauseSpeaker {
+  readonly #input: AgentTurnInput;
+  readonly #result: AgentTurnResult;
+  #chain: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  constructor(input: AgentTurnInput, result: AgentTurnResult) {
+    this.#input = input;
+    this.#result = result;
+  }
+
+  say(text: string, round: number): void {
+    if (this.#input.signal.aborted) return;
+    const clause: SpokenClause = { tag: `t${this.#input.turn}c${this.#result.clauses.length}`, round, text, frames: 0 };
+    this.#result.clauses.push(clause);
+    this.#result.timings.firstClauseAt ??= performance.now();
+    // Synthesis starts now; playback waits for the clause before it.
+    const audio = this.#input.tts.say(text, this.#input.voice, this.#input.signal);
+    const previous = this.#chain;
+    this.#chain = (async () => {
+      await previous;
+      if (this.#failure !== undefined) return;
+      const framer = new Framer();
+      try {
+        for await (const piece of audio) {
+          if (this.#input.signal.aborted) return;
+          for (const frame of framer.push(piece)) this.#queue(clause, frame);
+        }
+        const tail = framer.flush();
+        if (tail && !this.#input.signal.aborted) this.#queue(clause, tail);
+        if (!this.#input.signal.aborted) this.#input.outbound.mark(clause.tag);
+      } catch (error) {
+        if (!this.#input.signal.aborted) this.#failure = error;
+      }
+    })();
+  }
+
+  async finished(): Promise<void> {
+    await this.#chain;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #queue(clause: SpokenClause, frame: Int16Array): void {
+    this.#result.timings.firstAudioAt ??= performance.now();
+    clause.frames += 1;
+    this.#input.outbound.enqueue(frame, clause.tag);
+  }
+}

@@ -1,0 +1,434 @@
+/**
+ * One call (DESIGN.md §3): it owns its transport's audio, its worker streams, its outbound queue and its timers,
+ * and closes them all once. States: connecting → greeting → listening ⇄ thinking ⇄ speaking → ending → ended.
+ *
+ * Inbound: every caller frame goes to the VAD, the turn detector and the STT stream. At the end of a turn the
+ * agent replies (agent-turn.ts). Caller speech over the agent — past the minimum, not a backchannel, not the
+ * agent's own echo — stops the agent at once: the outbound queue and the far end's buffer are cleared, the
+ * turn's LLM and TTS requests are cancelled, and the conversation keeps only what the caller heard.
+ */
+import { fillTemplate } from '../agent/template.ts';
+import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import type { WebhookTool } from '../agent/webhook-tool.ts';
+import type { Bus } from '../bus/index.ts';
+import { callCodecs, subjects, type CallEvent, type CallSpec, type CallState } from '../protocol/index.ts';
+import type { ChatMessage } from '../providers/llm-provider.ts';
+import type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
+import type { LlmClient } from '../workers/client/llm-client.ts';
+import type { SttClient } from '../workers/client/stt-client.ts';
+import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
+import { runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
+import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
+import { EnergyVad } from './energy-vad.ts';
+import { LatencyTracker } from './latency-tracker.ts';
+import { OutboundAudio } from './outbound-audio.ts';
+import { playedText } from './played-text.ts';
+import { SpeechPlayer } from './speech-player.ts';
+import { TurnDetector, type TurnEvent } from './turn-detector.ts';
+import { soundsLikeVoicemail, VOICEMAIL_LISTEN_MS } from './voicemail-detector.ts';
+
+/** A process-wide 20 ms clock: a call attaches its outbound tick and detaches when it ends. */
+export interface FrameClock {
+  attach(tick: () => void): () => void;
+}
+
+export interface SessionDependencies {
+  bus: Bus;
+  transport: MediaTransport;
+  clock: FrameClock;
+  stt: SttClient;
+  tts: TtsClient;
+  /** Undefined when no language model is configured: the agent greets, then says so. */
+  llm: LlmClient | undefined;
+  log?: (event: string, detail?: object) => void;
+}
+
+/** The agent line being spoken now: a reply to a turn, or a fixed line (greeting, nudge). */
+interface ReplyInProgress {
+  turn: number;
+  abort: AbortController;
+  result?: AgentTurnResult;
+  /** What the agent is saying, to tell its echo from the caller. */
+  text: string;
+}
+
+export interface CallSummary {
+  reason: string;
+  outcome: string;
+  durationMs: number;
+  transcript: { speaker: 'user' | 'assistant'; text: string }[];
+}
+
+/** What an agent with no language model says after the caller's first words. */
+export const NO_LLM_MESSAGE = 'I am sorry, no language model is configured for me yet, so I cannot answer. Goodbye.';
+/** Said when the caller has been silent for half the inactivity limit. */
+export const NUDGE_MESSAGE = 'Are you still there?';
+/** Longest wait for a batch recogniser's words after the caller paused, ms. */
+const FINAL_WAIT_MS = 3_000;
+/** Longest a closing message may take to play before hanging up anyway, ms. */
+const CLOSING_TIMEOUT_MS = 15_000;
+/** How often the inactivity and duration limits are checked, ms. */
+const LIMIT_CHECK_INTERVAL_MS = 250;
+
+export class CallSession {
+  readonly #spec: CallSpec;
+  readonly #deps: SessionDependencies;
+  readonly #startedAt = performance.now();
+  readonly #abort = new AbortController();
+  readonly #outbound: OutboundAudio;
+  readonly #player: SpeechPlayer;
+  readonly #vad = new EnergyVad();
+  readonly #turns: TurnDetector;
+  readonly #latency = new LatencyTracker();
+  readonly #conversation: ChatMessage[];
+  readonly #transcript: CallSummary['transcript'] = [];
+  readonly #tools: WebhookTool[];
+  readonly #voice: SayOptions;
+  #state: CallState = 'connecting';
+  #detachClock: (() => void) | undefined;
+  #limitTimer: NodeJS.Timeout | undefined;
+  #reply: ReplyInProgress | undefined;
+  #replying: Promise<void> = Promise.resolve();
+  #userText = '';
+  #userStartedAt = 0;
+  #finalAt: number | undefined;
+  #lastVoicedAt = 0;
+  #voicedWhileAgentSpoke = 0;
+  #lastActivityAt = performance.now();
+  #nudged = false;
+  #turnCount = 0;
+  #told = false;
+  #ending: Promise<CallSummary> | undefined;
+  #resolveEnded!: (summary: CallSummary) => void;
+  readonly ended: Promise<CallSummary>;
+
+  constructor(spec: CallSpec, deps: SessionDependencies) {
+    this.#spec = spec;
+    this.#deps = deps;
+    this.#turns = new TurnDetector(spec.agent.turn ?? {});
+    this.#tools = spec.agent.functionTools as WebhookTool[];
+    this.#voice = { voiceId: spec.agent.voiceId ?? undefined, speed: spec.agent.voiceSpeed, language: spec.agent.language };
+    this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
+    this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
+    this.#outbound = new OutboundAudio(deps.transport, {
+      frameSent: (tag) => this.#frameSent(tag),
+      markReached: (name) => this.#player.markReached(name),
+      drained: () => this.#drained(),
+    });
+    this.#player = new SpeechPlayer(this.#outbound, deps.tts, this.#voice, this.#abort.signal);
+  }
+
+  get state(): CallState {
+    return this.#state;
+  }
+
+  /** Runs the call until it ends; resolves with its summary. */
+  async run(): Promise<CallSummary> {
+    this.#setState('connecting');
+    this.#detachClock = this.#deps.clock.attach(() => this.#outbound.tick());
+    this.#limitTimer = setInterval(() => this.#checkLimits(), LIMIT_CHECK_INTERVAL_MS);
+    void this.#readTransport();
+    void this.#readTranscripts();
+    this.#latency.answered(performance.now());
+    const greeting = this.#spec.agent.greetingMessage ? fillTemplate(this.#spec.agent.greetingMessage, this.#spec.variables) : '';
+    if (greeting) {
+      this.#setState('greeting');
+      this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
+      this.#replying = this.#player.say(greeting, 'greeting', this.#reply.abort.signal).then(() => {
+        this.#addAssistant(greeting, false);
+      }, (error: unknown) => this.#fail(error));
+    } else {
+      this.#setState('listening');
+    }
+    return this.ended;
+  }
+
+  /** Ends the call: says the closing message when `polite`, hangs up, publishes the end. Idempotent. */
+  end(reason: string, outcome = 'completed', polite = true): Promise<CallSummary> {
+    this.#ending ??= this.#finish(reason, outcome, polite);
+    return this.#ending;
+  }
+
+  // ---- inbound ------------------------------------------------------------------------------------------------
+
+  async #readTransport(): Promise<void> {
+    try {
+      for await (const event of this.#deps.transport.events) this.#onTransport(event);
+    } catch (error) {
+      this.#log('transport failed', { error: String(error) });
+    }
+    void this.end('caller_hangup', 'completed', false);
+  }
+
+  #onTransport(event: TransportEvent): void {
+    switch (event.type) {
+      case 'audio':
+        return this.#onAudio(event.samples);
+      case 'dtmf':
+        this.#publish({ type: 'dtmf', digit: event.digit, atMs: this.#now() });
+        this.#lastActivityAt = performance.now();
+        this.#userText += `${this.#userText ? ' ' : ''}[The caller pressed ${event.digit}]`;
+        return this.#userTurnEnded(undefined);
+      case 'mark':
+        return; // marks of the far end's playback; ours are reported by the outbound queue
+      case 'answered_by':
+        if (event.who === 'machine') void this.#voicemail();
+        return;
+      case 'hangup':
+        void this.end('caller_hangup', 'completed', false);
+    }
+  }
+
+  #onAudio(samples: Int16Array): void {
+    if (this.#state === 'ending' || this.#state === 'ended') return;
+    this.#deps.stt.push(samples);
+    const { speech } = this.#vad.classify(samples);
+    const agentSpeaking = this.#outbound.queuedFrames > 0;
+    if (speech) {
+      this.#lastVoicedAt = performance.now();
+      this.#lastActivityAt = this.#lastVoicedAt;
+      this.#nudged = false;
+      this.#voicedWhileAgentSpoke = agentSpeaking ? this.#voicedWhileAgentSpoke + 20 : 0;
+      // Without words yet, long enough speech still takes the floor — unless the line echoes the agent back.
+      if (agentSpeaking && !this.#deps.transport.echoes && this.#voicedWhileAgentSpoke >= BARGE_IN_WITHOUT_WORDS_MS) this.#interrupt();
+    }
+    const event = this.#turns.frame(speech);
+    if (event) this.#onTurnEvent(event);
+  }
+
+  #onTurnEvent(event: TurnEvent): void {
+    if (event.type === 'speech_started') {
+      this.#userStartedAt = this.#now() - 200;
+    } else if (event.type === 'paused') {
+      this.#deps.stt.endOfUtterance();
+    } else {
+      this.#deps.stt.endOfUtterance();
+      this.#userTurnEnded(event);
+    }
+  }
+
+  async #readTranscripts(): Promise<void> {
+    try {
+      for await (const event of this.#deps.stt.events) {
+        if (event.type === 'partial') {
+          if (this.#outbound.queuedFrames > 0 && interrupts(event.text, this.#reply?.text ?? '', this.#deps.transport.echoes)) this.#interrupt();
+          continue;
+        }
+        if (this.#outbound.queuedFrames > 0) {
+          if (!interrupts(event.text, this.#reply?.text ?? '', this.#deps.transport.echoes)) continue;
+          this.#interrupt();
+        }
+        this.#userText += `${this.#userText ? ' ' : ''}${event.text}`;
+        this.#finalAt = performance.now();
+        if (this.#now() < VOICEMAIL_LISTEN_MS && this.#spec.direction === 'OUTBOUND' && soundsLikeVoicemail(this.#userText)) {
+          void this.#voicemail();
+          continue;
+        }
+        const ended = this.#turns.finalTranscript();
+        if (ended) this.#userTurnEnded(ended);
+      }
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #userTurnEnded(event: TurnEvent | undefined): void {
+    const text = this.#userText.trim();
+    if (!text && event?.type === 'turn_ended' && this.#finalAt === undefined) {
+      // A batch recogniser may still be working on the words: give it a moment before giving up on the turn.
+      setTimeout(() => { if (this.#userText.trim()) this.#userTurnEnded(undefined); }, FINAL_WAIT_MS).unref();
+      return;
+    }
+    this.#userText = '';
+    if (!text || this.#ending) return;
+    const turn = ++this.#turnCount;
+    const now = performance.now();
+    this.#latency.turnEnded(turn, this.#lastVoicedAt || now, now, this.#finalAt);
+    this.#finalAt = undefined;
+    this.#record('user', text, this.#userStartedAt, this.#now());
+    this.#conversation.push({ role: 'user', content: text });
+    const previous = this.#replying;
+    this.#replying = previous.then(() => this.#respond(turn));
+  }
+
+  // ---- replies ------------------------------------------------------------------------------------------------
+
+  async #respond(turn: number): Promise<void> {
+    if (this.#ending) return;
+    if (!this.#deps.llm) {
+      if (this.#told) return;
+      this.#told = true;
+      this.#reply = { turn, abort: new AbortController(), text: NO_LLM_MESSAGE };
+      await this.#player.say(NO_LLM_MESSAGE, `t${turn}`, this.#reply.abort.signal);
+      this.#addAssistant(NO_LLM_MESSAGE, false);
+      await this.end('no_language_model', 'failed', false);
+      return;
+    }
+    const abort = new AbortController();
+    const reply: ReplyInProgress = { turn, abort, text: '' };
+    this.#reply = reply;
+    this.#setState('thinking');
+    try {
+      const result = await runAgentTurn({
+        turn,
+        messages: this.#conversation,
+        tools: this.#tools,
+        llm: this.#deps.llm,
+        tts: this.#deps.tts,
+        voice: this.#voice,
+        outbound: this.#outbound,
+        signal: AbortSignal.any([abort.signal, this.#abort.signal]),
+        now: () => this.#now(),
+      });
+      reply.result = result;
+      reply.text = result.clauses.map((c) => c.text).join(' ');
+      this.#latency.replyTimings(turn, result.timings);
+      for (const tool of result.tools) this.#publish({ type: 'tool_call', ...tool });
+      if (abort.signal.aborted) return; // the interruption already wrote what was heard
+      for (const round of result.rounds) this.#conversation.push(round.assistant, ...round.toolResults);
+      this.#record('assistant', reply.text, this.#now(), this.#now());
+      if (result.endCall) {
+        await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+        await this.end('agent_ended', 'completed', false);
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) this.#fail(error);
+    }
+  }
+
+  /** Caller speech took the floor: stop the agent now and keep only what was heard. */
+  #interrupt(): void {
+    const reply = this.#reply;
+    if (!reply || reply.abort.signal.aborted) return;
+    reply.abort.abort();
+    this.#outbound.clear();
+    this.#voicedWhileAgentSpoke = 0;
+    this.#setState('listening');
+    const clauses = reply.result?.clauses ?? this.#player.clausesOf(reply.turn);
+    const heard = playedText(clauses, (tag) => this.#player.playedFrames(tag));
+    this.#log('barge-in', { turn: reply.turn, heard });
+    if (reply.result) {
+      for (const round of reply.result.rounds) {
+        const roundText = playedText(reply.result.clauses.filter((c) => c.round === reply.result!.rounds.indexOf(round)), (tag) => this.#player.playedFrames(tag));
+        this.#conversation.push({ ...round.assistant, content: roundText }, ...round.toolResults);
+      }
+    } else if (heard) {
+      this.#conversation.push({ role: 'assistant', content: heard });
+    }
+    if (heard) this.#record('assistant', heard, this.#now(), this.#now(), true);
+  }
+
+  #frameSent(tag: string): void {
+    this.#player.frameSent(tag);
+    const at = performance.now();
+    if (tag === 'greeting') this.#latency.greetingPlayed(at);
+    else if (this.#reply && tag.startsWith(`t${this.#reply.turn}`)) this.#latency.firstFrame(this.#reply.turn, at);
+    if (this.#state !== 'speaking' && this.#state !== 'greeting' && this.#state !== 'ending') this.#setState('speaking');
+  }
+
+  #drained(): void {
+    this.#player.drained();
+    this.#lastActivityAt = performance.now();
+    if (this.#state === 'speaking' || this.#state === 'greeting') this.#setState('listening');
+  }
+
+  // ---- limits, voicemail, end ---------------------------------------------------------------------------------
+
+  #checkLimits(): void {
+    if (this.#ending) return;
+    if (this.#now() >= this.#spec.limits.maxDurationMs) {
+      void this.end('max_duration');
+      return;
+    }
+    if (this.#state !== 'listening' || this.#turns.speaking) return;
+    const silentFor = performance.now() - this.#lastActivityAt;
+    if (silentFor >= this.#spec.limits.inactivityMs) {
+      void this.end('inactivity', 'completed');
+    } else if (!this.#nudged && silentFor >= this.#spec.limits.inactivityMs / 2) {
+      this.#nudged = true;
+      this.#reply = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
+      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, this.#reply.abort.signal);
+    }
+  }
+
+  async #voicemail(): Promise<void> {
+    if (this.#ending) return;
+    this.#reply?.abort.abort();
+    this.#outbound.clear();
+    const message = this.#spec.agent.voicemailMessage ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables) : '';
+    this.#ending = (async () => {
+      if (message) {
+        await this.#player.say(message, 'voicemail', this.#abort.signal).catch(() => {});
+        this.#addAssistant(message, false);
+        await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+      }
+      return this.#hangUp('voicemail', 'voicemail');
+    })();
+    await this.#ending;
+  }
+
+  async #finish(reason: string, outcome: string, polite: boolean): Promise<CallSummary> {
+    this.#reply?.abort.abort();
+    const closing = polite && this.#spec.agent.closingMessage ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables) : '';
+    this.#setState('ending');
+    if (closing) {
+      this.#outbound.clear();
+      await this.#player.say(closing, 'closing', this.#abort.signal).catch(() => {});
+      this.#addAssistant(closing, false);
+      await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+    }
+    return this.#hangUp(reason, outcome);
+  }
+
+  #hangUp(reason: string, outcome: string): CallSummary {
+    this.#abort.abort();
+    clearInterval(this.#limitTimer);
+    this.#detachClock?.();
+    this.#deps.transport.hangup(reason);
+    this.#deps.stt.close();
+    this.#deps.tts.close();
+    this.#deps.llm?.close();
+    const durationMs = Math.round(this.#now());
+    this.#setState('ended');
+    this.#publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
+    const summary = { reason, outcome, durationMs, transcript: [...this.#transcript] };
+    this.#resolveEnded(summary);
+    return summary;
+  }
+
+  #fail(error: unknown): void {
+    this.#log('call failed', { error: String(error) });
+    void this.end('error', 'failed', false);
+  }
+
+  // ---- bookkeeping --------------------------------------------------------------------------------------------
+
+  #addAssistant(text: string, interrupted: boolean): void {
+    this.#conversation.push({ role: 'assistant', content: text });
+    this.#record('assistant', text, this.#now(), this.#now(), interrupted);
+  }
+
+  #record(speaker: 'user' | 'assistant', text: string, startMs: number, endMs: number, interrupted = false): void {
+    if (!text) return;
+    this.#transcript.push({ speaker, text });
+    this.#publish({ type: 'transcript', speaker, text, startMs: Math.round(startMs), endMs: Math.round(endMs), ...(interrupted && { interrupted }) });
+  }
+
+  #setState(state: CallState): void {
+    if (this.#state === state || this.#state === 'ended') return;
+    this.#state = state;
+    this.#publish({ type: 'state', state, atMs: Math.round(this.#now()) });
+  }
+
+  #publish(event: CallEvent): void {
+    this.#deps.bus.publish(subjects.callEvents(this.#spec.callId), callCodecs.event.encode(event));
+  }
+
+  #now(): number {
+    return performance.now() - this.#startedAt;
+  }
+
+  #log(event: string, detail?: object): void {
+    this.#deps.log?.(event, { callId: this.#spec.callId, ...detail });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Speaks fixed lines (greeting, closing, nudges, voicemail) through the call's TTS stream, and keeps the playback
+ * bookkeeping every spoken line shares: frames played per tag, marks reached, and waiting for the queue to empty.
+ */
+import { Framer } from '../audio/framer.ts';
+import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
+import type { OutboundAudio } from './outbound-audio.ts';
+import type { ClauseAudio } from './played-text.ts';
+
+export class SpeechPlayer {
+  readonly #outbound: OutboundAudio;
+  readonly #tts: TtsClient;
+  readonly #voice: SayOptions;
+  readonly #callSignal: AbortSignal;
+  readonly #played = new Map<string, number>();
+  readonly #lines = new Map<string, ClauseAudio>();
+  readonly #drainWaiters: (() => void)[] = [];
+
+  constructor(outbound: OutboundAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
+    this.#outbound = outbound;
+    this.#tts = tts;
+    this.#voice = voice;
+    this.#callSignal = callSignal;
+  }
+
+  /** Synthesises `text` and queues it under `tag`; resolves once all of it is queued (not yet heard). */
+  async say(text: string, tag: string, signal: AbortSignal): Promise<void> {
+    const line: ClauseAudio = { tag, text, frames: 0 };
+    this.#lines.set(tag, line);
+    const framer = new Framer();
+    const stop = AbortSignal.any([signal, this.#callSignal]);
+    for await (const piece of this.#tts.say(text, this.#voice, stop)) {
+      if (stop.aborted) return;
+      for (const frame of framer.push(piece)) this.#queue(line, frame);
+    }
+    const tail = framer.flush();
+    if (tail && !stop.aborted) this.#queue(line, tail);
+    if (!stop.aborted) this.#outbound.mark(tag);
+  }
+
+  /** The fixed lines spoken for a turn (its nudge or no-LLM line), for played-text trimming. */
+  clausesOf(turn: number): ClauseAudio[] {
+    return [...this.#lines.values()].filter((line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`);
+  }
+
+  playedFrames(tag: string): number {
+    return this.#played.get(tag) ?? 0;
+  }
+
+  frameSent(tag: string): void {
+    this.#played.set(tag, (this.#played.get(tag) ?? 0) + 1);
+  }
+
+  markReached(_name: string): void {
+    // Marks confirm whole clauses; frame counts already tell how much of each was played.
+  }
+
+  drained(): void {
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
+  }
+
+  /** Resolves when nothing is left to play, or after `timeoutMs`. */
+  whenDrained(timeoutMs: number): Promise<void> {
+    if (this.#outbound.queuedFrames === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.#drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  #queue(line: ClauseAudio, frame: Int16Array): void {
+    line.frames += 1;
+    this.#outbound.enqueue(frame, line.tag);
+  }
+}
