@@ -4,11 +4,12 @@
  * a second Ctrl-C exits at once.
  */
 import { parseCommand, usage } from './options.ts';
+import { engineAudioSuite } from './engine-audio/index.ts';
 import { restSuite } from './rest/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. Later issues add engine, calls, … */
-const SUITES: readonly Suite[] = [restSuite];
+const SUITES: readonly Suite[] = [restSuite, engineAudioSuite];
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCommand(argv, SUITES);

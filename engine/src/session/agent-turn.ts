@@ -75,8 +75,15 @@ export interface AgentTurnInput {
   now: () => number;
 }
 
-export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
-  const result: AgentTurnResult = { clauses: [], rounds: [], tools: [], endCall: false, timings: {} };
+export function emptyTurnResult(): AgentTurnResult {
+  return { clauses: [], rounds: [], tools: [], endCall: false, timings: {} };
+}
+
+/**
+ * Runs the reply, filling `result` as it goes (clauses appear as they are written, so an interruption can see
+ * what was said so far); resolves when everything is queued or the signal aborted.
+ */
+export async function runAgentTurn(input: AgentTurnInput, result: AgentTurnResult = emptyTurnResult()): Promise<AgentTurnResult> {
   const speaker = new ClauseSpeaker(input, result);
   const definitions = [...input.tools.map(toolDefinition), END_CALL_TOOL];
   const messages = [...input.messages];
@@ -160,10 +167,10 @@ class ClauseSpeaker {
       try {
         for await (const piece of audio) {
           if (this.#input.signal.aborted) return;
-          for (const frame of framer.push(piece)) this.#queue(clause, frame);
+          for (const frame of framer.push(piece)) await this.#queue(clause, frame);
         }
         const tail = framer.flush();
-        if (tail && !this.#input.signal.aborted) this.#queue(clause, tail);
+        if (tail && !this.#input.signal.aborted) await this.#queue(clause, tail);
         if (!this.#input.signal.aborted) this.#input.outbound.mark(clause.tag);
       } catch (error) {
         if (!this.#input.signal.aborted) this.#failure = error;
@@ -176,9 +183,9 @@ class ClauseSpeaker {
     if (this.#failure !== undefined) throw this.#failure;
   }
 
-  #queue(clause: SpokenClause, frame: Int16Array): void {
+  async #queue(clause: SpokenClause, frame: Int16Array): Promise<void> {
     this.#result.timings.firstAudioAt ??= performance.now();
+    await this.#input.outbound.enqueue(frame, clause.tag, this.#input.signal);
     clause.frames += 1;
-    this.#input.outbound.enqueue(frame, clause.tag);
   }
 }

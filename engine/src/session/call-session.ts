@@ -7,6 +7,7 @@
  * agent's own echo — stops the agent at once: the outbound queue and the far end's buffer are cleared, the
  * turn's LLM and TTS requests are cancelled, and the conversation keeps only what the caller heard.
  */
+import type { PacingClock } from '../audio/pacing-clock.ts';
 import { fillTemplate } from '../agent/template.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { WebhookTool } from '../agent/webhook-tool.ts';
@@ -17,7 +18,7 @@ import type { MediaTransport, TransportEvent } from '../transports/media-transpo
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SttClient } from '../workers/client/stt-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import { runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
+import { emptyTurnResult, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
 import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
 import { EnergyVad } from './energy-vad.ts';
 import { LatencyTracker } from './latency-tracker.ts';
@@ -27,15 +28,11 @@ import { SpeechPlayer } from './speech-player.ts';
 import { TurnDetector, type TurnEvent } from './turn-detector.ts';
 import { soundsLikeVoicemail, VOICEMAIL_LISTEN_MS } from './voicemail-detector.ts';
 
-/** A process-wide 20 ms clock: a call attaches its outbound tick and detaches when it ends. */
-export interface FrameClock {
-  attach(tick: () => void): () => void;
-}
-
 export interface SessionDependencies {
   bus: Bus;
   transport: MediaTransport;
-  clock: FrameClock;
+  /** The process's shared 20 ms clock (processPacingClock()). */
+  clock: PacingClock;
   stt: SttClient;
   tts: TtsClient;
   /** Undefined when no language model is configured: the agent greets, then says so. */
@@ -47,9 +44,12 @@ export interface SessionDependencies {
 interface ReplyInProgress {
   turn: number;
   abort: AbortController;
+  /** A reply's LLM rounds and clauses, filled live while it runs. */
   result?: AgentTurnResult;
-  /** What the agent is saying, to tell its echo from the caller. */
+  /** What a fixed line says; a reply's text is its clauses so far. */
   text: string;
+  /** All of it is queued (what is left plays from the queue). */
+  queued?: boolean;
 }
 
 export interface CallSummary {
@@ -85,12 +85,12 @@ export class CallSession {
   readonly #tools: WebhookTool[];
   readonly #voice: SayOptions;
   #state: CallState = 'connecting';
-  #detachClock: (() => void) | undefined;
   #limitTimer: NodeJS.Timeout | undefined;
   #reply: ReplyInProgress | undefined;
   #replying: Promise<void> = Promise.resolve();
   #userText = '';
   #userStartedAt = 0;
+  #utteranceClosed = false;
   #finalAt: number | undefined;
   #lastVoicedAt = 0;
   #voicedWhileAgentSpoke = 0;
@@ -125,7 +125,7 @@ export class CallSession {
   /** Runs the call until it ends; resolves with its summary. */
   async run(): Promise<CallSummary> {
     this.#setState('connecting');
-    this.#detachClock = this.#deps.clock.attach(() => this.#outbound.tick());
+    this.#deps.clock.attach(this.#outbound);
     this.#limitTimer = setInterval(() => this.#checkLimits(), LIMIT_CHECK_INTERVAL_MS);
     void this.#readTransport();
     void this.#readTranscripts();
@@ -134,8 +134,10 @@ export class CallSession {
     if (greeting) {
       this.#setState('greeting');
       this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
-      this.#replying = this.#player.say(greeting, 'greeting', this.#reply.abort.signal).then(() => {
-        this.#addAssistant(greeting, false);
+      const reply = this.#reply;
+      this.#replying = this.#player.say(greeting, 'greeting', reply.abort.signal).then(() => {
+        reply.queued = true;
+        if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
       }, (error: unknown) => this.#fail(error));
     } else {
       this.#setState('listening');
@@ -183,7 +185,7 @@ export class CallSession {
     if (this.#state === 'ending' || this.#state === 'ended') return;
     this.#deps.stt.push(samples);
     const { speech } = this.#vad.classify(samples);
-    const agentSpeaking = this.#outbound.queuedFrames > 0;
+    const agentSpeaking = this.#agentSpeaking();
     if (speech) {
       this.#lastVoicedAt = performance.now();
       this.#lastActivityAt = this.#lastVoicedAt;
@@ -199,23 +201,24 @@ export class CallSession {
   #onTurnEvent(event: TurnEvent): void {
     if (event.type === 'speech_started') {
       this.#userStartedAt = this.#now() - 200;
-    } else if (event.type === 'paused') {
-      this.#deps.stt.endOfUtterance();
-    } else {
-      this.#deps.stt.endOfUtterance();
-      this.#userTurnEnded(event);
+      this.#utteranceClosed = false;
+      return;
     }
+    // Batch recognisers transcribe at the first pause; the end of the turn then needs no second request.
+    if (!this.#utteranceClosed) this.#deps.stt.endOfUtterance();
+    this.#utteranceClosed = true;
+    if (event.type === 'turn_ended') this.#userTurnEnded(event);
   }
 
   async #readTranscripts(): Promise<void> {
     try {
       for await (const event of this.#deps.stt.events) {
         if (event.type === 'partial') {
-          if (this.#outbound.queuedFrames > 0 && interrupts(event.text, this.#reply?.text ?? '', this.#deps.transport.echoes)) this.#interrupt();
+          if (this.#agentSpeaking() && interrupts(event.text, this.#agentText(), this.#deps.transport.echoes)) this.#interrupt();
           continue;
         }
-        if (this.#outbound.queuedFrames > 0) {
-          if (!interrupts(event.text, this.#reply?.text ?? '', this.#deps.transport.echoes)) continue;
+        if (this.#agentSpeaking()) {
+          if (!interrupts(event.text, this.#agentText(), this.#deps.transport.echoes)) continue;
           this.#interrupt();
         }
         this.#userText += `${this.#userText ? ' ' : ''}${event.text}`;
@@ -265,7 +268,7 @@ export class CallSession {
       return;
     }
     const abort = new AbortController();
-    const reply: ReplyInProgress = { turn, abort, text: '' };
+    const reply: ReplyInProgress = { turn, abort, text: '', result: emptyTurnResult() };
     this.#reply = reply;
     this.#setState('thinking');
     try {
@@ -279,8 +282,8 @@ export class CallSession {
         outbound: this.#outbound,
         signal: AbortSignal.any([abort.signal, this.#abort.signal]),
         now: () => this.#now(),
-      });
-      reply.result = result;
+      }, reply.result);
+      reply.queued = true;
       reply.text = result.clauses.map((c) => c.text).join(' ');
       this.#latency.replyTimings(turn, result.timings);
       for (const tool of result.tools) this.#publish({ type: 'tool_call', ...tool });
@@ -304,18 +307,36 @@ export class CallSession {
     this.#outbound.clear();
     this.#voicedWhileAgentSpoke = 0;
     this.#setState('listening');
-    const clauses = reply.result?.clauses ?? this.#player.clausesOf(reply.turn);
-    const heard = playedText(clauses, (tag) => this.#player.playedFrames(tag));
+    const played = (tag: string) => this.#player.playedFrames(tag);
+    const result = reply.result;
+    const heard = playedText(result ? result.clauses : this.#player.clausesOf(reply.turn), played);
     this.#log('barge-in', { turn: reply.turn, heard });
-    if (reply.result) {
-      for (const round of reply.result.rounds) {
-        const roundText = playedText(reply.result.clauses.filter((c) => c.round === reply.result!.rounds.indexOf(round)), (tag) => this.#player.playedFrames(tag));
-        this.#conversation.push({ ...round.assistant, content: roundText }, ...round.toolResults);
+    if (result) {
+      // Each LLM round keeps its tool calls and results, but only the words of it that were heard.
+      const lastRound = Math.max(result.rounds.length - 1, ...result.clauses.map((c) => c.round));
+      for (let round = 0; round <= lastRound; round += 1) {
+        const text = playedText(result.clauses.filter((c) => c.round === round), played);
+        const done = result.rounds[round];
+        if (done) this.#conversation.push({ ...done.assistant, content: text }, ...done.toolResults);
+        else if (text) this.#conversation.push({ role: 'assistant', content: text });
       }
     } else if (heard) {
       this.#conversation.push({ role: 'assistant', content: heard });
     }
     if (heard) this.#record('assistant', heard, this.#now(), this.#now(), true);
+  }
+
+  /** What the agent is saying now, to tell its echo from the caller. */
+  #agentText(): string {
+    const reply = this.#reply;
+    if (!reply) return '';
+    return reply.result ? reply.result.clauses.map((c) => c.text).join(' ') : reply.text;
+  }
+
+  /** The agent holds the floor: a line is being produced, or its audio is still queued. */
+  #agentSpeaking(): boolean {
+    const reply = this.#reply;
+    return this.#outbound.queuedFrames > 0 || (reply !== undefined && !reply.abort.signal.aborted && !reply.queued);
   }
 
   #frameSent(tag: string): void {
@@ -346,8 +367,9 @@ export class CallSession {
       void this.end('inactivity', 'completed');
     } else if (!this.#nudged && silentFor >= this.#spec.limits.inactivityMs / 2) {
       this.#nudged = true;
-      this.#reply = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
-      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, this.#reply.abort.signal);
+      const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
+      this.#reply = reply;
+      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, reply.abort.signal).then(() => { reply.queued = true; });
     }
   }
 
@@ -383,7 +405,8 @@ export class CallSession {
   #hangUp(reason: string, outcome: string): CallSummary {
     this.#abort.abort();
     clearInterval(this.#limitTimer);
-    this.#detachClock?.();
+    this.#deps.clock.detach(this.#outbound);
+    this.#outbound.close();
     this.#deps.transport.hangup(reason);
     this.#deps.stt.close();
     this.#deps.tts.close();

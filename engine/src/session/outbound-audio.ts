@@ -1,99 +1,80 @@
 /**
- * A call's agent audio on its way out: frames queued by the speaking turn, handed to the transport one per tick of
- * the process's shared 20 ms clock. Marks ride in the queue between frames; a mark is reported when every frame
- * before it has gone out, which is how the session knows what the caller has actually heard.
+ * A call's agent audio on its way out, over the audio module's PacedOutput: frames are handed to the transport
+ * one per tick of the process's shared PacingClock. Producers wait for room (backpressure) instead of queueing a
+ * whole reply, so a barge-in has at most a second of audio to drop. Each frame carries the tag of the line or
+ * clause it belongs to, which is how the session knows what the caller has actually heard.
  */
+import { PacedOutput } from '../audio/paced-output.ts';
+import type { ClockOutput } from '../audio/pacing-clock.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
 
-/**
- * Frames the queue holds: 60 s of speech. TTS runs faster than real time, so a long reply queues ahead; past this
- * the oldest frames are dropped (and counted) rather than the process's memory growing without end.
- */
-export const OUTBOUND_MAX_FRAMES = 3_000;
-
-type Item = { kind: 'frame'; samples: Int16Array; tag: string } | { kind: 'mark'; name: string };
+interface TaggedFrame {
+  samples: Int16Array;
+  tag: string;
+}
 
 export interface OutboundEvents {
   /** A frame tagged `tag` went out (counts how much of each clause was played). */
   frameSent(tag: string): void;
   /** Everything before the mark went out. */
   markReached(name: string): void;
-  /** The queue ran empty after playing something. */
+  /** The queue ran empty. */
   drained(): void;
 }
 
-export class OutboundAudio {
+export class OutboundAudio implements ClockOutput {
   readonly #transport: MediaTransport;
-  readonly #events: OutboundEvents;
-  readonly #items: Item[] = [];
-  #frames = 0;
-  #dropped = 0;
-  #sentSinceDrain = false;
-  /** Frames handed to the transport since the call began. */
-  sent = 0;
+  readonly #output: PacedOutput<TaggedFrame>;
 
   constructor(transport: MediaTransport, events: OutboundEvents) {
     this.#transport = transport;
-    this.#events = events;
+    this.#output = new PacedOutput<TaggedFrame>({
+      send: (frame) => {
+        transport.send(frame.samples);
+        events.frameSent(frame.tag);
+        if (this.#output.queued === 0) events.drained();
+      },
+      onMark: (name, outcome) => {
+        if (outcome === 'played') events.markReached(name);
+      },
+    });
   }
 
   get queuedFrames(): number {
-    return this.#frames;
+    return this.#output.queued;
   }
 
-  get dropped(): number {
-    return this.#dropped;
+  /** Frames handed to the transport since the call began. */
+  get sent(): number {
+    return this.#output.played;
   }
 
-  enqueue(samples: Int16Array, tag: string): void {
-    if (this.#frames >= OUTBOUND_MAX_FRAMES) {
-      const oldest = this.#items.findIndex((item) => item.kind === 'frame');
-      this.#items.splice(oldest, 1);
-      this.#frames -= 1;
-      this.#dropped += 1;
-    }
-    this.#items.push({ kind: 'frame', samples, tag });
-    this.#frames += 1;
+  /** Queues a frame once there is room; rejects when `signal` aborts or the output closes. */
+  async enqueue(samples: Int16Array, tag: string, signal: AbortSignal): Promise<void> {
+    await this.#output.waitForRoom(1, signal);
+    this.#output.enqueue({ samples, tag });
   }
 
   mark(name: string): void {
-    this.#items.push({ kind: 'mark', name });
+    this.#output.mark(name);
   }
 
   /** Drops everything queued (barge-in) and tells the far end to drop what it buffered. */
   clear(): void {
-    this.#items.length = 0;
-    this.#frames = 0;
+    this.#output.clear();
     this.#transport.clear();
   }
 
-  /** One clock tick: sends the next frame, reporting the marks passed on the way. */
-  tick(): void {
-    while (this.#items.length > 0) {
-      const item = this.#items.shift()!;
-      if (item.kind === 'mark') {
-        this.#events.markReached(item.name);
-        continue;
-      }
-      this.#frames -= 1;
-      this.sent += 1;
-      this.#sentSinceDrain = true;
-      this.#transport.send(item.samples);
-      this.#events.frameSent(item.tag);
-      this.#flushTrailingMarks();
-      return;
-    }
-    if (this.#sentSinceDrain) {
-      this.#sentSinceDrain = false;
-      this.#events.drained();
-    }
+  // The PacingClock's view.
+  get closed(): boolean {
+    return this.#output.closed;
   }
 
-  /** Marks right behind the last frame are reached as soon as it leaves, not a tick later. */
-  #flushTrailingMarks(): void {
-    while (this.#items[0]?.kind === 'mark') {
-      const item = this.#items.shift() as { kind: 'mark'; name: string };
-      this.#events.markReached(item.name);
-    }
+  tick(): void {
+    this.#output.tick();
+  }
+
+  close(): void {
+    this.#output.close();
   }
 }

@@ -29,13 +29,17 @@ export class SpeechPlayer {
     this.#lines.set(tag, line);
     const framer = new Framer();
     const stop = AbortSignal.any([signal, this.#callSignal]);
-    for await (const piece of this.#tts.say(text, this.#voice, stop)) {
-      if (stop.aborted) return;
-      for (const frame of framer.push(piece)) this.#queue(line, frame);
+    try {
+      for await (const piece of this.#tts.say(text, this.#voice, stop)) {
+        if (stop.aborted) return;
+        for (const frame of framer.push(piece)) await this.#queue(line, frame, stop);
+      }
+      const tail = framer.flush();
+      if (tail && !stop.aborted) await this.#queue(line, tail, stop);
+      if (!stop.aborted) this.#outbound.mark(tag);
+    } catch (error) {
+      if (!stop.aborted) throw error;
     }
-    const tail = framer.flush();
-    if (tail && !stop.aborted) this.#queue(line, tail);
-    if (!stop.aborted) this.#outbound.mark(tag);
   }
 
   /** The fixed lines spoken for a turn (its nudge or no-LLM line), for played-text trimming. */
@@ -72,8 +76,8 @@ export class SpeechPlayer {
     });
   }
 
-  #queue(line: ClauseAudio, frame: Int16Array): void {
+  async #queue(line: ClauseAudio, frame: Int16Array, signal: AbortSignal): Promise<void> {
+    await this.#outbound.enqueue(frame, line.tag, signal);
     line.frames += 1;
-    this.#outbound.enqueue(frame, line.tag);
   }
 }

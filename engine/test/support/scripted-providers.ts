@@ -3,7 +3,9 @@
  * plumbing (worker streams, failover), not about a vendor's wire format. They implement the provider interfaces
  * exactly as the real providers do.
  */
+import type { AudioChunk } from '../../src/audio/format.ts';
 import type { LlmEvent, LlmProvider, LlmRequest } from '../../src/providers/llm-provider.ts';
+import type { TtsProvider } from '../../src/providers/tts-provider.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../../src/providers/stt-provider.ts';
 import { Channel } from '../../src/streams/channel.ts';
 
@@ -46,6 +48,81 @@ export function countingStt(name = 'counting-stt'): SttProvider {
         end: () => events.end(),
         [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
       };
+    },
+  };
+}
+
+/**
+ * Speaks any text as a tone, 60 ms per character at 16 kHz: real audio of a plausible length, so pacing, marks and
+ * barge-in behave as with a real voice.
+ */
+export function toneTts(name = 'tone-tts', msPerChar = 60): TtsProvider & { spoken: string[] } {
+  const spoken: string[] = [];
+  return {
+    name,
+    spoken,
+    async *synthesize(request, signal): AsyncIterable<AudioChunk> {
+      spoken.push(request.text);
+      const total = Math.round(request.text.length * msPerChar * 16);
+      for (let at = 0; at < total && !signal.aborted; at += 1600) {
+        const samples = Int16Array.from({ length: Math.min(1600, total - at) }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 300 * (at + i)) / 16000)));
+        yield { samples, sampleRate: 16000 };
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+    voices: async () => [{ id: 'tone', name: 'Tone', language: 'en' }],
+  };
+}
+
+/** Hands out the next scripted transcript at each end of utterance that follows some speech. */
+export function scriptedStt(transcripts: string[], name = 'scripted-stt'): SttProvider {
+  return {
+    name,
+    open(_options: SttOptions, signal: AbortSignal): SttStream {
+      const events = new Channel<SttEvent>(64, 'fail');
+      let heard = 0;
+      let offset = 0;
+      signal.addEventListener('abort', () => events.end(), { once: true });
+      return {
+        // Only voiced audio counts, as a recogniser hears words and not the silence around them.
+        push: (frame) => { if (frame.some((v) => Math.abs(v) > 1000)) heard += frame.length; },
+        endOfUtterance: () => {
+          if (heard === 0) return;
+          const text = transcripts.shift();
+          const ms = heard / 16;
+          if (text) events.push({ type: 'final', text, startMs: offset, endMs: offset + ms });
+          offset += ms;
+          heard = 0;
+        },
+        end: () => events.end(),
+        [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+      };
+    },
+  };
+}
+
+export interface ScriptedReply {
+  text?: string;
+  toolCalls?: { name: string; arguments: string }[];
+}
+
+/** Answers each request with the next scripted reply (then repeats the last); records every request. */
+export function scriptedChat(replies: ScriptedReply[], options: { tokenDelayMs?: number } = {}): LlmProvider & { requests: LlmRequest[] } {
+  const requests: LlmRequest[] = [];
+  let next = 0;
+  return {
+    name: 'scripted-chat',
+    requests,
+    async *stream(request, signal): AsyncIterable<LlmEvent> {
+      requests.push(structuredClone(request));
+      const reply = replies[Math.min(next++, replies.length - 1)]!;
+      for (const word of (reply.text ?? '').split(/(?<= )/)) {
+        if (signal.aborted || !word) continue;
+        await new Promise((r) => setTimeout(r, options.tokenDelayMs ?? 2));
+        yield { type: 'token', text: word };
+      }
+      for (const [i, call] of (reply.toolCalls ?? []).entries()) yield { type: 'tool_call', call: { id: `call_${next}_${i}`, ...call } };
+      yield { type: 'done', finishReason: reply.toolCalls?.length ? 'tool_calls' : 'stop' };
     },
   };
 }

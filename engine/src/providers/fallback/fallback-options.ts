@@ -1,0 +1,17 @@
+/**
+ * What the fallback adapters share. Each one runs a primary provider and, when the primary fails before it produced
+ * any output, runs the same work on a secondary. Once output has reached the caller, a failure propagates: replaying
+ * the turn on the secondary would repeat words the caller already heard (or the agent already acted on).
+ */
+export interface FallbackOptions {
+  /**
+   * Told each time the secondary takes over, with the primary's error (logs, metrics, circuit breakers). Not told
+   * of failures that propagate.
+   */
+  onFallback?: (error: unknown) => void;
+}
+
+/** The adapter's name for logs: both providers, primary first. */
+export function fallbackName(primary: { name: string }, secondary: { name: string }): string {
+  return `${primary.name}>${secondary.name}`;
+}

@@ -1,0 +1,125 @@
+/**
+ * A call on an in-process bus with real workers, real worker streams, the real pacing clock and an in-memory
+ * transport whose "caller" speaks in real time. Providers are supplied by each test.
+ */
+import { randomBytes } from 'node:crypto';
+import { ENGINE_FRAME_SAMPLES } from '../../src/audio/format.ts';
+import { PacingClock } from '../../src/audio/pacing-clock.ts';
+import { MemoryBus } from '../../src/bus/index.ts';
+import { callCodecs, subjects, type CallEvent, type CallSpec } from '../../src/protocol/index.ts';
+import type { LlmProvider } from '../../src/providers/llm-provider.ts';
+import type { SttProvider } from '../../src/providers/stt-provider.ts';
+import type { TtsProvider } from '../../src/providers/tts-provider.ts';
+import { CallSession, type CallSummary } from '../../src/session/call-session.ts';
+import { memoryTransport, type MemoryCaller } from '../../src/transports/memory/memory-transport.ts';
+import { LlmClient } from '../../src/workers/client/llm-client.ts';
+import { SttClient } from '../../src/workers/client/stt-client.ts';
+import { TtsClient } from '../../src/workers/client/tts-client.ts';
+import { llmWorker } from '../../src/workers/llm/llm-worker.ts';
+import { sttWorker } from '../../src/workers/stt/stt-worker.ts';
+import { ttsWorker } from '../../src/workers/tts/tts-worker.ts';
+import { startWorker, type WorkerHandle } from '../../src/workers/worker-host.ts';
+
+export type AgentOverrides = Partial<CallSpec['agent']>;
+
+export function callSpec(agent: AgentOverrides = {}, limits: Partial<CallSpec['limits']> = {}, direction: CallSpec['direction'] = 'OUTBOUND'): CallSpec {
+  return {
+    callId: randomBytes(12).toString('hex'),
+    organisationId: 'org',
+    direction,
+    participant: { name: 'Ravi' },
+    variables: { customer: 'Ravi' },
+    limits: { maxDurationMs: 60_000, inactivityMs: 30_000, ...limits },
+    agent: {
+      id: 'agent',
+      name: 'Maya',
+      agentType: 'VOICE',
+      builderMode: 'PROMPT',
+      agentIdentity: 'You are Maya.',
+      agentTask: 'Confirm the appointment.',
+      greetingMessage: 'Hi {{customer}}, this is Maya.',
+      language: 'en-US',
+      customVariables: {},
+      functionTools: [],
+      ...agent,
+    },
+  };
+}
+
+export interface RunningCall {
+  session: CallSession;
+  caller: MemoryCaller;
+  events: CallEvent[];
+  ended: Promise<CallSummary>;
+  /** The caller talks: `ms` of a loud tone, one frame every 20 ms. */
+  speak(ms: number): Promise<void>;
+  /** The caller is silent for `ms`, in real time. */
+  silence(ms: number): Promise<void>;
+  /** Resolves when an event matching `predicate` has been published. */
+  waitFor(predicate: (event: CallEvent) => boolean, timeoutMs?: number): Promise<CallEvent>;
+  close(): Promise<void>;
+}
+
+export async function startCall(spec: CallSpec, providers: { stt: SttProvider; tts: TtsProvider; llm?: LlmProvider }, options: { echoes?: boolean } = {}): Promise<RunningCall> {
+  const bus = new MemoryBus();
+  const workers: WorkerHandle[] = [startWorker(bus, sttWorker([providers.stt])), startWorker(bus, ttsWorker([providers.tts]))];
+  if (providers.llm) workers.push(startWorker(bus, llmWorker([providers.llm])));
+  const events: CallEvent[] = [];
+  const listeners = new Set<() => void>();
+  const subscription = bus.subscribe(subjects.callEvents(spec.callId));
+  void (async () => {
+    for await (const message of subscription) {
+      events.push(callCodecs.event.decode(message.data));
+      for (const listener of listeners) listener();
+    }
+  })();
+  const clock = new PacingClock();
+  const { transport, caller } = memoryTransport({ echoes: options.echoes });
+  const [stt, tts, llm] = await Promise.all([
+    SttClient.open(bus, spec.callId, { language: spec.agent.language }),
+    TtsClient.open(bus, spec.callId),
+    providers.llm ? LlmClient.open(bus, spec.callId) : Promise.resolve(undefined),
+  ]);
+  const session = new CallSession(spec, { bus, transport, clock, stt, tts, llm });
+  const ended = session.run();
+  const frames = async (ms: number, make: () => Int16Array) => {
+    const started = performance.now();
+    for (let i = 0; i < ms / 20; i += 1) {
+      caller.speak(make());
+      const due = started + (i + 1) * 20;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+    }
+  };
+  let phase = 0;
+  return {
+    session,
+    caller,
+    events,
+    ended,
+    speak: (ms) => frames(ms, () => Int16Array.from({ length: ENGINE_FRAME_SAMPLES }, () => Math.round(8000 * Math.sin(phase++ * 0.15)))),
+    silence: (ms) => frames(ms, () => new Int16Array(ENGINE_FRAME_SAMPLES)),
+    waitFor(predicate, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find(predicate);
+          if (!found) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no matching call event within ${timeoutMs} ms; saw ${events.map((e) => e.type === 'state' ? e.state : e.type).join(', ')}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    async close() {
+      await session.end('test_over', 'completed', false);
+      for (const worker of workers) await worker.stop();
+      clock.close();
+      await bus.close();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The conversation loop with scripted speech and language providers: greeting, turns, replies with tools, and the
+ * ways a call ends. Audio is real PCM paced in real time; the recogniser and the model follow a script.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { NO_LLM_MESSAGE, NUDGE_MESSAGE } from '../../src/session/call-session.ts';
+import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-providers.ts';
+import { callSpec, startCall, type RunningCall } from './call-harness.ts';
+
+let call: RunningCall | undefined;
+afterEach(async () => {
+  await call?.close();
+  call = undefined;
+});
+
+const userLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'user' ? [e.text] : []));
+const agentLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
+
+describe('a conversation', () => {
+  it('greets with variables filled, hears the caller, replies, and reports latency', async () => {
+    const llm = scriptedChat([{ text: 'Your appointment is on Tuesday at ten.' }]);
+    const tts = toneTts();
+    call = await startCall(callSpec(), { stt: scriptedStt(['when is my appointment']), tts, llm });
+    await call.waitFor((e) => e.type === 'state' && e.state === 'listening');
+    expect(tts.spoken[0]).toBe('Hi Ravi, this is Maya.');
+    await call.speak(600);
+    await call.silence(800);
+    await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text.includes('Tuesday'));
+    expect(userLines(call)).toEqual(['when is my appointment']);
+    expect(llm.requests[0]!.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('You are Maya.') });
+    expect(llm.requests[0]!.messages.slice(1)).toEqual([
+      { role: 'assistant', content: 'Hi Ravi, this is Maya.' },
+      { role: 'user', content: 'when is my appointment' },
+    ]);
+    await call.silence(3_000);
+    expect(call.caller.heard.length).toBeGreaterThan(100); // greeting and reply were played
+    const summary = await call.session.end('test_over', 'completed', false);
+    expect(summary.transcript.map((l) => l.speaker)).toEqual(['assistant', 'user', 'assistant']);
+    const ended = await call.waitFor((e) => e.type === 'ended');
+    if (ended.type !== 'ended') throw new Error('unreachable');
+    expect(ended.latency.greetingMs).toBeGreaterThanOrEqual(0);
+    expect(ended.latency.turns).toHaveLength(1);
+    expect(ended.latency.turns[0]).toMatchObject({ turn: 1, endToEndMs: expect.any(Number), llmFirstTokenMs: expect.any(Number), ttsFirstByteMs: expect.any(Number) });
+  });
+
+  it('ends the call when the agent calls end_call, after saying goodbye', async () => {
+    const llm = scriptedChat([{ text: 'Thanks, goodbye!', toolCalls: [{ name: 'end_call', arguments: '{"reason":"done"}' }] }]);
+    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['that is all thanks']), tts: toneTts(), llm });
+    await call.speak(500);
+    await call.silence(700);
+    const summary = await call.ended;
+    expect(summary.reason).toBe('agent_ended');
+    expect(await call.caller.hungUp).toBe('agent_ended');
+    expect(call.events.some((e) => e.type === 'tool_call' && e.name === 'end_call')).toBe(true);
+    expect(agentLines(call)).toContain('Thanks, goodbye!');
+  });
+
+  it('passes DTMF to the agent as a turn', async () => {
+    const llm = scriptedChat([{ text: 'You chose option one.' }]);
+    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt([]), tts: toneTts(), llm });
+    call.caller.press('1');
+    await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant');
+    expect(call.events.find((e) => e.type === 'dtmf')).toMatchObject({ digit: '1' });
+    expect(llm.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: '[The caller pressed 1]' });
+  });
+
+  it('nudges a silent caller, then says the closing message and ends for inactivity', async () => {
+    const tts = toneTts('tone', 20);
+    call = await startCall(callSpec({ greetingMessage: null, closingMessage: 'Goodbye for now.' }, { inactivityMs: 2_000 }), { stt: scriptedStt([]), tts, llm: scriptedChat([{ text: 'x' }]) });
+    const summary = await call.ended;
+    expect(summary.reason).toBe('inactivity');
+    expect(tts.spoken).toEqual([NUDGE_MESSAGE, 'Goodbye for now.']);
+  });
+
+  it('ends at the maximum duration', async () => {
+    call = await startCall(callSpec({ greetingMessage: null }, { maxDurationMs: 1_500 }), { stt: scriptedStt([]), tts: toneTts(), llm: scriptedChat([{ text: 'x' }]) });
+    const summary = await call.ended;
+    expect(summary.reason).toBe('max_duration');
+    expect(summary.durationMs).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it('leaves the voicemail message when a machine answers', async () => {
+    const tts = toneTts('tone', 20);
+    call = await startCall(callSpec({ voicemailMessage: 'Please call us back, {{customer}}.' }), { stt: scriptedStt([]), tts, llm: scriptedChat([{ text: 'x' }]) });
+    call.caller.answeredBy('machine');
+    const summary = await call.ended;
+    expect(summary.outcome).toBe('voicemail');
+    expect(tts.spoken).toContain('Please call us back, Ravi.');
+  });
+
+  it('detects voicemail from the first words heard on an outbound call', async () => {
+    const tts = toneTts('tone', 20);
+    call = await startCall(callSpec({ greetingMessage: null, voicemailMessage: 'Sorry we missed you.' }), {
+      stt: scriptedStt(['hi you have reached the voicemail of ravi please leave a message after the tone']),
+      tts,
+      llm: scriptedChat([{ text: 'x' }]),
+    });
+    await call.speak(600);
+    await call.silence(800);
+    expect((await call.ended).outcome).toBe('voicemail');
+    expect(tts.spoken).toEqual(['Sorry we missed you.']);
+  });
+
+  it('without a language model, greets, then says so plainly and ends', async () => {
+    const tts = toneTts('tone', 20);
+    call = await startCall(callSpec(), { stt: scriptedStt(['hello']), tts });
+    await call.waitFor((e) => e.type === 'state' && e.state === 'listening');
+    await call.speak(500);
+    await call.silence(700);
+    const summary = await call.ended;
+    expect(summary.reason).toBe('no_language_model');
+    expect(tts.spoken).toEqual(['Hi Ravi, this is Maya.', NO_LLM_MESSAGE]);
+  });
+});
