@@ -3,6 +3,7 @@
  * The variable names are part of the product: add more, never rename.
  */
 import path from 'node:path';
+import type { EngineConfig } from '@parley/engine';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
 
 export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
@@ -35,6 +36,8 @@ export interface Config {
   rateLimits: Record<RateLimitName, number>;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
+  /** Speech and language providers of the engine roles. */
+  engine: EngineConfig;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +72,24 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     rateLimits: readRateLimits(env.PARLEY_RATE_LIMITS),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
+    engine: readEngineConfig(env),
+  };
+}
+
+/** The engine's providers (DESIGN.md §2): an OpenAI-compatible LLM, and STT/TTS defaults with vendor endpoints. */
+function readEngineConfig(env: Env): EngineConfig {
+  const llmBaseUrl = nonEmpty(env.PARLEY_LLM_BASE_URL);
+  const llmModel = nonEmpty(env.PARLEY_LLM_MODEL);
+  if (llmBaseUrl && !llmModel) throw new ConfigError('PARLEY_LLM_MODEL is required with PARLEY_LLM_BASE_URL');
+  return {
+    llm: llmBaseUrl ? { baseUrl: trimSlash(llmBaseUrl), apiKey: nonEmpty(env.PARLEY_LLM_API_KEY), model: llmModel! } : undefined,
+    sttProvider: nonEmpty(env.PARLEY_STT) ?? 'pocketsphinx',
+    ttsProvider: nonEmpty(env.PARLEY_TTS) ?? 'flite',
+    sttBaseUrl: nonEmpty(env.PARLEY_STT_BASE_URL),
+    ttsBaseUrl: nonEmpty(env.PARLEY_TTS_BASE_URL),
+    deepgramApiKey: nonEmpty(env.DEEPGRAM_API_KEY),
+    elevenlabsApiKey: nonEmpty(env.ELEVENLABS_API_KEY),
+    openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
   };
 }
 

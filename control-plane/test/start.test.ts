@@ -79,9 +79,9 @@ describe('parley start on embedded defaults', () => {
   });
 
   it('refuses roles that this build does not have', async () => {
-    const result = await runCli(['start', '--roles', 'engine'], { PARLEY_DATA_DIR: await tempDir() });
+    const result = await runCli(['start', '--roles', 'sip-gateway'], { PARLEY_DATA_DIR: await tempDir() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/role engine is not available/);
+    expect(result.stderr).toMatch(/role sip-gateway is not available/);
   });
 });
 

@@ -6,7 +6,8 @@
  * enough, and at a comma only once it is long — short comma phrases synthesised alone sound choppy. The first
  * clause of a reply has a shorter minimum: getting the first words out sooner is what the caller hears as speed.
  * A period is not a sentence end inside a number (3.5), after a known abbreviation (Mr., Dr., e.g.), an initial
- * (J.), a list number opening the clause (1.), or when the next word starts in lowercase ("the U.S. team"). A reply without punctuation is still cut, at a space, once it runs past a maximum.
+ * (J.), a list number opening the clause (1.), or when the next word starts in lowercase ("the U.S. team"). A
+ * reply without punctuation is still cut, at a space, once it runs past a maximum.
  *
  * Every decision looks only at text already received (waiting for the character after a period, say, before
  * deciding), so the clauses do not depend on how the reply was split into tokens.
@@ -43,9 +44,9 @@ const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '}', '»', '」', '�
  * (U.S., p.m.) end one when an uppercase word follows: "at 5 p.m. It went well".
  */
 const ABBREVIATIONS = new Set([
-  'e.g', 'i.e', 'cf', 'viz', 'mr', 'mrs', 'ms', 'mx', 'dr', 'prof', 'rev', 'hon', 'sr', 'jr', 'st', 'mt', 'ft', 'gen', 'col', 'lt', 'sgt',
-  'capt', 'gov', 'sen', 'rep', 'pres', 'vs', 'approx', 'apt', 'dept', 'est', 'fig', 'ext', 'tel', 'inc', 'ltd',
-  'corp', 'co', 'jan', 'feb', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'e.g', 'i.e', 'cf', 'viz', 'mr', 'mrs', 'ms', 'mx', 'dr', 'prof', 'rev', 'hon', 'sr', 'jr', 'st', 'mt', 'ft',
+  'gen', 'col', 'lt', 'sgt', 'capt', 'gov', 'sen', 'rep', 'pres', 'vs', 'approx', 'apt', 'dept', 'est', 'fig',
+  'ext', 'tel', 'inc', 'ltd', 'corp', 'co', 'jan', 'feb', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
 ]);
 
 const WHITESPACE = /\s/;

@@ -4,7 +4,8 @@
  * Ogg Opus writers. Pure computation and local files only: nothing here knows about calls, buses or providers.
  *
  * The way audio goes (DESIGN.md §3): inbound, transport bytes → decode (decodeMulaw / OpusDecoder / pcm16From…) →
- * JitterBuffer (carrier and RTP audio) → Resampler to ENGINE_SAMPLE_RATE → Framer; outbound, TTS chunks →
+ * JitterBuffer (carrier and RTP audio) → Resampler to ENGINE_SAMPLE_RATE (with `sourceBandHz: TELEPHONE_BAND_HZ`
+ * for 8 kHz carrier audio, a third of the cost) → Framer; outbound, TTS chunks →
  * Resampler → Framer at the transport's rate → encode → PacedOutput, which the shared PacingClock drains one frame
  * per 20 ms.
  */
@@ -22,8 +23,8 @@ export {
   mulawToLinear,
 } from './g711.ts';
 export { pcm16FromBytesBE, pcm16FromBytesLE, pcm16ToBytesBE, pcm16ToBytesLE, pcm16ViewLE } from './pcm16.ts';
-export { Resampler, resample } from './resampler.ts';
-export { MAX_PHASES, PASSBAND_EDGE, STOPBAND_ATTENUATION_DB, STOPBAND_EDGE } from './polyphase-filter.ts';
+export { Resampler, resample, type ResamplerOptions } from './resampler.ts';
+export { MAX_PHASES, PASSBAND_EDGE, STOPBAND_ATTENUATION_DB, STOPBAND_EDGE, TELEPHONE_BAND_HZ } from './polyphase-filter.ts';
 export { Framer } from './framer.ts';
 export {
   JITTER_MAX_DEPTH_MS,

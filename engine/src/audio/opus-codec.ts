@@ -3,7 +3,8 @@
  *
  * The work is done by libopus through @discordjs/opus (a native addon, built from source at install). Where that
  * addon cannot load (no compiler at install time, an unusual platform), opusscript, libopus compiled to WebAssembly,
- * takes over: same bitstream, about 2.5× the CPU (DESIGN.md §6). Both are loaded on first use, never at import.
+ * takes over: same bitstream, more CPU (`npm run bench -- engine-audio` measures both). Both are loaded on first
+ * use, never at import.
  */
 import { createRequire } from 'node:module';
 import { samplesPerFrame } from './format.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { polyphaseFilter, MAX_PHASES } from './polyphase-filter.ts';
+import { MAX_PHASES, TELEPHONE_BAND_HZ, polyphaseFilter } from './polyphase-filter.ts';
 import { Resampler, resample } from './resampler.ts';
 import { decibels, rms, sineWave, toneAmplitude } from './tone.ts';
 
@@ -61,6 +61,38 @@ describe('Resampler', () => {
       expect(decibels(image, AMPLITUDE)).toBeLessThan(-40);
     });
   }
+
+  describe('telephone-band source (PSTN audio at 8 kHz)', () => {
+    const telephone = { sourceBandHz: TELEPHONE_BAND_HZ };
+
+    it('keeps 300–3400 Hz within 0.5 dB and rejects the images of that band by at least 40 dB', () => {
+      for (const frequency of [300, 1000, 2500, 3400]) {
+        const out = middle(resample(sineWave(frequency, 8000, 8000, AMPLITUDE), 8000, 16_000, telephone), 16_000);
+        expect(Math.abs(decibels(toneAmplitude(out, frequency, 16_000), AMPLITUDE)), `${frequency} Hz`).toBeLessThan(0.5);
+        expect(decibels(toneAmplitude(out, 8000 - frequency, 16_000), AMPLITUDE), `image of ${frequency} Hz`).toBeLessThan(-40);
+      }
+    });
+
+    it('is a half-band filter at 8 → 16 kHz: every other output is the input sample itself, at half the taps', () => {
+      const input = sineWave(1234, 8000, 8000, AMPLITUDE);
+      const out = resample(input, 8000, 16_000, telephone);
+      for (let i = 0; i < input.length; i++) if (out[2 * i] !== input[i]) expect.fail(`output ${2 * i} differs from input ${i}`);
+      const narrow = polyphaseFilter(8000, 16_000, TELEPHONE_BAND_HZ);
+      expect(narrow.taps).toBeLessThanOrEqual(polyphaseFilter(8000, 16_000).taps / 2 + 4);
+      expect(narrow.branchTaps[0]).toBe(4);
+    });
+
+    it('is ignored when downsampling, where aliasing must be stopped whatever the source claims', () => {
+      expect(polyphaseFilter(16_000, 8000, TELEPHONE_BAND_HZ)).toBe(polyphaseFilter(16_000, 8000));
+    });
+
+    it('streams seamlessly too', () => {
+      const input = sineWave(700, 8000, 4000, AMPLITUDE);
+      const resampler = new Resampler(8000, 16_000, telephone);
+      const pieces = [resampler.push(input.subarray(0, 1001)), resampler.push(input.subarray(1001)), resampler.flush()];
+      expect(Int16Array.from(pieces.flatMap((piece) => [...piece]))).toEqual(resample(input, 8000, 16_000, telephone));
+    });
+  });
 
   it('chunked output equals one-shot output, sample for sample, whatever the chunk sizes', () => {
     for (const [inRate, outRate] of PAIRS) {

@@ -68,6 +68,13 @@ export const CallSpec = Type.Object({
 });
 export type CallSpec = Static<typeof CallSpec>;
 
+/** The engine's answer to a dispatch: the token the call's media connection presents, or why it refused. */
+export const DispatchReply = Type.Union([
+  Type.Object({ ok: Type.Literal(true), engineId: Type.String(), streamToken: Type.String() }),
+  Type.Object({ ok: Type.Literal(false), code: Type.String(), message: Type.String(), retryable: Type.Boolean() }),
+]);
+export type DispatchReply = Static<typeof DispatchReply>;
+
 export const CallControl = Type.Union([
   Type.Object({ type: Type.Literal('end'), reason: Type.String() }),
   Type.Object({ type: Type.Literal('say'), text: Type.String() }),
@@ -136,6 +143,7 @@ export type CallEvent = Static<typeof CallEvent>;
 
 export const callCodecs = {
   spec: messageCodec(CallSpec, 'call spec'),
+  dispatchReply: messageCodec(DispatchReply, 'dispatch reply'),
   control: messageCodec(CallControl, 'call control'),
   event: messageCodec(CallEvent, 'call event'),
 } as const;

@@ -145,6 +145,29 @@ export class CallSession {
     return this.ended;
   }
 
+  /** Says `text` now, as the agent (a control message from the control plane). */
+  async say(text: string): Promise<void> {
+    if (this.#ending) return;
+    const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text };
+    this.#reply = reply;
+    await this.#player.say(text, `say${this.#turnCount}-${performance.now()}`, reply.abort.signal);
+    reply.queued = true;
+    this.#addAssistant(text, false);
+  }
+
+  /** Adds context the model should know from now on (e.g. a supervisor's note), without saying anything. */
+  inject(text: string): void {
+    this.#conversation.push({ role: 'system', content: text });
+  }
+
+  /** Transfers the call when the transport can; otherwise the agent stays on the line and the answer is false. */
+  async transfer(to: string): Promise<boolean> {
+    if (!this.#deps.transport.transfer || this.#ending) return false;
+    await this.#deps.transport.transfer(to);
+    await this.end('transferred', 'transferred', false);
+    return true;
+  }
+
   /** Ends the call: says the closing message when `polite`, hangs up, publishes the end. Idempotent. */
   end(reason: string, outcome = 'completed', polite = true): Promise<CallSummary> {
     this.#ending ??= this.#finish(reason, outcome, polite);

@@ -25,6 +25,8 @@ export interface MediaTransport {
   clear(): void;
   /** Ends the call from our side. Idempotent. */
   hangup(reason: string): void;
+  /** Hands the call to another number or SIP address (carriers that support it); absent when not possible. */
+  transfer?(to: string): Promise<void>;
   /** Whether the far end echoes agent audio back (no echo cancellation): barge-in then needs more caution. */
   readonly echoes: boolean;
 }

@@ -56,6 +56,7 @@ describe('FallbackLlm', () => {
     expect(secondaryLlm.chat.requests[before]?.body.model).toBe('llama-3.1-8b');
     expect(failures).toHaveLength(1);
     expectProviderError(failures[0], 'upstream_failed', 500);
+    expect(provider.name).toBe(`${new URL(primaryLlm.baseUrl).host}/gpt-4o-mini`);
   });
 
   it('falls back on a wrong primary key and on a primary that never sends its first token', async () => {
@@ -107,6 +108,7 @@ describe('FallbackTts', () => {
     expect(secondaryLlm.speech.requests[before]?.body.voice).toBe('nova');
     expectProviderError(failures[0], 'upstream_failed', 503);
     expect(await tts([]).voices()).toHaveLength(3);
+    expect(tts([]).name).toBe('elevenlabs');
   });
 
   it('propagates a failure after audio flowed: no second voice saying the clause again', async () => {

@@ -4,6 +4,7 @@
  */
 import net from 'node:net';
 import pino from 'pino';
+import { startEngineRole, startLlmWorkerRole, startSttWorkerRole, startTtsWorkerRole, type EngineConfig, type RoleLog } from '@parley/engine';
 import { connectBus, type Bus } from '@parley/engine/bus';
 import { loadConfig, readRoles, type Config, type Role } from '../../config.ts';
 import { start as startControlPlane, type RoleHandle } from '../../server.ts';
@@ -11,12 +12,23 @@ import { CliError, type CommandArgs } from '../command.ts';
 
 type RoleStarter = (config: Config, bus: Bus, log: pino.Logger) => Promise<RoleHandle>;
 
+/** An engine role's start function, adapted: its reports go to the role's logger. */
+const engineRole = (start: (config: EngineConfig, bus: Bus, log: RoleLog) => Promise<{ role: string; close(): Promise<void> }>): RoleStarter =>
+  async (config, bus, log) => {
+    const role = await start(config.engine, bus, (event, detail) => log.info(detail ?? {}, event));
+    return { role: role.role, close: () => role.close() };
+  };
+
 /**
- * The roles this build can run. The engine, its workers and the SIP gateway register here as their issues land;
- * naming one that is not here is refused rather than silently skipped.
+ * The roles this build can run. The SIP gateway registers here when its issue lands; naming a role that is not
+ * here is refused rather than silently skipped.
  */
 const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
   'control-plane': startControlPlane,
+  'stt-worker': engineRole(startSttWorkerRole),
+  'llm-worker': engineRole(startLlmWorkerRole),
+  'tts-worker': engineRole(startTtsWorkerRole),
+  engine: engineRole(startEngineRole),
 };
 
 export async function runStart(args: CommandArgs): Promise<number> {

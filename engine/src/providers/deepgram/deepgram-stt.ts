@@ -9,14 +9,14 @@
 import WebSocket from 'ws';
 import type { IncomingMessage } from 'node:http';
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
+import { pcm16ToBytesLE } from '../../audio/pcm16.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
 import { EventQueue } from '../openai-compat/event-queue.ts';
-import { samplesToBytes } from '../openai-compat/pcm16.ts';
 import { codeForStatus, parseRetryAfter, ProviderError } from '../openai-compat/provider-error.ts';
 import { UtteranceAssembler, type DeepgramResults } from './deepgram-results.ts';
 
 export const DEEPGRAM_URL = 'wss://api.deepgram.com/v1';
-/** Handshake deadline, in ms: the socket opens while the phone rings, so a slow one still costs nothing, a dead one must fail. */
+/** Handshake deadline, in ms: the socket opens while the phone rings, so slow costs nothing, but dead must fail. */
 export const DEEPGRAM_CONNECT_TIMEOUT_MS = 5_000;
 /** KeepAlive when no audio went up for this long, in ms: Deepgram asks for one every 3–5 s and closes after 10 s. */
 export const DEEPGRAM_KEEPALIVE_MS = 4_000;
@@ -127,8 +127,8 @@ class DeepgramStream implements SttStream {
 
   push(samples: Int16Array): void {
     if (this.#ending || this.#finished) return;
-    // A copy: ws masks client frames in place, and the caller may reuse its frame buffer.
-    const bytes = Buffer.from(samplesToBytes(samples));
+    // A copy (pcm16ToBytesLE shares nothing): ws masks client frames in place, and the caller reuses its frames.
+    const bytes = pcm16ToBytesLE(samples);
     if (this.#ws.readyState === WebSocket.OPEN) {
       this.#ws.send(bytes);
       this.#audioSinceKeepAlive = true;

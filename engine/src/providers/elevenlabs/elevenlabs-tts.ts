@@ -6,7 +6,12 @@
  */
 import type { AudioChunk } from '../../audio/format.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import { pcmChunks, TTS_FIRST_AUDIO_TIMEOUT_MS, TTS_STALL_TIMEOUT_MS, TTS_TOTAL_TIMEOUT_MS } from '../openai-compat/openai-tts.ts';
+import {
+  pcmChunks,
+  TTS_FIRST_AUDIO_TIMEOUT_MS,
+  TTS_STALL_TIMEOUT_MS,
+  TTS_TOTAL_TIMEOUT_MS,
+} from '../openai-compat/openai-tts.ts';
 import { ProviderError, type ErrorMessageReader } from '../openai-compat/provider-error.ts';
 import { VendorCall, type CallTimeouts } from '../openai-compat/vendor-call.ts';
 
@@ -75,12 +80,17 @@ export class ElevenLabsTts implements TtsProvider {
     if (signal.aborted || request.text.trim() === '') return;
     const voice = encodeURIComponent(request.voiceId ?? this.#config.defaultVoiceId ?? ELEVENLABS_DEFAULT_VOICE);
     const url = `${this.#base}/v1/text-to-speech/${voice}/stream?output_format=pcm_${ELEVENLABS_SAMPLE_RATE}`;
-    const body: Record<string, unknown> = { text: request.text, model_id: this.#config.modelId ?? ELEVENLABS_DEFAULT_MODEL };
-    if (request.speed !== undefined) body.voice_settings = { speed: Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) };
+    const body: Record<string, unknown> = {
+      text: request.text,
+      model_id: this.#config.modelId ?? ELEVENLABS_DEFAULT_MODEL,
+    };
+    if (request.speed !== undefined) {
+      body.voice_settings = { speed: Math.min(SPEED_MAX, Math.max(SPEED_MIN, request.speed)) };
+    }
     const call = new VendorCall(NAME, signal, this.#timeouts);
     try {
-      const init = { method: 'POST', headers: this.#headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) };
-      const response = await call.send(url, init, readElevenLabsError);
+      const headers = this.#headers({ 'content-type': 'application/json' });
+      const response = await call.send(url, { method: 'POST', headers, body: JSON.stringify(body) }, readElevenLabsError);
       if (response === undefined) return;
       yield* pcmChunks(response, call, ELEVENLABS_SAMPLE_RATE, NAME);
     } finally {
@@ -91,7 +101,8 @@ export class ElevenLabsTts implements TtsProvider {
   /** The account's voices (premade, cloned, library), from `GET /v1/voices`. */
   async voices(): Promise<TtsVoice[]> {
     const limit = ELEVENLABS_VOICES_TIMEOUT_MS;
-    const call = new VendorCall(NAME, new AbortController().signal, { firstOutputMs: limit, stallMs: limit, totalMs: limit });
+    const timeouts = { firstOutputMs: limit, stallMs: limit, totalMs: limit };
+    const call = new VendorCall(NAME, new AbortController().signal, timeouts);
     try {
       const response = await call.send(`${this.#base}/v1/voices`, { headers: this.#headers({}) }, readElevenLabsError);
       let body: unknown;
@@ -127,5 +138,6 @@ function toVoice(raw: ElevenLabsVoice): TtsVoice[] {
   const verified = raw.verified_languages?.[0];
   const language = [verified?.locale, verified?.language, raw.labels?.language].find((l) => typeof l === 'string' && l !== '');
   // Multilingual models let any voice speak every supported language: `mul` unless the voice says otherwise.
-  return [{ id: raw.voice_id, name: raw.name, language: typeof language === 'string' ? language : 'mul', ...(gender === undefined ? {} : { gender }) }];
+  const voice: TtsVoice = { id: raw.voice_id, name: raw.name, language: typeof language === 'string' ? language : 'mul' };
+  return [gender === undefined ? voice : { ...voice, gender }];
 }

@@ -4,7 +4,7 @@
  * secondary gets the request without it and uses its own configured model.
  */
 import type { LlmEvent, LlmProvider, LlmRequest } from '../llm-provider.ts';
-import { fallbackName, type FallbackOptions } from './fallback-options.ts';
+import type { FallbackOptions } from './fallback-options.ts';
 
 export class FallbackLlm implements LlmProvider {
   readonly name: string;
@@ -13,7 +13,7 @@ export class FallbackLlm implements LlmProvider {
   readonly #options: FallbackOptions;
 
   constructor(primary: LlmProvider, secondary: LlmProvider, options: FallbackOptions = {}) {
-    this.name = fallbackName(primary, secondary);
+    this.name = primary.name;
     this.#primary = primary;
     this.#secondary = secondary;
     this.#options = options;

@@ -7,7 +7,7 @@
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
-import { fallbackName, type FallbackOptions } from './fallback-options.ts';
+import type { FallbackOptions } from './fallback-options.ts';
 
 /**
  * Audio kept for a replay, in ms of 16 kHz PCM16 (30 s = 960 kB). Primaries fail on connect (bad key, outage)
@@ -22,14 +22,15 @@ export class FallbackStt implements SttProvider {
   readonly #options: FallbackOptions;
 
   constructor(primary: SttProvider, secondary: SttProvider, options: FallbackOptions = {}) {
-    this.name = fallbackName(primary, secondary);
+    this.name = primary.name;
     this.#primary = primary;
     this.#secondary = secondary;
     this.#options = options;
   }
 
   open(options: SttOptions, signal: AbortSignal): SttStream {
-    return new FallbackSttStream(this.#primary.open(options, signal), () => this.#secondary.open(options, signal), signal, this.#options);
+    const openSecondary = (): SttStream => this.#secondary.open(options, signal);
+    return new FallbackSttStream(this.#primary.open(options, signal), openSecondary, signal, this.#options);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { AudioChunk } from '../../audio/format.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import { fallbackName, type FallbackOptions } from './fallback-options.ts';
+import type { FallbackOptions } from './fallback-options.ts';
 
 export interface FallbackTtsOptions extends FallbackOptions {
   /** The secondary's voice for a request (for example one of the same gender); undefined: the secondary's default. */
@@ -19,7 +19,7 @@ export class FallbackTts implements TtsProvider {
   readonly #options: FallbackTtsOptions;
 
   constructor(primary: TtsProvider, secondary: TtsProvider, options: FallbackTtsOptions = {}) {
-    this.name = fallbackName(primary, secondary);
+    this.name = primary.name;
     this.#primary = primary;
     this.#secondary = secondary;
     this.#options = options;

@@ -170,5 +170,7 @@ export async function* processStdout(binary: string, args: readonly string[], op
     await run.finished;
   } finally {
     run.kill();
+    // SIGKILL ends it within milliseconds; waiting means no child outlives the iteration, not even as a zombie.
+    await run.finished.catch(() => undefined);
   }
 }

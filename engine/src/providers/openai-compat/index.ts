@@ -1,6 +1,6 @@
 /**
  * OpenAI-compatible providers (LLM, STT, TTS) and the plumbing every cloud provider shares: the ProviderError
- * registry, the per-call clock, the bounded event queue and PCM16 byte handling.
+ * registry, the per-call clock, the bounded event queue and the streaming PCM16 reader.
  */
 export {
   LLM_FIRST_TOKEN_TIMEOUT_MS,

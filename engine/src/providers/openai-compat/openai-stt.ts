@@ -5,10 +5,10 @@
  * transcript comes back as a single final. Requests run one at a time, so finals arrive in speaking order.
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
+import { encodeWav } from '../../audio/wav.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
 import { EventQueue } from './event-queue.ts';
 import { joinUrl } from './openai-llm.ts';
-import { encodeWav } from './pcm16.ts';
 import { ProviderError, type ErrorMessageReader } from './provider-error.ts';
 import { VendorCall, type CallTimeouts } from './vendor-call.ts';
 
@@ -140,7 +140,7 @@ class UtteranceStream implements SttStream {
     const call = new VendorCall(STT_NAME, this.#signal, this.#timeouts);
     try {
       const form = new FormData();
-      form.append('file', new Blob([encodeWav(audio, ENGINE_SAMPLE_RATE)], { type: 'audio/wav' }), 'utterance.wav');
+      form.append('file', new Blob([encodeWav({ samples: audio, sampleRate: ENGINE_SAMPLE_RATE })], { type: 'audio/wav' }), 'utterance.wav');
       form.append('model', this.#config.model);
       form.append('response_format', 'json');
       // ISO-639-1 is what the endpoint takes: `en-US` → `en`.

@@ -7,7 +7,7 @@ import type { AudioChunk } from '../../audio/format.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
 import { readChatErrorMessage } from './chat-wire.ts';
 import { joinUrl } from './openai-llm.ts';
-import { Pcm16Reader } from './pcm16.ts';
+import { Pcm16Reader } from './pcm16-reader.ts';
 import { ProviderError } from './provider-error.ts';
 import { VendorCall, type CallTimeouts } from './vendor-call.ts';
 

@@ -217,11 +217,12 @@ export class PocketsphinxStream implements SttStream {
  */
 export function createPocketsphinxStt(options: PocketsphinxSttOptions = {}): PocketsphinxSttProvider {
   const binary = resolveExecutable(options.binary ?? 'pocketsphinx_continuous', INSTALL_HINT);
+  const mkfifo = resolveExecutable('mkfifo', 'install coreutils');
   const hmm = options.hmm ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/en-us`;
   const lm = options.lm ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/en-us.lm.bin`;
   const dict = options.dict ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/cmudict-en-us.dict`;
   requireReadable(`${hmm}/mdef`, 'acoustic model', INSTALL_HINT);
   requireReadable(lm, 'language model', INSTALL_HINT);
   requireReadable(dict, 'dictionary', INSTALL_HINT);
-  return new PocketsphinxSttProvider({ binary, hmm, lm, dict, sampleRate: ENGINE_SAMPLE_RATE }, options.language ?? 'en-US');
+  return new PocketsphinxSttProvider({ binary, mkfifo, hmm, lm, dict, sampleRate: ENGINE_SAMPLE_RATE }, options.language ?? 'en-US');
 }

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeWav, Pcm16Reader, samplesToBytes, WAV_HEADER_BYTES } from './pcm16.ts';
+import { pcm16ToBytesLE } from '../../audio/pcm16.ts';
+import { Pcm16Reader } from './pcm16-reader.ts';
 
 describe('Pcm16Reader', () => {
   it('carries half a sample over to the next chunk', () => {
     const reader = new Pcm16Reader();
-    const bytes = samplesToBytes(Int16Array.from([1, -2, 300]));
+    const bytes = pcm16ToBytesLE(Int16Array.from([1, -2, 300]));
     expect([...reader.push(bytes.subarray(0, 3))]).toEqual([1]);
     expect(reader.pendingByte).toBe(true);
     expect([...reader.push(bytes.subarray(3, 3))]).toEqual([]);
@@ -19,7 +20,7 @@ describe('Pcm16Reader', () => {
       fc.property(fc.array(fc.integer({ min: -32768, max: 32767 })), fc.array(fc.nat()), (values, offsets) => {
         // One spare leading byte, so every chunk below is a view at an odd offset of its buffer.
         const padded = new Uint8Array(values.length * 2 + 1);
-        padded.set(samplesToBytes(Int16Array.from(values)), 1);
+        padded.set(pcm16ToBytesLE(Int16Array.from(values)), 1);
         const bytes = padded.subarray(1);
         const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
         const reader = new Pcm16Reader();
@@ -33,21 +34,5 @@ describe('Pcm16Reader', () => {
         expect(reader.pendingByte).toBe(false);
       }),
     );
-  });
-});
-
-describe('encodeWav', () => {
-  it('writes a canonical mono PCM16 header followed by the samples', () => {
-    const wav = encodeWav(Int16Array.from([0, 1, -1]), 16_000);
-    const view = new DataView(wav.buffer);
-    const ascii = (at: number) => String.fromCharCode(...wav.subarray(at, at + 4));
-    expect([ascii(0), ascii(8), ascii(12), ascii(36)]).toEqual(['RIFF', 'WAVE', 'fmt ', 'data']);
-    expect(view.getUint32(4, true)).toBe(wav.length - 8);
-    expect(view.getUint16(20, true)).toBe(1);
-    expect(view.getUint16(22, true)).toBe(1);
-    expect(view.getUint32(24, true)).toBe(16_000);
-    expect(view.getUint16(34, true)).toBe(16);
-    expect(view.getUint32(40, true)).toBe(6);
-    expect(view.getInt16(WAV_HEADER_BYTES + 4, true)).toBe(-1);
   });
 });

@@ -1,0 +1,50 @@
+/**
+ * The stt-worker, llm-worker and tts-worker roles: each joins its kind's queue group with the providers the
+ * configuration gives it. In embedded mode all three run in the one process; in scale-out, as many as needed.
+ */
+import type { Bus } from '../bus/index.ts';
+import { llmWorker } from '../workers/llm/llm-worker.ts';
+import { sttWorker } from '../workers/stt/stt-worker.ts';
+import { ttsWorker } from '../workers/tts/tts-worker.ts';
+import { startWorker, type WorkerHandle } from '../workers/worker-host.ts';
+import type { EngineConfig } from './engine-config.ts';
+import { llmProviders, sttProviders, ttsProviders } from './provider-factory.ts';
+import type { RoleLog } from './role-log.ts';
+
+export interface WorkerRoleHandle {
+  readonly role: string;
+  readonly worker: WorkerHandle | undefined;
+  close(): Promise<void>;
+}
+
+export async function startSttWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
+  const { providers, defaultName } = sttProviders(config);
+  if (providers.length === 0) return idle('stt-worker', log, `no speech recogniser available for PARLEY_STT=${config.sttProvider}: install Debian's pocketsphinx and pocketsphinx-en-us, or set PARLEY_STT=deepgram or openai`);
+  if (defaultName !== config.sttProvider) log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`);
+  return handle('stt-worker', startWorker(bus, sttWorker(providers, defaultName), log), log);
+}
+
+export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
+  const { providers, defaultName } = ttsProviders(config);
+  if (providers.length === 0) return idle('tts-worker', log, `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng, or set PARLEY_TTS=openai or elevenlabs`);
+  if (defaultName !== config.ttsProvider) log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
+  return handle('tts-worker', startWorker(bus, ttsWorker(providers, defaultName), log), log);
+}
+
+/** Without a configured LLM the role runs no worker: sessions then know there is no language model. */
+export async function startLlmWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
+  const providers = llmProviders(config);
+  if (providers.length === 0) return idle('llm-worker', log, 'no LLM configured (PARLEY_LLM_BASE_URL): PROMPT agents will greet, then say so');
+  return handle('llm-worker', startWorker(bus, llmWorker(providers), log), log);
+}
+
+/** A role with nothing to serve on this machine: it says why, and runs no worker. */
+function idle(role: string, log: RoleLog, why: string): WorkerRoleHandle {
+  log(why, { role });
+  return { role, worker: undefined, close: async () => {} };
+}
+
+function handle(role: string, worker: WorkerHandle, log: RoleLog): WorkerRoleHandle {
+  log('worker started', { role, workerId: worker.workerId });
+  return { role, worker, close: () => worker.stop() };
+}
