@@ -7,6 +7,7 @@ import {
   OpusDecoder,
   OpusEncoder,
   Resampler,
+  TELEPHONE_BAND_HZ,
   decodeMulaw,
   encodeMulaw,
   resample,
@@ -84,14 +85,17 @@ export function createCases(opusBackends: readonly OpusBackendName[]): FrameCase
     },
   ];
 
-  const upsampler = new Resampler(8000, 16_000);
-  const nextInbound = cycle(ulawFrames);
-  cases.push({
-    name: 'inbound: μ-law decode + 8→16 kHz',
-    work: '160 B → 320 samples (decodeMulaw, Resampler.push)',
-    step: () => upsampler.push(decodeMulaw(nextInbound())).length,
-    close: () => upsampler.reset(),
-  });
+  // Carrier transports tell the resampler their audio is telephone-band; the full-band row shows what that saves.
+  for (const [label, options] of [['', { sourceBandHz: TELEPHONE_BAND_HZ }], [' (full-band filter)', {}]] as const) {
+    const upsampler = new Resampler(8000, 16_000, options);
+    const nextInbound = cycle(ulawFrames);
+    cases.push({
+      name: `inbound: μ-law decode + 8→16 kHz${label}`,
+      work: '160 B → 320 samples (decodeMulaw, Resampler.push)',
+      step: () => upsampler.push(decodeMulaw(nextInbound())).length,
+      close: () => upsampler.reset(),
+    });
+  }
 
   const downsampler = new Resampler(16_000, 8000);
   const nextOutbound = cycle(engineFrames);

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- engine-audio`: the per-frame CPU cost of the engine's audio path, in µs per 20 ms frame,
- * beside a plain μ-law decode loop measured in the same run: inbound carrier audio (μ-law decode + 8→16 kHz),
- * outbound (16→8 kHz + μ-law encode), and Opus encode and decode of a 48 kHz frame, on the native addon and on the
- * WebAssembly fallback. Everything runs in this process, on one core, one case at a time.
+ * beside a plain μ-law decode loop measured in the same run: inbound carrier audio (μ-law decode + 8→16 kHz, with
+ * the telephone-band filter that carrier transports use and with the full-band one), outbound (16→8 kHz + μ-law
+ * encode), and Opus encode and decode of a 48 kHz frame, on the native addon and on the WebAssembly fallback.
+ * Everything runs in this process, on one core, one case at a time.
  */
 import { opusBackend, type OpusBackendName } from '@parley/engine/audio';
 import { machineFacts } from '../machine.ts';

@@ -48,6 +48,7 @@ export function buildReport(machine: MachineFacts, settings: EngineAudioReport['
     ratio: baseline && baseline.meanMicros > 0 ? t.meanMicros / baseline.meanMicros : Number.NaN,
     coreShare: t.meanMicros / FRAME_MICROS,
   }));
+  // The first inbound row is the configuration carrier transports use.
   const inbound = cases.find((c) => c.name.startsWith('inbound'));
   const outbound = cases.find((c) => c.name.startsWith('outbound'));
   const g711Call = inbound && outbound

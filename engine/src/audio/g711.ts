@@ -2,10 +2,11 @@
  * G.711 companding (ITU-T G.711): μ-law (North America, Japan; what carrier media streams send) and A-law (the
  * rest of the world's PSTN). One byte per sample at 8 kHz.
  *
- * Both directions are table lookups built once, on first use, from the reference algorithm (ITU-T G.191's g711.c,
- * which the public-domain Sun Microsystems g711.c that telephony stacks copy follows): decoding indexes a 256-entry table by the code byte;
- * encoding indexes a table by the sample's top 14 (μ-law) or 13 (A-law) bits, which are all the bits G.711 looks
- * at, so a lookup gives exactly what the reference computes with a segment search, at a fraction of the cost.
+ * Both directions are table lookups built once, on first use, from the reference algorithm (the g711.c of ITU-T
+ * G.191's Software Tool Library, in the shape of the public-domain Sun g711.c that telephony stacks copy): decoding
+ * indexes a 256-entry table by the code byte; encoding indexes a table by the sample's top 14 (μ-law) or 13 (A-law)
+ * bits, which are all the bits G.711 looks at, so a lookup gives exactly what the reference computes with a
+ * segment search, at a fraction of the cost.
  */
 
 /** μ-law's bias, added before the segment search so that the segments are powers of two wide. */

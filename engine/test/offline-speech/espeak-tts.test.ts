@@ -10,8 +10,8 @@ import { childProcesses, collectAudio, describeInstalled, rms, unavailableReason
 const SENTENCE = 'Please call me back tomorrow morning.';
 /** Long enough (~15 min of speech) that espeak-ng is still streaming when the test aborts. */
 const LONG_TEXT = 'Please call me back tomorrow morning about the invoice. '.repeat(300);
-/** An abort must end the iterable within this: it is SIGKILL and a process reap. */
-const ABORT_WITHIN_MS = 300;
+/** An abort must end the iterable within this: SIGKILL and a reap take milliseconds; the margin is for a busy machine. */
+const ABORT_WITHIN_MS = 500;
 
 const never = () => new AbortController().signal;
 
@@ -61,7 +61,7 @@ describeInstalled('EspeakTtsProvider', unavailableReason(() => createEspeakTts()
       expect(chunk.samples.length).toBeGreaterThan(0);
       break;
     }
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(1_000); // ~40 ms here; the whole text takes ~1 s
     expect(childProcesses('espeak-ng')).toEqual([]);
   });
 

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { ENGINE_FRAME_SAMPLES, ENGINE_SAMPLE_RATE, FRAME_MS } from '../../src/audio/format.ts';
 import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
 import { isSpeechProviderError } from '../../src/providers/flite/speech-provider-error.ts';
-import { createPocketsphinxStt, type PocketsphinxStream } from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
+import { createPocketsphinxStt, MAX_WAITING_UTTERANCES, type PocketsphinxStream } from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
 import type { SttEvent } from '../../src/providers/stt-provider.ts';
 import { childProcesses, collectAudio, describeInstalled, eventually, frames, unavailableReason, wordOverlap } from './support/offline-speech-kit.ts';
 
@@ -83,6 +83,21 @@ describeInstalled('PocketsphinxSttProvider', installed, () => {
     const msOf = (samples: number) => Math.round((samples * 1000) / ENGINE_SAMPLE_RATE);
     expect(a).toMatchObject({ startMs: 0, endMs: msOf(one.length) });
     expect(b).toMatchObject({ startMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2), endMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2 + two.length) });
+  });
+
+  it(`holds at most ${MAX_WAITING_UTTERANCES} utterances behind the one being recognised, dropping the oldest waiting`, async () => {
+    const speech = await speak(FIRST);
+    const stream = createPocketsphinxStt().open({ language: 'en-US' }, never());
+    const events = readAll(stream);
+    // The first is being recognised; then the same sentence again, which must be the one dropped, then silences.
+    for (const utterance of [speech, speech, ...Array.from({ length: MAX_WAITING_UTTERANCES }, () => new Int16Array(4_800))]) {
+      await feed(stream, utterance, false);
+      stream.endOfUtterance();
+    }
+    stream.end();
+    const finals = await events;
+    expect(finals.map((e) => e.type === 'final' && e.startMs)).toEqual([0]);
+    expect(stream.droppedUtterances).toBe(1);
   });
 
   it('gives no final for an utterance of silence or faint noise, and ends after end()', async () => {

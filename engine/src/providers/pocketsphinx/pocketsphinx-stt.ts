@@ -2,11 +2,13 @@
  * Speech to text with CMU pocketsphinx 0.8 (Debian packages `pocketsphinx` and `pocketsphinx-en-us`), offline, US
  * English. A batch recogniser: one `pocketsphinx_continuous` run per utterance, one final per utterance, no partials.
  *
- * Cost, measured on the 2-core CI machine (Debian 12): each run loads the model (~0.35 s wall, ~105 MB resident),
- * then decodes at ~0.2x real time (2.4 s of speech in ~0.55 s). Run as a plain batch after the utterance ends that
- * is 0.35 s + 0.2 x duration of waiting (~0.9 s for a 2.4 s sentence). So the run starts on an utterance's first
- * frame and audio is fed to it as it arrives: the load and most of the decoding happen while the caller is still
- * speaking, and endOfUtterance() to final is ~0.15 s for the same sentence.
+ * Cost per utterance, measured on the 2-core CI machine (AMD EPYC, Debian 12): each run is a new process that
+ * loads the model (~0.35 s wall, ~0.3 s CPU, ~105 MB resident while it lives), then decodes at ~0.2x real time.
+ * Run as a plain batch once the utterance has ended, that is 0.35 s + 0.2 x duration of waiting: 0.7-1.1 s for a
+ * 1.5-2.2 s sentence. So a run starts on an utterance's first frame and is fed the audio as it arrives (see
+ * recognizer-run.ts): the load and most of the decoding happen while the caller is still speaking, and from
+ * endOfUtterance() to the final it is 0.1-0.18 s for the same sentences fed in real time. The price is one
+ * pocketsphinx process (~105 MB) per stream for as long as the caller is speaking.
  *
  * Order and bounds: one run at a time per stream, in utterance order. An utterance that ends while an earlier one
  * is still being recognised waits, its audio held in memory; at most MAX_WAITING_UTTERANCES wait, and when another
@@ -93,11 +95,15 @@ export class PocketsphinxStream implements SttStream {
   #closed = false;
   #dropped = 0;
 
+  readonly #signal: AbortSignal;
+  readonly #onAbort = () => this.#close();
+
   constructor(config: RecognizerConfig, signal: AbortSignal) {
     this.#config = config;
+    this.#signal = signal;
     this.#events = new EventChannel(MAX_UNREAD_EVENTS, () => this.#close());
     if (signal.aborted) this.#close();
-    else signal.addEventListener('abort', () => this.#close(), { once: true });
+    else signal.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   /** Utterances dropped unrecognised because MAX_WAITING_UTTERANCES were already waiting. */
@@ -186,26 +192,26 @@ export class PocketsphinxStream implements SttStream {
   }
 
   #finish(): void {
-    this.#closed = true;
+    this.#stop();
     this.#events.end();
   }
 
   #fail(error: unknown): void {
     if (this.#closed) return;
-    this.#stopRuns();
-    this.#closed = true;
+    this.#stop();
     this.#events.fail(error);
   }
 
   /** Abort, or the reader stopped: kill the run, forget the audio, end the iterator now. */
   #close(): void {
     if (this.#closed) return;
-    this.#stopRuns();
-    this.#closed = true;
+    this.#stop();
     this.#events.close();
   }
 
-  #stopRuns(): void {
+  #stop(): void {
+    this.#closed = true;
+    this.#signal.removeEventListener('abort', this.#onAbort);
     for (const utterance of this.#utterances) utterance.run?.kill();
     this.#utterances = [];
   }

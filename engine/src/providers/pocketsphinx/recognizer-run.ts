@@ -126,6 +126,9 @@ export class RecognizerRun {
         if (this.#killed) input.destroy();
         else if (this.#deadlineMs !== undefined) this.#endInput();
       }
+      // Both ends are open now, so the name has done its job: removing it at once leaves nothing behind for long
+      // (a process that exits mid-run cannot strand more than the directory of a run still loading its model).
+      await rm(dir, { recursive: true, force: true });
       try {
         await finished;
       } finally {

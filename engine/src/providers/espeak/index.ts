@@ -1,0 +1,9 @@
+/** espeak-ng text to speech (22 050 Hz, ~130 languages). Errors are the offline providers' SpeechProviderError. */
+export {
+  createEspeakTts,
+  ESPEAK_DEFAULT_VOICE,
+  ESPEAK_MAX_TEXT_CHARS,
+  ESPEAK_NORMAL_WPM,
+  EspeakTtsProvider,
+  type EspeakTtsOptions,
+} from './espeak-tts.ts';
