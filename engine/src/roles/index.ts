@@ -4,3 +4,15 @@ export type { RoleLog } from './role-log.ts';
 export { EngineRole, MEDIA_CONNECT_TIMEOUT_MS, startEngineRole } from './engine-role.ts';
 export { startLlmWorkerRole, startSttWorkerRole, startTtsWorkerRole, type WorkerRoleHandle } from './worker-roles.ts';
 export { ProviderConfigError } from './provider-factory.ts';
+// What a harness needs to run calls without a carrier (the bench, other workspaces' tests): the in-memory
+// transport, and workers built from providers of its own choosing.
+export { memoryTransport, type MemoryCaller } from '../transports/memory/memory-transport.ts';
+export type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
+export { startWorker, type WorkerHandle, type WorkerKindHandler } from '../workers/worker-host.ts';
+export { sttWorker } from '../workers/stt/stt-worker.ts';
+export { llmWorker } from '../workers/llm/llm-worker.ts';
+export { ttsWorker } from '../workers/tts/tts-worker.ts';
+export type { SttProvider, SttStream, SttEvent, SttOptions } from '../providers/stt-provider.ts';
+export type { LlmProvider, LlmEvent, LlmRequest, ChatMessage } from '../providers/llm-provider.ts';
+export type { TtsProvider, TtsRequest, TtsVoice } from '../providers/tts-provider.ts';
+export type { CallSummary } from '../session/call-session.ts';
