@@ -63,6 +63,8 @@ export interface CallSummary {
 export const NO_LLM_MESSAGE = 'I am sorry, no language model is configured for me yet, so I cannot answer. Goodbye.';
 /** Said when the caller has been silent for half the inactivity limit. */
 export const NUDGE_MESSAGE = 'Are you still there?';
+/** Frames of audio sent ahead of detected speech (300 ms): the VAD decides a little after a word begins. */
+const PRE_ROLL_FRAMES = 15;
 /** Longest wait for a batch recogniser's words after the caller paused, ms. */
 const FINAL_WAIT_MS = 3_000;
 /** Longest a closing message may take to play before hanging up anyway, ms. */
@@ -90,7 +92,10 @@ export class CallSession {
   #replying: Promise<void> = Promise.resolve();
   #userText = '';
   #userStartedAt = 0;
-  #utteranceClosed = false;
+  /** Audio is streaming to the recogniser (from the first voiced frame to the next pause). */
+  #utteranceOpen = false;
+  /** The last frames before speech, sent with it so the recogniser hears the first syllable whole. */
+  readonly #preRoll: Int16Array[] = [];
   #finalAt: number | undefined;
   #lastVoicedAt = 0;
   #voicedWhileAgentSpoke = 0;
@@ -206,8 +211,8 @@ export class CallSession {
 
   #onAudio(samples: Int16Array): void {
     if (this.#state === 'ending' || this.#state === 'ended') return;
-    this.#deps.stt.push(samples);
     const { speech } = this.#vad.classify(samples);
+    this.#feedRecogniser(samples, speech);
     const agentSpeaking = this.#agentSpeaking();
     if (speech) {
       this.#lastVoicedAt = performance.now();
@@ -221,15 +226,32 @@ export class CallSession {
     if (event) this.#onTurnEvent(event);
   }
 
+  /**
+   * The recogniser hears speech only: voiced audio with a short pre-roll before it, until the next pause. Silence
+   * is never streamed, which keeps a batch recogniser's process (and a cloud recogniser's bill) to the seconds
+   * the caller actually talks.
+   */
+  #feedRecogniser(samples: Int16Array, speech: boolean): void {
+    if (speech && !this.#utteranceOpen) {
+      this.#utteranceOpen = true;
+      for (const frame of this.#preRoll.splice(0)) this.#deps.stt.push(frame);
+    }
+    if (this.#utteranceOpen) {
+      this.#deps.stt.push(samples);
+      return;
+    }
+    this.#preRoll.push(samples);
+    if (this.#preRoll.length > PRE_ROLL_FRAMES) this.#preRoll.shift();
+  }
+
   #onTurnEvent(event: TurnEvent): void {
     if (event.type === 'speech_started') {
       this.#userStartedAt = this.#now() - 200;
-      this.#utteranceClosed = false;
       return;
     }
-    // Batch recognisers transcribe at the first pause; the end of the turn then needs no second request.
-    if (!this.#utteranceClosed) this.#deps.stt.endOfUtterance();
-    this.#utteranceClosed = true;
+    // A pause closes the utterance (batch recognisers transcribe it now); speech after it opens a new one.
+    if (this.#utteranceOpen) this.#deps.stt.endOfUtterance();
+    this.#utteranceOpen = false;
     if (event.type === 'turn_ended') this.#userTurnEnded(event);
   }
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { ENGINE_FRAME_SAMPLES } from '../../src/audio/format.ts';
 import { PacingClock } from '../../src/audio/pacing-clock.ts';
-import { MemoryBus } from '../../src/bus/index.ts';
+import { MemoryBus, type Bus } from '../../src/bus/index.ts';
 import { callCodecs, subjects, type CallEvent, type CallSpec } from '../../src/protocol/index.ts';
 import type { LlmProvider } from '../../src/providers/llm-provider.ts';
 import type { SttProvider } from '../../src/providers/stt-provider.ts';
@@ -48,6 +48,10 @@ export function callSpec(agent: AgentOverrides = {}, limits: Partial<CallSpec['l
 
 export interface RunningCall {
   session: CallSession;
+  /** The workers serving the call: TTS first, then the STT workers, then the LLM worker. */
+  workers: WorkerHandle[];
+  /** Failovers of the call's STT stream so far. */
+  sttFailovers(): number;
   caller: MemoryCaller;
   events: CallEvent[];
   ended: Promise<CallSummary>;
@@ -60,10 +64,22 @@ export interface RunningCall {
   close(): Promise<void>;
 }
 
-export async function startCall(spec: CallSpec, providers: { stt: SttProvider; tts: TtsProvider; llm?: LlmProvider }, options: { echoes?: boolean } = {}): Promise<RunningCall> {
-  const bus = new MemoryBus();
-  const workers: WorkerHandle[] = [startWorker(bus, sttWorker([providers.stt])), startWorker(bus, ttsWorker([providers.tts]))];
-  if (providers.llm) workers.push(startWorker(bus, llmWorker([providers.llm])));
+export interface CallOptions {
+  echoes?: boolean;
+  /** Buses for the call's "processes": the session's, then one per worker; default one in-process bus for all. */
+  connect?: () => Promise<Bus>;
+  /** STT workers to start (each on its own bus connection), default 1. */
+  sttWorkers?: number;
+}
+
+export async function startCall(spec: CallSpec, providers: { stt: SttProvider | (() => SttProvider); tts: TtsProvider; llm?: LlmProvider }, options: CallOptions = {}): Promise<RunningCall> {
+  const memory = new MemoryBus();
+  const connect = options.connect ?? (async () => memory);
+  const bus = await connect();
+  const stt = () => (typeof providers.stt === 'function' ? providers.stt() : providers.stt);
+  const workers: WorkerHandle[] = [startWorker(await connect(), ttsWorker([providers.tts]))];
+  for (let i = 0; i < (options.sttWorkers ?? 1); i += 1) workers.push(startWorker(await connect(), sttWorker([stt()])));
+  if (providers.llm) workers.push(startWorker(await connect(), llmWorker([providers.llm])));
   const events: CallEvent[] = [];
   const listeners = new Set<() => void>();
   const subscription = bus.subscribe(subjects.callEvents(spec.callId));
@@ -75,12 +91,12 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider; t
   })();
   const clock = new PacingClock();
   const { transport, caller } = memoryTransport({ echoes: options.echoes });
-  const [stt, tts, llm] = await Promise.all([
+  const [sttClient, ttsClient, llmClient] = await Promise.all([
     SttClient.open(bus, spec.callId, { language: spec.agent.language }),
     TtsClient.open(bus, spec.callId),
     providers.llm ? LlmClient.open(bus, spec.callId) : Promise.resolve(undefined),
   ]);
-  const session = new CallSession(spec, { bus, transport, clock, stt, tts, llm });
+  const session = new CallSession(spec, { bus, transport, clock, stt: sttClient, tts: ttsClient, llm: llmClient });
   const ended = session.run();
   const frames = async (ms: number, make: () => Int16Array) => {
     const started = performance.now();
@@ -93,6 +109,8 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider; t
   let phase = 0;
   return {
     session,
+    workers,
+    sttFailovers: () => sttClient.failovers,
     caller,
     events,
     ended,
@@ -119,7 +137,7 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider; t
       await session.end('test_over', 'completed', false);
       for (const worker of workers) await worker.stop();
       clock.close();
-      await bus.close();
+      await memory.close();
     },
   };
 }
