@@ -6,6 +6,7 @@ import type { Static } from '@sinclair/typebox';
 import { codecs, type LlmOpenOptions } from '../../protocol/index.ts';
 import type { LlmProvider, LlmRequest } from '../../providers/llm-provider.ts';
 import { providerRegistry, wireError } from '../provider-registry.ts';
+import { RequestRunner } from '../request-runner.ts';
 import type { StreamContext, StreamHandler, WorkerKindHandler } from '../worker-host.ts';
 
 export function llmWorker(providers: readonly LlmProvider[], defaultProvider?: string): WorkerKindHandler {
@@ -21,35 +22,25 @@ export function llmWorker(providers: readonly LlmProvider[], defaultProvider?: s
 }
 
 function llmStream(provider: LlmProvider, model: string | undefined, context: StreamContext): StreamHandler {
-  const running = new Map<number, AbortController>();
+  const requests = new RequestRunner(context);
 
-  const run = async (requestId: number, request: LlmRequest) => {
-    const abort = new AbortController();
-    running.set(requestId, abort);
-    const onStreamClosed = () => abort.abort();
-    context.signal.addEventListener('abort', onStreamClosed, { once: true });
-    try {
-      for await (const event of provider.stream({ ...request, model: request.model ?? model }, abort.signal)) {
-        if (abort.signal.aborted) break;
+  const run = (requestId: number, request: LlmRequest) =>
+    requests.run(requestId, async (signal) => {
+      for await (const event of provider.stream({ ...request, model: request.model ?? model }, signal)) {
+        if (signal.aborted) break;
         context.send(codecs.llmOut.encode({ ...event, requestId }));
       }
-    } catch (error) {
-      if (!abort.signal.aborted) context.send(codecs.llmOut.encode({ type: 'error', requestId, ...wireError(error) }));
-    } finally {
-      context.signal.removeEventListener('abort', onStreamClosed);
-      running.delete(requestId);
-    }
-  };
+    }, (error) => context.send(codecs.llmOut.encode({ type: 'error', requestId, ...wireError(error) })));
 
   return {
     receive(payload) {
       const message = codecs.llmIn.decode(payload);
       switch (message.type) {
         case 'turn':
-          void run(message.requestId, message.request as LlmRequest);
+          run(message.requestId, message.request as LlmRequest);
           break;
         case 'cancel':
-          running.get(message.requestId)?.abort();
+          requests.cancel(message.requestId);
           break;
         case 'end':
           context.send(codecs.llmOut.encode({ type: 'ended' }));
@@ -60,8 +51,7 @@ function llmStream(provider: LlmProvider, model: string | undefined, context: St
       }
     },
     close() {
-      for (const abort of running.values()) abort.abort();
-      running.clear();
+      requests.cancelAll();
     },
   };
 }

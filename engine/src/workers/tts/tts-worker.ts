@@ -9,6 +9,7 @@ import { Resampler } from '../../audio/resampler.ts';
 import { codecs, encodeAudioFrame, type TtsOpenOptions } from '../../protocol/index.ts';
 import type { TtsProvider, TtsRequest } from '../../providers/tts-provider.ts';
 import { providerRegistry, wireError } from '../provider-registry.ts';
+import { RequestRunner } from '../request-runner.ts';
 import type { StreamContext, StreamHandler, WorkerKindHandler } from '../worker-host.ts';
 
 /** Largest audio message, in samples (100 ms at 16 kHz): small enough that the first audio leaves early. */
@@ -27,7 +28,7 @@ export function ttsWorker(providers: readonly TtsProvider[], defaultProvider?: s
 }
 
 function ttsStream(provider: TtsProvider, defaults: Static<typeof TtsOpenOptions>, context: StreamContext): StreamHandler {
-  const running = new Map<number, AbortController>();
+  const requests = new RequestRunner(context);
   let sequence = 0;
 
   const send = (requestId: number, samples: Int16Array) => {
@@ -37,42 +38,32 @@ function ttsStream(provider: TtsProvider, defaults: Static<typeof TtsOpenOptions
     }
   };
 
-  const say = async (requestId: number, request: TtsRequest) => {
-    const abort = new AbortController();
-    running.set(requestId, abort);
-    const onStreamClosed = () => abort.abort();
-    context.signal.addEventListener('abort', onStreamClosed, { once: true });
-    let resampler: Resampler | undefined;
-    let total = 0;
-    try {
-      for await (const chunk of provider.synthesize(request, abort.signal)) {
-        if (abort.signal.aborted) break;
+  const say = (requestId: number, request: TtsRequest) =>
+    requests.run(requestId, async (signal) => {
+      let resampler: Resampler | undefined;
+      let total = 0;
+      for await (const chunk of provider.synthesize(request, signal)) {
+        if (signal.aborted) return;
         resampler ??= new Resampler(chunk.sampleRate, ENGINE_SAMPLE_RATE);
         const out = resampler.push(chunk.samples);
         total += out.length;
         send(requestId, out);
       }
-      if (abort.signal.aborted) return;
+      if (signal.aborted) return;
       if (resampler) {
         const tail = resampler.flush();
         total += tail.length;
         send(requestId, tail);
       }
       context.send(codecs.ttsOut.encode({ type: 'done', requestId, samples: total }));
-    } catch (error) {
-      if (!abort.signal.aborted) context.send(codecs.ttsOut.encode({ type: 'error', requestId, ...wireError(error) }));
-    } finally {
-      context.signal.removeEventListener('abort', onStreamClosed);
-      running.delete(requestId);
-    }
-  };
+    }, (error) => context.send(codecs.ttsOut.encode({ type: 'error', requestId, ...wireError(error) })));
 
   return {
     receive(payload) {
       const message = codecs.ttsIn.decode(payload);
       switch (message.type) {
         case 'say':
-          void say(message.requestId, {
+          say(message.requestId, {
             text: message.text,
             voiceId: message.voiceId ?? defaults.voiceId,
             speed: message.speed ?? defaults.speed,
@@ -80,7 +71,7 @@ function ttsStream(provider: TtsProvider, defaults: Static<typeof TtsOpenOptions
           });
           break;
         case 'cancel':
-          running.get(message.requestId)?.abort();
+          requests.cancel(message.requestId);
           break;
         case 'end':
           context.send(codecs.ttsOut.encode({ type: 'ended' }));
@@ -91,8 +82,7 @@ function ttsStream(provider: TtsProvider, defaults: Static<typeof TtsOpenOptions
       }
     },
     close() {
-      for (const abort of running.values()) abort.abort();
-      running.clear();
+      requests.cancelAll();
     },
   };
 }
