@@ -9,6 +9,7 @@ import type { PacingClock } from '../audio/pacing-clock.ts';
 import { processPacingClock } from '../audio/pacing-clock.ts';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
 import { callCodecs, queues, subjects, type CallSpec } from '../protocol/index.ts';
+import { fillTemplate } from '../agent/template.ts';
 import { CallSession, type CallSummary } from '../session/call-session.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
 import { LlmClient } from '../workers/client/llm-client.ts';
@@ -25,6 +26,10 @@ interface PendingCall {
   stt: SttClient;
   tts: TtsClient;
   llm: LlmClient | undefined;
+  /** The greeting, synthesised while the phone rings so the first word is ready when the call is answered. */
+  greetingAudio: Promise<Int16Array[]> | undefined;
+  /** Stops the greeting's synthesis when the call is given up before it is answered. */
+  abort: AbortController;
   timer: NodeJS.Timeout;
 }
 
@@ -40,11 +45,15 @@ export class EngineRole {
   readonly #controls = new Map<string, Subscription>();
   #dispatch: Subscription | undefined;
 
-  constructor(config: EngineConfig, bus: Bus, log: RoleLog, clock: PacingClock = processPacingClock()) {
+  readonly #mediaTimeoutMs: number;
+
+  /** @param options.mediaTimeoutMs how long an accepted call waits for its media; MEDIA_CONNECT_TIMEOUT_MS by default */
+  constructor(config: EngineConfig, bus: Bus, log: RoleLog, options: { clock?: PacingClock; mediaTimeoutMs?: number } = {}) {
     this.#config = config;
     this.#bus = bus;
     this.#log = log;
-    this.#clock = clock;
+    this.#clock = options.clock ?? processPacingClock();
+    this.#mediaTimeoutMs = options.mediaTimeoutMs ?? MEDIA_CONNECT_TIMEOUT_MS;
   }
 
   get activeCalls(): number {
@@ -76,6 +85,7 @@ export class EngineRole {
       stt: pending.stt,
       tts: pending.tts,
       llm: pending.llm,
+      greetingAudio: pending.greetingAudio,
       log: this.#log,
     });
     const callId = pending.spec.callId;
@@ -114,10 +124,14 @@ export class EngineRole {
         this.#config.llm ? LlmClient.open(this.#bus, spec.callId) : Promise.resolve(undefined),
       ]);
       const streamToken = randomBytes(24).toString('base64url');
+      const abort = new AbortController();
+      const greeting = spec.agent.greetingMessage ? fillTemplate(spec.agent.greetingMessage, spec.variables) : '';
       const pending: PendingCall = {
-        spec, stt, tts, llm,
-        timer: setTimeout(() => this.#expire(streamToken), MEDIA_CONNECT_TIMEOUT_MS),
+        spec, stt, tts, llm, abort,
+        greetingAudio: greeting ? collect(tts.say(greeting, {}, abort.signal)) : undefined,
+        timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
       };
+      pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
       pending.timer.unref();
       this.#pending.set(streamToken, pending);
       message.respond(callCodecs.dispatchReply.encode({ ok: true, engineId: this.engineId, streamToken }));
@@ -139,6 +153,7 @@ export class EngineRole {
   }
 
   #closeClients(pending: PendingCall): void {
+    pending.abort.abort();
     pending.stt.close();
     pending.tts.close();
     pending.llm?.close();
@@ -161,6 +176,12 @@ export class EngineRole {
       }
     })();
   }
+}
+
+async function collect(pieces: AsyncIterable<Int16Array>): Promise<Int16Array[]> {
+  const all: Int16Array[] = [];
+  for await (const piece of pieces) all.push(piece);
+  return all;
 }
 
 export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<EngineRole> {

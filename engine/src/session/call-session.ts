@@ -37,6 +37,11 @@ export interface SessionDependencies {
   tts: TtsClient;
   /** Undefined when no language model is configured: the agent greets, then says so. */
   llm: LlmClient | undefined;
+  /**
+   * The greeting's audio (16 kHz PCM16 pieces), synthesised while the phone rang or taken from the greeting cache;
+   * when it fails or is absent the greeting is synthesised now.
+   */
+  greetingAudio?: Promise<Int16Array[]>;
   log?: (event: string, detail?: object) => void;
 }
 
@@ -140,7 +145,11 @@ export class CallSession {
       this.#setState('greeting');
       this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
       const reply = this.#reply;
-      this.#replying = this.#player.say(greeting, 'greeting', reply.abort.signal).then(() => {
+      const ready = this.#deps.greetingAudio?.catch(() => undefined);
+      const speak = ready
+        ? ready.then((pieces) => (pieces?.length ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal) : this.#player.say(greeting, 'greeting', reply.abort.signal)))
+        : this.#player.say(greeting, 'greeting', reply.abort.signal);
+      this.#replying = speak.then(() => {
         reply.queued = true;
         if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
       }, (error: unknown) => this.#fail(error));

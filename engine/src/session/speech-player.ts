@@ -42,6 +42,27 @@ export class SpeechPlayer {
     }
   }
 
+  /**
+   * Queues audio already synthesised (the greeting, made while the phone rang) under `tag`; resolves once queued.
+   * `pieces` are 16 kHz PCM16 chunks of any length.
+   */
+  async play(text: string, pieces: readonly Int16Array[], tag: string, signal: AbortSignal): Promise<void> {
+    const line: ClauseAudio = { tag, text, frames: 0 };
+    this.#lines.set(tag, line);
+    const framer = new Framer();
+    const stop = AbortSignal.any([signal, this.#callSignal]);
+    try {
+      for (const piece of pieces) {
+        for (const frame of framer.push(piece)) await this.#queue(line, frame, stop);
+      }
+      const tail = framer.flush();
+      if (tail && !stop.aborted) await this.#queue(line, tail, stop);
+      if (!stop.aborted) this.#outbound.mark(tag);
+    } catch (error) {
+      if (!stop.aborted) throw error;
+    }
+  }
+
   /** The fixed lines spoken for a turn (its nudge or no-LLM line), for played-text trimming. */
   clausesOf(turn: number): ClauseAudio[] {
     return [...this.#lines.values()].filter((line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`);

@@ -1,0 +1,96 @@
+/**
+ * The engine role as the control plane sees it: a dispatch over the bus, a stream token back, the call's media
+ * attaching with that token, and the call's events on the bus — with the greeting synthesised while it rang.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryBus } from '../../src/bus/index.ts';
+import { callCodecs, subjects, type CallEvent } from '../../src/protocol/index.ts';
+import { EngineRole } from '../../src/roles/engine-role.ts';
+import { memoryTransport } from '../../src/transports/memory/memory-transport.ts';
+import { llmWorker } from '../../src/workers/llm/llm-worker.ts';
+import { sttWorker } from '../../src/workers/stt/stt-worker.ts';
+import { ttsWorker } from '../../src/workers/tts/tts-worker.ts';
+import { startWorker, type WorkerHandle } from '../../src/workers/worker-host.ts';
+import { callSpec } from '../session/call-harness.ts';
+import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-providers.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function engine(options: { mediaTimeoutMs?: number } = {}) {
+  const bus = new MemoryBus();
+  const tts = toneTts('tone', 20);
+  const workers: WorkerHandle[] = [
+    startWorker(bus, sttWorker([scriptedStt(['hello there'])])),
+    startWorker(bus, ttsWorker([tts])),
+    startWorker(bus, llmWorker([scriptedChat([{ text: 'Hi, how can I help?' }])])),
+  ];
+  const role = new EngineRole({ sttProvider: 'scripted-stt', ttsProvider: 'tone', llm: { baseUrl: 'http://unused', model: 'm' } }, bus, () => {}, options).start();
+  const events: CallEvent[] = [];
+  const subscription = bus.subscribe(subjects.allCallEvents());
+  void (async () => { for await (const m of subscription) events.push(callCodecs.event.decode(m.data)); })();
+  cleanups.push(async () => {
+    await role.close();
+    for (const w of workers) await w.stop();
+    await bus.close();
+  });
+  const dispatch = async (payload: string) => callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), payload, { timeoutMs: 5_000 })).data);
+  return { bus, role, tts, events, dispatch };
+}
+
+describe('the engine role', () => {
+  it('accepts a dispatched call, greets from audio made while ringing, and runs the call on its media', async () => {
+    const { role, tts, events, dispatch } = await engine();
+    const spec = callSpec();
+    const reply = await dispatch(callCodecs.spec.encode(spec));
+    if (!reply.ok) throw new Error(reply.message);
+    expect(reply.engineId).toBe(role.engineId);
+    // The greeting is synthesised before any media arrives.
+    await expect.poll(() => tts.spoken).toEqual(['Hi Ravi, this is Maya.']);
+
+    const { transport, caller } = memoryTransport();
+    const running = role.attach(reply.streamToken, transport);
+    expect(role.activeCalls).toBe(1);
+    await expect.poll(() => caller.heard.length, { timeout: 5_000 }).toBeGreaterThan(10);
+    expect(tts.spoken).toHaveLength(1); // played from the ringing-time audio, not synthesised again
+    caller.hangup();
+    const summary = await running;
+    expect(summary.reason).toBe('caller_hangup');
+    expect(role.activeCalls).toBe(0);
+    await expect.poll(() => events.some((e) => e.type === 'ended')).toBe(true);
+    const ended = events.find((e) => e.type === 'ended');
+    expect(ended).toMatchObject({ type: 'ended', latency: { greetingMs: expect.any(Number) } });
+    // Warm greeting: the first frame leaves within a few clock ticks of the answer.
+    expect((ended as { latency: { greetingMs: number } }).latency.greetingMs).toBeLessThan(200);
+  });
+
+  it('refuses a malformed dispatch, and media with an unknown token', async () => {
+    const { role, dispatch } = await engine();
+    const refused = await dispatch('{"callId": 5}');
+    expect(refused).toMatchObject({ ok: false, code: 'bad_message' });
+    await expect(role.attach('no-such-token', memoryTransport().transport)).rejects.toMatchObject({ code: 'bad_stream_token' });
+  });
+
+  it('gives up a call whose media never arrives, reporting no answer', async () => {
+    const { events, dispatch } = await engine({ mediaTimeoutMs: 300 });
+    const spec = callSpec();
+    const reply = await dispatch(callCodecs.spec.encode(spec));
+    expect(reply.ok).toBe(true);
+    await expect.poll(() => events.find((e) => e.type === 'ended'), { timeout: 3_000 }).toMatchObject({ reason: 'media_never_connected', outcome: 'no_answer' });
+  });
+
+  it('follows control messages: say, then end', async () => {
+    const { bus, role, tts, dispatch } = await engine();
+    const spec = callSpec({ greetingMessage: null });
+    const reply = await dispatch(callCodecs.spec.encode(spec));
+    if (!reply.ok) throw new Error(reply.message);
+    const { transport } = memoryTransport();
+    const running = role.attach(reply.streamToken, transport);
+    bus.publish(subjects.callControl(spec.callId), callCodecs.control.encode({ type: 'say', text: 'Please hold.' }));
+    await expect.poll(() => tts.spoken).toContain('Please hold.');
+    bus.publish(subjects.callControl(spec.callId), callCodecs.control.encode({ type: 'end', reason: 'operator' }));
+    expect((await running).reason).toBe('operator');
+  });
+});
