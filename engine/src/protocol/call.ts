@@ -43,6 +43,8 @@ export const AgentSnapshot = Type.Object({
   functionTools: Type.Array(WebhookToolSpec),
   contextMemory: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   flowDefinition: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  /** Where a handover (FLOW handover step, transfer) sends the call: the agent's handoverData number. */
+  handoverNumber: Nullable(Type.String()),
   /** Turn-taking overrides, ms. */
   turn: Type.Optional(Type.Object({
     endpointingMs: Type.Optional(Type.Integer({ minimum: 100 })),
@@ -138,6 +140,15 @@ export const CallEvent = Type.Union([
     latency: LatencyReport,
   }),
   Type.Object({ type: Type.Literal('recording'), path: Type.String(), format: Type.String(), durationMs: Type.Number() }),
+  /** A FLOW agent's result: the outcome it reached, what it captured, and the steps it took. */
+  Type.Object({
+    type: Type.Literal('result'),
+    source: Type.Literal('flow'),
+    outcomeKey: Type.String(),
+    outcomeLabel: Type.String(),
+    captured: Type.Record(Type.String(), Type.Unknown()),
+    flowPath: Type.Array(Type.String()),
+  }),
 ]);
 export type CallEvent = Static<typeof CallEvent>;
 

@@ -21,6 +21,15 @@ export const MAX_STEP_TEXT_CHARS = 1_000;
 /** The most re-prompts of one question: callers hang up on a fourth "sorry, I didn't get that". */
 export const MAX_RETRIES = 5;
 
+/** A caller may come back to a menu a few times ("press 9 to hear this again"); ten visits of one step is a loop. */
+export const DEFAULT_MAX_STEP_VISITS = 10;
+
+/** The most a flow may raise its loop guard to: beyond this a loop costs minutes of a caller's time. */
+export const MAX_STEP_VISITS = 50;
+
+/** Default re-prompts of an ask step: two "sorry, could you repeat" before moving on. */
+export const DEFAULT_ASK_RETRIES = 2;
+
 /** Step keys, field keys and outcome keys: readable identifiers that survive URLs, JSON and CSV headers. */
 export const KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
 
@@ -43,6 +52,11 @@ const Literals = <const T extends readonly string[]>(values: T, description: str
 /** The types a captured field may have; the same list as the agent's resultsConfig field types. */
 export const FIELD_TYPES = ['number', 'phone', 'choice', 'yes_no', 'text', 'date'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Keys collected for a keypad answer when an ask step does not say: enough for the longest value of the type. */
+export const DEFAULT_MAX_DIGITS: Readonly<Record<FieldType, number>> = {
+  yes_no: 1, choice: 1, phone: 15 /* E.164's longest */, date: 8 /* DDMMYYYY */, number: 10, text: 20,
+};
 
 export const FieldChoice = Type.Object({
   value: Type.String({ minLength: 1, maxLength: 100, description: 'What is recorded when this choice is picked, and a phrase that picks it when the caller says it.' }),
@@ -96,8 +110,12 @@ export const AskStep = Type.Object({
     description: 'Regular expressions (case-insensitive) tried on the transcript before the built-in readers; the first '
       + 'capture group, or the whole match, is read as the field\'s type.',
   })),
-  maxDigits: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'Keys to collect for a keypad answer. Default by type: 1 for yes_no and choice, 15 for phone, 8 for date (DDMMYYYY), 10 for number.' })),
-  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_RETRIES, description: 'How many times to ask again when the answer cannot be captured. Default 2.' })),
+  maxDigits: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    description: `Keys to collect for a keypad answer ('#' ends early). Default by type: ${Object.entries(DEFAULT_MAX_DIGITS).map(([type, n]) => `${type} ${n}`).join(', ')}; a date is keyed DDMMYYYY.`,
+  })),
+  retries: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_RETRIES, description: `How many times to ask again when the answer cannot be captured. Default ${DEFAULT_ASK_RETRIES}.` })),
   reprompt: Type.Optional(Spoken('Said when asking again. Default: the question.')),
   next: StepRef('The step after a captured answer.'),
   fallback: Type.Optional(StepRef('The step when the retries are used up. Default: `next`, without the value.')),
@@ -222,14 +240,16 @@ export const FlowDefinition = Type.Object({
   version: Type.Literal(FLOW_DEFINITION_VERSION, { description: 'Flow document version.' }),
   start: StepRef('Key of the first step.'),
   steps: Type.Record(Type.String({ pattern: KEY_PATTERN }), FlowStep, {
+    // A key outside the pattern is refused, not silently left unchecked.
+    additionalProperties: false,
     minProperties: 1,
     maxProperties: MAX_FLOW_STEPS,
     description: 'The steps by key. Keys are referred to by `start`, `next`, `fallback`, `default` and `onFailure`.',
   }),
   maxStepVisits: Type.Optional(Type.Integer({
     minimum: 1,
-    maximum: 50,
-    description: 'How often one step may be entered in a call before the flow ends with outcome no_result (a loop guard). Default 10.',
+    maximum: MAX_STEP_VISITS,
+    description: `How often one step may be entered in a call before the flow ends with outcome no_result (a loop guard). Default ${DEFAULT_MAX_STEP_VISITS}.`,
   })),
 }, { additionalProperties: false, description: 'A FLOW agent\'s call flow.' });
 export type FlowDefinition = Static<typeof FlowDefinition>;

@@ -5,3 +5,4 @@ export * from './audio-frame.ts';
 export { messageCodec, ProtocolError, type MessageCodec } from './message-codec.ts';
 export * from './worker-streams.ts';
 export * from './call.ts';
+export * from './flow-definition.ts';

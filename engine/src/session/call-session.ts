@@ -12,7 +12,7 @@ import { fillTemplate } from '../agent/template.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { WebhookTool } from '../agent/webhook-tool.ts';
 import type { Bus } from '../bus/index.ts';
-import { callCodecs, subjects, type CallEvent, type CallSpec, type CallState } from '../protocol/index.ts';
+import { callCodecs, FlowDefinition, subjects, type CallEvent, type CallSpec, type CallState } from '../protocol/index.ts';
 import type { ChatMessage } from '../providers/llm-provider.ts';
 import type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
@@ -27,6 +27,10 @@ import { playedText } from './played-text.ts';
 import { SpeechPlayer } from './speech-player.ts';
 import { TurnDetector, type TurnEvent } from './turn-detector.ts';
 import { soundsLikeVoicemail, VOICEMAIL_LISTEN_MS } from './voicemail-detector.ts';
+import { FlowDriver } from './flow-driver.ts';
+import { flowLanguageModel } from './flow-language-model.ts';
+import { Value } from '@sinclair/typebox/value';
+import { callWebhookTool } from '../agent/webhook-tool.ts';
 
 export interface SessionDependencies {
   bus: Bus;
@@ -91,6 +95,8 @@ export class CallSession {
   readonly #transcript: CallSummary['transcript'] = [];
   readonly #tools: WebhookTool[];
   readonly #voice: SayOptions;
+  /** Set for a FLOW agent: the flow, not the LLM, decides each reply. */
+  readonly #flow: FlowDriver | undefined;
   #state: CallState = 'connecting';
   #limitTimer: NodeJS.Timeout | undefined;
   #reply: ReplyInProgress | undefined;
@@ -126,6 +132,23 @@ export class CallSession {
       drained: () => this.#drained(),
     });
     this.#player = new SpeechPlayer(this.#outbound, deps.tts, this.#voice, this.#abort.signal);
+    const flow = spec.agent.builderMode === 'FLOW' ? spec.agent.flowDefinition : undefined;
+    // The control plane validated the flow against the agent when it was saved; here only its shape is checked, so
+    // a stale snapshot cannot crash the call (a handover without a number, say, simply fails over to its next step).
+    this.#flow = flow && Value.Check(FlowDefinition, flow)
+      ? new FlowDriver(flow, { variables: spec.variables, llm: deps.llm && flowLanguageModel(deps.llm, this.#abort.signal) }, {
+        speak: (lines) => this.#speakLines(lines),
+        runTool: (tool, args) => this.#runFlowTool(tool, args),
+        handover: () => (spec.agent.handoverNumber ? this.transfer(spec.agent.handoverNumber) : Promise.resolve(false)),
+        finish: async (end, result) => {
+          this.#publish({ type: 'result', source: 'flow', outcomeKey: result.outcomeKey, outcomeLabel: result.outcomeLabel, captured: result.captured, flowPath: result.flowPath });
+          if (end.handedOver) return;
+          if (end.closing) await this.#speakLines([end.closing]);
+          await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+          await this.end('flow_ended', 'completed', false);
+        },
+      })
+      : undefined;
   }
 
   get state(): CallState {
@@ -149,12 +172,14 @@ export class CallSession {
       const speak = ready
         ? ready.then((pieces) => (pieces?.length ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal) : this.#player.say(greeting, 'greeting', reply.abort.signal)))
         : this.#player.say(greeting, 'greeting', reply.abort.signal);
-      this.#replying = speak.then(() => {
+      this.#replying = speak.then(async () => {
         reply.queued = true;
         if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
+        await this.#flow?.start();
       }, (error: unknown) => this.#fail(error));
     } else {
       this.#setState('listening');
+      this.#replying = this.#flow?.start().catch((error: unknown) => this.#fail(error)) ?? Promise.resolve();
     }
     return this.ended;
   }
@@ -206,6 +231,7 @@ export class CallSession {
       case 'dtmf':
         this.#publish({ type: 'dtmf', digit: event.digit, atMs: this.#now() });
         this.#lastActivityAt = performance.now();
+        if (this.#flow) return this.#flow.pressed(event.digit);
         this.#userText += `${this.#userText ? ' ' : ''}[The caller pressed ${event.digit}]`;
         return this.#userTurnEnded(undefined);
       case 'mark':
@@ -312,6 +338,11 @@ export class CallSession {
 
   async #respond(turn: number): Promise<void> {
     if (this.#ending) return;
+    if (this.#flow) {
+      const text = this.#conversation.at(-1)?.content ?? '';
+      await this.#flow.heard(typeof text === 'string' ? text : '');
+      return;
+    }
     if (!this.#deps.llm) {
       if (this.#told) return;
       this.#told = true;
@@ -351,6 +382,29 @@ export class CallSession {
     } catch (error) {
       if (!abort.signal.aborted) this.#fail(error);
     }
+  }
+
+  /** Speaks fixed lines in order (a FLOW agent's words), as one agent line per text. */
+  async #speakLines(lines: readonly string[]): Promise<void> {
+    for (const text of lines) {
+      if (this.#ending && this.#state !== 'ending') return;
+      const filled = fillTemplate(text, this.#spec.variables);
+      const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: filled };
+      this.#reply = reply;
+      await this.#player.say(filled, `flow${this.#turnCount}-${performance.now()}`, reply.abort.signal);
+      reply.queued = true;
+      if (!reply.abort.signal.aborted) this.#addAssistant(filled, false);
+    }
+  }
+
+  async #runFlowTool(tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: string }> {
+    const atMs = this.#now();
+    const webhook = this.#tools.find((t) => t.key === tool);
+    const outcome = webhook
+      ? await callWebhookTool(webhook, JSON.stringify(args), this.#abort.signal)
+      : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
+    this.#publish({ type: 'tool_call', name: tool, arguments: JSON.stringify(args), ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
+    return outcome;
   }
 
   /** Caller speech took the floor: stop the agent now and keep only what was heard. */
@@ -458,6 +512,7 @@ export class CallSession {
 
   #hangUp(reason: string, outcome: string): CallSummary {
     this.#abort.abort();
+    this.#flow?.stop();
     clearInterval(this.#limitTimer);
     this.#deps.clock.detach(this.#outbound);
     this.#outbound.close();

@@ -150,7 +150,7 @@ describe('DeepgramStt', () => {
     expectProviderError((await collectFailure(stt.open({ language: 'en' }, new AbortController().signal))).error, 'rate_limited', 429);
 
     const badModel = new DeepgramStt({ apiKey: KEY, baseUrl: deepgram.baseUrl, model: 'nova-9' });
-    expectProviderError((await collectFailure(badModel.open({ language: 'en' }, new AbortController().signal))).error, 'rejected', 400);
+    expectProviderError((await collectFailure(badModel.open({ language: 'en' }, new AbortController().signal))).error, 'invalid_request', 400);
   });
 
   it('times out a handshake nobody answers', async () => {

@@ -72,9 +72,9 @@ describe('ElevenLabsTts', () => {
     await expect(wrong.voices()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
 
     const unknownVoice = tts.synthesize({ text: 'x', voiceId: 'no-such-voice' }, new AbortController().signal);
-    expectProviderError((await collectFailure(unknownVoice)).error, 'rejected', 404);
+    expectProviderError((await collectFailure(unknownVoice)).error, 'invalid_request', 404);
     const badModel = new ElevenLabsTts({ apiKey: KEY, baseUrl: eleven.baseUrl, modelId: 'eleven_nope' });
-    expectProviderError((await collectFailure(badModel.synthesize({ text: 'x' }, new AbortController().signal))).error, 'rejected', 400);
+    expectProviderError((await collectFailure(badModel.synthesize({ text: 'x' }, new AbortController().signal))).error, 'invalid_request', 400);
     eleven.enqueue({ status: 503 });
     expectProviderError((await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error, 'upstream_failed', 503);
   });

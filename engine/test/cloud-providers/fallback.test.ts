@@ -10,7 +10,7 @@ import type { LlmEvent } from '../../src/providers/llm-provider.ts';
 import { OpenAiCompatLlm } from '../../src/providers/openai-compat/openai-llm.ts';
 import { OpenAiCompatStt } from '../../src/providers/openai-compat/openai-stt.ts';
 import { OpenAiCompatTts } from '../../src/providers/openai-compat/openai-tts.ts';
-import { isProviderError } from '../../src/providers/openai-compat/provider-error.ts';
+import { isProviderError } from '../../src/providers/provider-error.ts';
 import { startFakeDeepgram, type FakeDeepgram } from '../fakes/fake-deepgram-server.ts';
 import { startFakeElevenLabs, type FakeElevenLabs } from '../fakes/fake-elevenlabs-server.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai-server.ts';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LlmEvent } from '../../src/providers/llm-provider.ts';
 import { OpenAiCompatLlm } from '../../src/providers/openai-compat/openai-llm.ts';
-import { ProviderError } from '../../src/providers/openai-compat/provider-error.ts';
+import { ProviderError } from '../../src/providers/provider-error.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai-server.ts';
 import { collectFailure, expectProviderError, within } from './support.ts';
 
@@ -53,17 +53,17 @@ describe('OpenAiCompatLlm errors', () => {
     }
   });
 
-  it('maps an unknown model (404) to rejected', async () => {
+  it('maps an unknown model (404) to invalid_request', async () => {
     const unknown = new OpenAiCompatLlm({ baseUrl: openai.baseUrl, apiKey: KEY, model: 'gpt-nonexistent' });
     const { error } = await run(unknown);
-    expectProviderError(error, 'rejected', 404);
+    expectProviderError(error, 'invalid_request', 404);
   });
 
-  it('maps a request OpenAI refuses (a tool result with no tool call) to rejected', async () => {
+  it('maps a request OpenAI refuses (a tool result with no tool call) to invalid_request', async () => {
     const { error } = await collectFailure(
       llm.stream({ messages: [...hello, { role: 'tool', toolCallId: 'nope', content: 'x' }] }, new AbortController().signal),
     );
-    expectProviderError(error, 'rejected', 400);
+    expectProviderError(error, 'invalid_request', 400);
   });
 
   it('fails with bad_response on an event that is not JSON, after the tokens before it', async () => {

@@ -65,7 +65,7 @@ describe('OpenAiCompatTts', () => {
     const wrong = new OpenAiCompatTts({ baseUrl: openai.baseUrl, apiKey: 'sk-wrong', model: 'tts-1' });
     expectProviderError((await collectFailure(wrong.synthesize({ text: 'x' }, new AbortController().signal))).error, 'unauthorized', 401);
     const unknownVoice = tts.synthesize({ text: 'x', voiceId: 'nobody' }, new AbortController().signal);
-    expectProviderError((await collectFailure(unknownVoice)).error, 'rejected', 400);
+    expectProviderError((await collectFailure(unknownVoice)).error, 'invalid_request', 400);
     openai.speech.enqueue({ status: 500 });
     expectProviderError((await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error, 'upstream_failed', 500);
     openai.speech.enqueue({ wrongContentType: true });

@@ -3,7 +3,7 @@
  * that hangs fails the test with a message instead of the suite's timeout.
  */
 import { expect } from 'vitest';
-import { isProviderError, type ProviderErrorCode } from '../../src/providers/openai-compat/provider-error.ts';
+import { isProviderError, type ProviderErrorCode } from '../../src/providers/provider-error.ts';
 
 /** Longest a test waits for what should take milliseconds. */
 export const TEST_WAIT_MS = 5_000;

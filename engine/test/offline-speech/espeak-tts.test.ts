@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { createEspeakTts } from '../../src/providers/espeak/espeak-tts.ts';
-import { isSpeechProviderError } from '../../src/providers/flite/speech-provider-error.ts';
+import { isProviderError } from '../../src/providers/provider-error.ts';
 import { childProcesses, collectAudio, describeInstalled, rms, unavailableReason } from './support/offline-speech-kit.ts';
 
 const SENTENCE = 'Please call me back tomorrow morning.';
@@ -94,7 +94,7 @@ describeInstalled('EspeakTtsProvider', unavailableReason(() => createEspeakTts()
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isSpeechProviderError(error, 'invalid_request'), `${JSON.stringify(request)} → ${String(error)}`).toBe(true);
+      expect(isProviderError(error, 'invalid_request'), `${JSON.stringify(request)} → ${String(error)}`).toBe(true);
     }
   });
 

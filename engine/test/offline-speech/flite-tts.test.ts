@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { createFliteTts, FLITE_MAX_TEXT_CHARS } from '../../src/providers/flite/flite-tts.ts';
-import { isSpeechProviderError } from '../../src/providers/flite/speech-provider-error.ts';
+import { isProviderError } from '../../src/providers/provider-error.ts';
 import { childProcesses, collectAudio, describeInstalled, rms, unavailableReason } from './support/offline-speech-kit.ts';
 
 const SENTENCE = 'please call me back tomorrow morning';
@@ -112,7 +112,7 @@ describeInstalled('FliteTtsProvider', unavailableReason(() => createFliteTts()),
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isSpeechProviderError(error, 'invalid_request'), `${JSON.stringify(request).slice(0, 80)} → ${String(error)}`).toBe(true);
+      expect(isProviderError(error, 'invalid_request'), `${JSON.stringify(request).slice(0, 80)} → ${String(error)}`).toBe(true);
     }
   });
 
@@ -123,6 +123,6 @@ describeInstalled('FliteTtsProvider', unavailableReason(() => createFliteTts()),
     } catch (e) {
       error = e;
     }
-    expect(isSpeechProviderError(error, 'provider_unavailable')).toBe(true);
+    expect(isProviderError(error, 'provider_unavailable')).toBe(true);
   });
 });

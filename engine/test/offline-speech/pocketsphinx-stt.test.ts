@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { ENGINE_FRAME_SAMPLES, ENGINE_SAMPLE_RATE, FRAME_MS } from '../../src/audio/format.ts';
 import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
-import { isSpeechProviderError } from '../../src/providers/flite/speech-provider-error.ts';
+import { isProviderError } from '../../src/providers/provider-error.ts';
 import { createPocketsphinxStt, MAX_WAITING_UTTERANCES, type PocketsphinxStream } from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
 import type { SttEvent } from '../../src/providers/stt-provider.ts';
 import { childProcesses, collectAudio, describeInstalled, eventually, frames, unavailableReason, wordOverlap } from './support/offline-speech-kit.ts';
@@ -158,7 +158,7 @@ describeInstalled('PocketsphinxSttProvider', installed, () => {
       } catch (e) {
         error = e;
       }
-      expect(isSpeechProviderError(error, 'provider_unavailable'), JSON.stringify(options)).toBe(true);
+      expect(isProviderError(error, 'provider_unavailable'), JSON.stringify(options)).toBe(true);
     }
   });
 });

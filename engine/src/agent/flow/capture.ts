@@ -6,7 +6,7 @@
  * Values by type: number → number; phone → digits with an optional leading +; yes_no → boolean;
  * choice → the choice's `value`; date → ISO date (YYYY-MM-DD); text → the trimmed words.
  */
-import type { CapturedField, FieldType } from '../../protocol/flow-definition.ts';
+import { DEFAULT_MAX_DIGITS, type CapturedField } from '../../protocol/flow-definition.ts';
 import { parseDtmfDate, parseSpokenDate } from './spoken-date.ts';
 import { parseSpokenNumber, readNumberRun, runValue, spokenDigits } from './spoken-number.ts';
 import { firstPhrase, lookup, normalise, words } from './text-match.ts';
@@ -14,12 +14,8 @@ import { firstPhrase, lookup, normalise, words } from './text-match.ts';
 /** Fewer digits is not a phone number anywhere (the shortest subscriber numbers have 7). */
 export const MIN_PHONE_DIGITS = 7;
 /** E.164's maximum length, country code included. */
-export const MAX_PHONE_DIGITS = 15;
+export const MAX_PHONE_DIGITS = DEFAULT_MAX_DIGITS.phone;
 
-/** Keys collected for a keypad answer when the ask step does not say: enough for the longest value of the type. */
-export const DEFAULT_MAX_DIGITS: Record<FieldType, number> = {
-  yes_no: 1, choice: 1, phone: MAX_PHONE_DIGITS, date: 8, number: 10, text: 20,
-};
 
 const YES = [
   'yes', 'yeah', 'yea', 'yep', 'yup', 'ya', 'sure', 'certainly', 'correct', 'thats right', 'that is right', 'affirmative',

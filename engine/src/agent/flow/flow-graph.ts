@@ -38,17 +38,18 @@ export function stepKind(step: unknown): string | undefined {
 export function stepRefs(key: string, step: unknown): StepRef[] {
   const kind = stepKind(step);
   if (!kind || !isRecord(step)) return [];
+  // In the order a reader follows them: a branch's conditions before its default, the happy path first.
   const refs: StepRef[] = [];
-  for (const field of REF_FIELDS[kind]!) {
-    const to = step[field];
-    if (typeof to === 'string') refs.push({ from: key, path: pointer('steps', key, field), to });
-  }
   if (kind === 'branch' && Array.isArray(step.conditions)) {
     step.conditions.forEach((condition, i) => {
       if (isRecord(condition) && typeof condition.next === 'string') {
         refs.push({ from: key, path: pointer('steps', key, 'conditions', i, 'next'), to: condition.next });
       }
     });
+  }
+  for (const field of REF_FIELDS[kind]!) {
+    const to = step[field];
+    if (typeof to === 'string') refs.push({ from: key, path: pointer('steps', key, field), to });
   }
   return refs;
 }
@@ -104,6 +105,21 @@ export class FlowGraph {
       }
     }
     return queue;
+  }
+
+  /** Steps reachable from `start` depth first, each way on followed to its end before the next: the call as read. */
+  depthFirst(start: string): string[] {
+    const order: string[] = [];
+    const seen = new Set<string>();
+    const stack = this.has(start) ? [start] : [];
+    while (stack.length) {
+      const key = stack.pop()!;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      order.push(key);
+      stack.push(...[...this.#out.get(key)!].reverse().filter((next) => !seen.has(next)));
+    }
+    return order;
   }
 
   /**

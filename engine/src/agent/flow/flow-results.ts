@@ -13,10 +13,10 @@ export function handoverOutcome(step: { outcome?: Outcome }): Outcome {
   return step.outcome ?? { ...HANDED_OVER_OUTCOME };
 }
 
-/** Step keys from the start, breadth first, then any unreachable ones in the order they were written. */
+/** Step keys from the start, depth first, then any unreachable ones in the order they were written. */
 function readingOrder(flow: FlowDefinition): string[] {
   const graph = new FlowGraph(flow.steps);
-  const order = graph.reachable([flow.start]);
+  const order = graph.depthFirst(flow.start);
   const seen = new Set(order);
   return [...order, ...graph.keys.filter((key) => !seen.has(key))];
 }

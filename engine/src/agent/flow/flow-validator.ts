@@ -8,9 +8,10 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/errors';
 import {
   BranchStep, DtmfCondition, IntentCondition, KEY_PATTERN, KeywordCondition, MAX_FLOW_STEPS, NO_RESULT_OUTCOME,
-  SEARCH_TOOLS, STEP_SCHEMAS, ValueCondition, type FlowDefinition, type FlowStep, type Outcome, type StepOfKind,
+  SEARCH_TOOLS, STEP_SCHEMAS, ValueCondition, FlowDefinition, type FlowStep, type Outcome, type StepOfKind,
 } from '../../protocol/flow-definition.ts';
 import { FlowGraph, pointer } from './flow-graph.ts';
+import { handoverOutcome } from './flow-results.ts';
 
 export interface FlowProblem {
   /** JSON pointer to the offending part of the flow ('' for the flow itself). */
@@ -31,10 +32,10 @@ export interface FlowValidationContext {
 }
 
 const Envelope = Type.Object({
-  version: Type.Literal(1),
-  start: Type.String({ minLength: 1 }),
+  version: FlowDefinition.properties.version,
+  start: FlowDefinition.properties.start,
   steps: Type.Record(Type.String(), Type.Unknown(), { minProperties: 1, maxProperties: MAX_FLOW_STEPS }),
-  maxStepVisits: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  maxStepVisits: FlowDefinition.properties.maxStepVisits,
 }, { additionalProperties: false });
 
 // Branch conditions are checked one by one by their kind, so an error names the field, not "expected union value".
@@ -249,7 +250,7 @@ function outcomeProblems(steps: ReadonlyMap<string, FlowStep>): FlowProblem[] {
   const problems: FlowProblem[] = [];
   const labels = new Map<string, { label: string; step: string }>();
   for (const [key, step] of steps) {
-    const outcome: Outcome | undefined = step.kind === 'end' || step.kind === 'handover' ? step.outcome : undefined;
+    const outcome: Outcome | undefined = step.kind === 'end' ? step.outcome : step.kind === 'handover' ? handoverOutcome(step) : undefined;
     if (!outcome) continue;
     const at = pointer('steps', key, 'outcome');
     if (outcome.key === NO_RESULT_OUTCOME.key) {

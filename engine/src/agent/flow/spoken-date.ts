@@ -99,7 +99,7 @@ function fromNumeric(text: string, today: string): string | undefined {
   return makeDate(year, second, first);
 }
 
-function fromMonthName(tokens: readonly string[], today: string): string | undefined {
+function fromMonthName(tokens: readonly string[], today: string): string | 'invalid' | undefined {
   // Every month word is tried: "may" is also a verb ("I may come on March 3rd").
   for (let m = 0; m < tokens.length; m++) {
     const month = MONTHS.get(tokens[m]!);
@@ -110,7 +110,9 @@ function fromMonthName(tokens: readonly string[], today: string): string | undef
   return undefined;
 }
 
-function aroundMonth(tokens: readonly string[], m: number, month: number, today: string): string | undefined {
+/** A month with a day next to it; 'invalid' when that day does not exist, so no other reading is tried. */
+
+function aroundMonth(tokens: readonly string[], m: number, month: number, today: string): string | 'invalid' | undefined {
   // "March 15" / "March the fifteenth", else "15th of March" / "the fifteenth March".
   let day = readDay(tokens, tokens[m + 1] === 'the' ? m + 2 : m + 1);
   let yearAt = day?.end ?? m + 1;
@@ -125,7 +127,7 @@ function aroundMonth(tokens: readonly string[], m: number, month: number, today:
   }
   if (!day) return undefined;
   const year = readYear(tokens, yearAt);
-  return year !== undefined ? makeDate(year, month, day.day) : nextOccurrence(today, month, day.day);
+  return (year !== undefined ? makeDate(year, month, day.day) : nextOccurrence(today, month, day.day)) ?? 'invalid';
 }
 
 function fromRelative(tokens: readonly string[], today: string): string | undefined {
@@ -166,7 +168,9 @@ export function parseSpokenDate(text: string, today: string): string | undefined
   const numeric = fromNumeric(text, today);
   if (numeric) return numeric;
   const tokens = words(text);
-  return fromMonthName(tokens, today) ?? fromRelative(tokens, today) ?? fromOrdinalDay(tokens, today);
+  const named = fromMonthName(tokens, today);
+  if (named === 'invalid') return undefined;
+  return named ?? fromRelative(tokens, today) ?? fromOrdinalDay(tokens, today);
 }
 
 /** A keypad date: 8 keys as DDMMYYYY (the order in which most of the world writes dates). */

@@ -134,6 +134,11 @@ export function readNumberRun(tokens: readonly string[], start: number): NumberR
       continue;
     } else if (word === 'and' && started && next !== undefined && isNumberWord(next) && ['hundred', 'scale'].includes(group.last)) {
       continue;
+    } else if (word === 'and' && !group.empty && !group.fraction && next === 'a' && tokens[i + 2] === 'half') {
+      // "three and a half"
+      group.fraction = '5';
+      i += 2;
+      close();
     } else if (word === 'point' && started && singleDigit(next) !== undefined) {
       let fraction = '';
       while (singleDigit(tokens[i + 1]) !== undefined) fraction += singleDigit(tokens[++i]);

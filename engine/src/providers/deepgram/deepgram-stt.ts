@@ -10,9 +10,10 @@ import WebSocket from 'ws';
 import type { IncomingMessage } from 'node:http';
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { pcm16ToBytesLE } from '../../audio/pcm16.ts';
+import { codeForStatus, ERROR_BODY_LIMIT_BYTES, parseRetryAfter } from '../cloud/error-response.ts';
+import { EventQueue } from '../cloud/event-queue.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
-import { EventQueue } from '../openai-compat/event-queue.ts';
-import { codeForStatus, parseRetryAfter, ProviderError } from '../openai-compat/provider-error.ts';
 import { UtteranceAssembler, type DeepgramResults } from './deepgram-results.ts';
 
 export const DEEPGRAM_URL = 'wss://api.deepgram.com/v1';
@@ -26,7 +27,6 @@ export const DEEPGRAM_CLOSE_TIMEOUT_MS = 5_000;
 const PENDING_AUDIO_MS = 5_000;
 /** Transcripts waiting for the reader. Full: the oldest partial goes (a newer one supersedes it); finals stay. */
 const EVENT_QUEUE_CAPACITY = 256;
-const ERROR_BODY_LIMIT_BYTES = 8 * 1024;
 const NAME = 'deepgram';
 
 export interface DeepgramSttConfig {
@@ -239,7 +239,7 @@ class DeepgramStream implements SttStream {
       return;
     }
     // Deepgram closes with 1008 for data it cannot decode and 1011 for its own failures (NET-0001: no audio).
-    const errorCode = code === 1008 ? 'rejected' : 'upstream_failed';
+    const errorCode = code === 1008 ? 'invalid_request' : 'upstream_failed';
     this.#fail(new ProviderError(errorCode, NAME, `closed by the server (${code}${reason === '' ? '' : ` ${reason}`})`));
   }
 

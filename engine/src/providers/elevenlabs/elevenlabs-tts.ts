@@ -5,15 +5,11 @@
  * Voices come from `GET /v1/voices`.
  */
 import type { AudioChunk } from '../../audio/format.ts';
+import type { ErrorMessageReader } from '../cloud/error-response.ts';
+import { pcmChunks, ttsCallTimeouts } from '../cloud/streaming-tts.ts';
+import { VendorCall, type CallTimeouts } from '../cloud/vendor-call.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import {
-  pcmChunks,
-  TTS_FIRST_AUDIO_TIMEOUT_MS,
-  TTS_STALL_TIMEOUT_MS,
-  TTS_TOTAL_TIMEOUT_MS,
-} from '../openai-compat/openai-tts.ts';
-import { ProviderError, type ErrorMessageReader } from '../openai-compat/provider-error.ts';
-import { VendorCall, type CallTimeouts } from '../openai-compat/vendor-call.ts';
 
 export const ELEVENLABS_URL = 'https://api.elevenlabs.io';
 /** `pcm_16000`: the engine's rate, so clauses go to the pacer without resampling. */
@@ -38,7 +34,7 @@ export interface ElevenLabsTtsConfig {
   modelId?: string;
   /** Voice used when a request names none. Default ELEVENLABS_DEFAULT_VOICE. */
   defaultVoiceId?: string;
-  /** Overrides of the TTS_* deadlines shared with the OpenAI provider. */
+  /** Overrides of the TTS_* deadlines the cloud TTS providers share (cloud/streaming-tts.ts). */
   timeouts?: Partial<CallTimeouts>;
 }
 
@@ -65,11 +61,7 @@ export class ElevenLabsTts implements TtsProvider {
   constructor(config: ElevenLabsTtsConfig) {
     this.#config = config;
     this.#base = new URL(config.baseUrl ?? ELEVENLABS_URL).href.replace(/\/+$/, '');
-    this.#timeouts = {
-      firstOutputMs: config.timeouts?.firstOutputMs ?? TTS_FIRST_AUDIO_TIMEOUT_MS,
-      stallMs: config.timeouts?.stallMs ?? TTS_STALL_TIMEOUT_MS,
-      totalMs: config.timeouts?.totalMs ?? TTS_TOTAL_TIMEOUT_MS,
-    };
+    this.#timeouts = ttsCallTimeouts(config.timeouts);
   }
 
   synthesize(request: TtsRequest, signal: AbortSignal): AsyncIterable<AudioChunk> {

@@ -2,15 +2,15 @@
  * Text to speech with espeak-ng (Debian package `espeak-ng`), offline, in ~130 languages. One
  * `espeak-ng --stdout --stdin` run per clause: the text goes in on stdin (no argument-length limit, and a text that
  * starts with `-` cannot be taken for an option), and the WAV comes out on stdout as it is rendered, at 22 050 Hz
- * (the caller resamples). Its header declares an unknown length (0x7ffff000); wav-reader.ts reads to the end.
+ * (the caller resamples). Its header declares an unknown length (0x7ffff000); local/wav-stream.ts reads to the end.
  */
 import type { AudioChunk } from '../../audio/format.ts';
+import { processStdout, resolveExecutable, runForOutput } from '../local/local-process.ts';
+import { speedOf } from '../local/speech-request.ts';
+import { wavAudioChunks } from '../local/wav-stream.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import { processStdout, resolveExecutable, runForOutput } from '../flite/local-process.ts';
-import { SpeechProviderError } from '../flite/speech-provider-error.ts';
-import { speedOf } from '../flite/tts-request.ts';
-import { wavAudioChunks } from '../wav-reader.ts';
-import { parseEspeakVariants, parseEspeakVoices, resolveEspeakVoice, type EspeakVoiceTable } from './espeak-voices.ts';
+import { ESPEAK_NAME, parseEspeakVariants, parseEspeakVoices, resolveEspeakVoice, type EspeakVoiceTable } from './espeak-voices.ts';
 
 /** US English, the language of the rest of the offline stack (pocketsphinx's model). */
 export const ESPEAK_DEFAULT_VOICE = 'en-us';
@@ -36,7 +36,7 @@ export interface EspeakTtsOptions {
 }
 
 export class EspeakTtsProvider implements TtsProvider {
-  readonly name = 'espeak';
+  readonly name = ESPEAK_NAME;
   readonly #binary: string;
   readonly #defaultVoice: string;
   #table: Promise<EspeakVoiceTable> | undefined;
@@ -53,15 +53,16 @@ export class EspeakTtsProvider implements TtsProvider {
    * `invalid_request` for an unknown voice, a language no voice speaks, a bad speed or an over-long text.
    */
   async *synthesize(request: TtsRequest, signal: AbortSignal): AsyncGenerator<AudioChunk> {
-    const wpm = Math.round(ESPEAK_NORMAL_WPM * speedOf(request));
+    const wpm = Math.round(ESPEAK_NORMAL_WPM * speedOf(ESPEAK_NAME, request));
     if (request.text.length > ESPEAK_MAX_TEXT_CHARS) {
-      throw new SpeechProviderError('invalid_request', `text of ${request.text.length} characters exceeds ${ESPEAK_MAX_TEXT_CHARS}`);
+      throw new ProviderError('invalid_request', ESPEAK_NAME, `text of ${request.text.length} characters exceeds ${ESPEAK_MAX_TEXT_CHARS}`);
     }
     const voice = resolveEspeakVoice(await this.#voiceTable(), request.voiceId, request.language, this.#defaultVoice);
     if (request.text.trim() === '' || signal.aborted) return;
     // -b 1: the text is UTF-8, whatever the process locale says.
     const args = ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm)];
-    yield* wavAudioChunks(processStdout(this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS, input: request.text }), CHUNK_MS);
+    const wav = processStdout(ESPEAK_NAME, this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS, input: request.text });
+    yield* wavAudioChunks(ESPEAK_NAME, wav, CHUNK_MS);
   }
 
   /** The voices of `espeak-ng --voices`, one per language row. Variants (`+f3`) are not listed but accepted. */
@@ -80,20 +81,20 @@ export class EspeakTtsProvider implements TtsProvider {
 
   async #listVoices(): Promise<EspeakVoiceTable> {
     const [voices, variants] = await Promise.all([
-      runForOutput(this.#binary, ['--voices'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
-      runForOutput(this.#binary, ['--voices=variant'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
+      runForOutput(ESPEAK_NAME, this.#binary, ['--voices'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
+      runForOutput(ESPEAK_NAME, this.#binary, ['--voices=variant'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
     ]);
     const table = { voices: parseEspeakVoices(voices), variants: parseEspeakVariants(variants) };
-    if (table.voices.length === 0) throw new SpeechProviderError('provider_failed', 'espeak-ng --voices listed no voices');
+    if (table.voices.length === 0) throw new ProviderError('provider_failed', ESPEAK_NAME, 'espeak-ng --voices listed no voices');
     return table;
   }
 }
 
 /**
  * An espeak-ng provider, after checking the program is installed.
- * @throws SpeechProviderError `provider_unavailable` when the espeak-ng program cannot be found or run
+ * @throws ProviderError `provider_unavailable` when the espeak-ng program cannot be found or run
  */
 export function createEspeakTts(options: EspeakTtsOptions = {}): EspeakTtsProvider {
-  const binary = resolveExecutable(options.binary ?? 'espeak-ng', INSTALL_HINT);
+  const binary = resolveExecutable(ESPEAK_NAME, options.binary ?? 'espeak-ng', INSTALL_HINT);
   return new EspeakTtsProvider(binary, options.defaultVoice ?? ESPEAK_DEFAULT_VOICE);
 }

@@ -4,9 +4,12 @@
  * by `+<variant>` (`en-us+f3` is female, `en-us+m3`, `en-us+Annie`): the File column of `espeak-ng --voices=variant`
  * without its `!v/`, which changes pitch and timbre.
  */
+import { primaryLanguage } from '../local/speech-request.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { TtsVoice } from '../tts-provider.ts';
-import { SpeechProviderError } from '../flite/speech-provider-error.ts';
-import { primaryLanguage } from '../flite/tts-request.ts';
+
+/** The provider's name (EspeakTtsProvider's `name`), which its errors carry. */
+export const ESPEAK_NAME = 'espeak';
 
 /** One row of `espeak-ng --voices`. */
 export interface EspeakVoice extends TtsVoice {
@@ -68,23 +71,23 @@ export function parseEspeakVariants(output: string): Map<string, string> {
 /**
  * The `-v` argument for a request: its voice id when given (checked against the table), else the best voice for
  * its language, else `defaultVoice`.
- * @throws SpeechProviderError `invalid_request` for an unknown voice or variant, or a language no voice speaks
+ * @throws ProviderError `invalid_request` for an unknown voice or variant, or a language no voice speaks
  */
 export function resolveEspeakVoice(table: EspeakVoiceTable, voiceId: string | undefined, language: string | undefined, defaultVoice: string): string {
   if (voiceId !== undefined) {
     const [base = '', variant, ...extra] = voiceId.split('+');
     const voice = table.voices.find((v) => v.key === base.toLowerCase());
-    if (voice === undefined || extra.length > 0) throw new SpeechProviderError('invalid_request', `unknown espeak-ng voice "${voiceId}"`);
+    if (voice === undefined || extra.length > 0) throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice "${voiceId}"`);
     if (variant === undefined) return voice.id;
     // espeak-ng falls back to the plain voice for an unknown variant without a word, so check it here.
     const file = table.variants.get(variant.toLowerCase());
-    if (file === undefined) throw new SpeechProviderError('invalid_request', `unknown espeak-ng voice variant "${variant}"`);
+    if (file === undefined) throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice variant "${variant}"`);
     return `${voice.id}+${file}`;
   }
   if (language === undefined) return defaultVoice;
   const tag = language.toLowerCase().replaceAll('_', '-');
   const found = bestFor(table.voices, tag) ?? bestFor(table.voices, primaryLanguage(tag));
-  if (found === undefined) throw new SpeechProviderError('invalid_request', `espeak-ng has no voice for language ${language}`);
+  if (found === undefined) throw new ProviderError('invalid_request', ESPEAK_NAME, `espeak-ng has no voice for language ${language}`);
   return found.id;
 }
 

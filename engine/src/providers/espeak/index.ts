@@ -1,4 +1,4 @@
-/** espeak-ng text to speech (22 050 Hz, ~130 languages). Errors are the offline providers' SpeechProviderError. */
+/** espeak-ng text to speech (22 050 Hz, ~130 languages). Errors are ProviderErrors (../provider-error.ts). */
 export {
   createEspeakTts,
   ESPEAK_DEFAULT_VOICE,

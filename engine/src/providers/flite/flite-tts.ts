@@ -9,11 +9,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AudioChunk } from '../../audio/format.ts';
+import { LocalProcess, resolveExecutable, runForOutput } from '../local/local-process.ts';
+import { primaryLanguage, speedOf } from '../local/speech-request.ts';
+import { wavAudioChunks } from '../local/wav-stream.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import { wavAudioChunks } from '../wav-reader.ts';
-import { LocalProcess, resolveExecutable, runForOutput } from './local-process.ts';
-import { SpeechProviderError } from './speech-provider-error.ts';
-import { primaryLanguage, speedOf } from './tts-request.ts';
 
 /** kal16: US English male at 16 kHz, the engine's rate (no resampling), and the voice pocketsphinx recognises best. */
 export const FLITE_DEFAULT_VOICE = 'kal16';
@@ -32,6 +32,7 @@ const LIST_MAX_BYTES = 64 * 1024;
 /** flite hands over its whole output at once; ~100 ms slices let the pacer start early and an abort land between. */
 const CHUNK_MS = 100;
 const INSTALL_HINT = 'install the Debian package flite, or set the flite binary path';
+const NAME = 'flite';
 
 /** Voices that only speak one domain (awb_time says the time and nothing else): useless to an agent, so hidden. */
 const LIMITED_DOMAIN_VOICES = new Set(['awb_time']);
@@ -53,7 +54,7 @@ export interface FliteTtsOptions {
 }
 
 export class FliteTtsProvider implements TtsProvider {
-  readonly name = 'flite';
+  readonly name = NAME;
   readonly #binary: string;
   readonly #defaultVoice: string;
   #voices: Promise<TtsVoice[]> | undefined;
@@ -69,29 +70,29 @@ export class FliteTtsProvider implements TtsProvider {
    * Rejects with `invalid_request` for an unknown voice, a non-English language, a bad speed or an over-long text.
    */
   async *synthesize(request: TtsRequest, signal: AbortSignal): AsyncGenerator<AudioChunk> {
-    const speed = speedOf(request);
+    const speed = speedOf(NAME, request);
     if (request.language !== undefined && primaryLanguage(request.language) !== 'en') {
-      throw new SpeechProviderError('invalid_request', `flite speaks English only, not ${request.language}`);
+      throw new ProviderError('invalid_request', NAME, `flite speaks English only, not ${request.language}`);
     }
     if (request.text.length > FLITE_MAX_TEXT_CHARS) {
-      throw new SpeechProviderError('invalid_request', `text of ${request.text.length} characters exceeds ${FLITE_MAX_TEXT_CHARS}`);
+      throw new ProviderError('invalid_request', NAME, `text of ${request.text.length} characters exceeds ${FLITE_MAX_TEXT_CHARS}`);
     }
     const voice = request.voiceId ?? this.#defaultVoice;
     // Checked against flite's own list: flite silently falls back to kal for an unknown name, and would fetch a
     // URL or load a file for a name that looks like one.
     const known = await this.voices();
     if (!known.some((v) => v.id === voice)) {
-      throw new SpeechProviderError('invalid_request', `unknown flite voice "${voice}"; available: ${known.map((v) => v.id).join(', ')}`);
+      throw new ProviderError('invalid_request', NAME, `unknown flite voice "${voice}"; available: ${known.map((v) => v.id).join(', ')}`);
     }
     if (request.text.trim() === '' || signal.aborted) return;
     const dir = await mkdtemp(path.join(tmpdir(), 'parley-flite-'));
     try {
       const file = path.join(dir, 'speech.wav');
       const args = ['-voice', voice, '--setf', `duration_stretch=${(1 / speed).toFixed(3)}`, '-t', request.text, '-o', file];
-      const run = new LocalProcess(this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS });
+      const run = new LocalProcess(NAME, this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS });
       await run.finished;
       if (signal.aborted) return;
-      yield* wavAudioChunks([await readFile(file)], CHUNK_MS);
+      yield* wavAudioChunks(NAME, [await readFile(file)], CHUNK_MS);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -107,7 +108,7 @@ export class FliteTtsProvider implements TtsProvider {
   }
 
   async #listVoices(): Promise<TtsVoice[]> {
-    const output = await runForOutput(this.#binary, ['-lv'], LIST_TIMEOUT_MS, LIST_MAX_BYTES);
+    const output = await runForOutput(NAME, this.#binary, ['-lv'], LIST_TIMEOUT_MS, LIST_MAX_BYTES);
     return parseFliteVoices(output);
   }
 }
@@ -115,7 +116,7 @@ export class FliteTtsProvider implements TtsProvider {
 /** Parses `flite -lv` ("Voices available: kal awb_time kal16 awb rms slt"). */
 export function parseFliteVoices(output: string): TtsVoice[] {
   const colon = output.indexOf(':');
-  if (colon < 0) throw new SpeechProviderError('provider_failed', `unexpected output of flite -lv: ${output.slice(0, 200)}`);
+  if (colon < 0) throw new ProviderError('provider_failed', NAME, `unexpected output of flite -lv: ${output.slice(0, 200)}`);
   return output
     .slice(colon + 1)
     .trim()
@@ -126,9 +127,9 @@ export function parseFliteVoices(output: string): TtsVoice[] {
 
 /**
  * A flite provider, after checking the program is installed.
- * @throws SpeechProviderError `provider_unavailable` when the flite program cannot be found or run
+ * @throws ProviderError `provider_unavailable` when the flite program cannot be found or run
  */
 export function createFliteTts(options: FliteTtsOptions = {}): FliteTtsProvider {
-  const binary = resolveExecutable(options.binary ?? 'flite', INSTALL_HINT);
+  const binary = resolveExecutable(NAME, options.binary ?? 'flite', INSTALL_HINT);
   return new FliteTtsProvider(binary, options.defaultVoice ?? FLITE_DEFAULT_VOICE);
 }

@@ -6,7 +6,7 @@
  * `choices: []`) comes after the finishing chunk.
  */
 import type { ChatMessage, LlmEvent, LlmRequest, LlmUsage } from '../llm-provider.ts';
-import { ProviderError } from './provider-error.ts';
+import { ProviderError } from '../provider-error.ts';
 import { ToolCallAssembler, type ToolCallFragment } from './tool-call-assembler.ts';
 
 /** The JSON body for a streamed completion. */

@@ -1,6 +1,6 @@
 /**
- * OpenAI-compatible providers (LLM, STT, TTS) and the plumbing every cloud provider shares: the ProviderError
- * registry, the per-call clock, the bounded event queue and the streaming PCM16 reader.
+ * OpenAI-compatible providers (LLM, STT, TTS). What every cloud provider shares (the per-call clock, the bounded
+ * event queue, the streamed-PCM reader) is in ../cloud/; their errors are ../provider-error.ts.
  */
 export {
   LLM_FIRST_TOKEN_TIMEOUT_MS,
@@ -16,19 +16,4 @@ export {
   STT_REQUEST_TIMEOUT_MS,
   type OpenAiCompatSttConfig,
 } from './openai-stt.ts';
-export {
-  OPENAI_PCM_SAMPLE_RATE,
-  OPENAI_VOICES,
-  OpenAiCompatTts,
-  TTS_FIRST_AUDIO_TIMEOUT_MS,
-  TTS_STALL_TIMEOUT_MS,
-  TTS_TOTAL_TIMEOUT_MS,
-  type OpenAiCompatTtsConfig,
-} from './openai-tts.ts';
-export {
-  isProviderError,
-  PROVIDER_ERROR_CODES,
-  ProviderError,
-  type ProviderErrorCode,
-} from './provider-error.ts';
-export type { CallTimeouts } from './vendor-call.ts';
+export { OPENAI_PCM_SAMPLE_RATE, OPENAI_VOICES, OpenAiCompatTts, type OpenAiCompatTtsConfig } from './openai-tts.ts';

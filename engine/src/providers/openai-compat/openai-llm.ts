@@ -2,10 +2,10 @@
  * LlmProvider over any OpenAI-compatible chat-completions endpoint: OpenAI, Groq, Together, vLLM, llama.cpp
  * server, Ollama (`/v1`). One streamed `POST {baseUrl}/chat/completions` per turn, read as server-sent events.
  */
+import { VendorCall, type CallTimeouts } from '../cloud/vendor-call.ts';
 import type { LlmEvent, LlmProvider, LlmRequest } from '../llm-provider.ts';
 import { ChatStreamReader, chatRequestBody, readChatErrorMessage } from './chat-wire.ts';
 import { SseDecoder } from './sse-decoder.ts';
-import { VendorCall, type CallTimeouts } from './vendor-call.ts';
 
 /**
  * From request to the first token or tool-call fragment, in ms. A caller hears silence all that time; beyond

@@ -6,11 +6,12 @@
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { encodeWav } from '../../audio/wav.ts';
+import type { ErrorMessageReader } from '../cloud/error-response.ts';
+import { EventQueue } from '../cloud/event-queue.ts';
+import { VendorCall, type CallTimeouts } from '../cloud/vendor-call.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
-import { EventQueue } from './event-queue.ts';
 import { joinUrl } from './openai-llm.ts';
-import { ProviderError, type ErrorMessageReader } from './provider-error.ts';
-import { VendorCall, type CallTimeouts } from './vendor-call.ts';
 
 /**
  * One transcription request, in ms. Whisper takes ~1 s for a 10 s utterance; 15 s means the service is in

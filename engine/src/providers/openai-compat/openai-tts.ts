@@ -5,20 +5,13 @@
  */
 import type { AudioChunk } from '../../audio/format.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
+import { pcmChunks, ttsCallTimeouts } from '../cloud/streaming-tts.ts';
+import { VendorCall, type CallTimeouts } from '../cloud/vendor-call.ts';
 import { readChatErrorMessage } from './chat-wire.ts';
 import { joinUrl } from './openai-llm.ts';
-import { Pcm16Reader } from './pcm16-reader.ts';
-import { ProviderError } from './provider-error.ts';
-import { VendorCall, type CallTimeouts } from './vendor-call.ts';
 
 /** The rate of OpenAI's `pcm` format, fixed by the API, in Hz. */
 export const OPENAI_PCM_SAMPLE_RATE = 24_000;
-/** From request to the first audio, in ms: one clause's audio normally starts within ~0.5 s. */
-export const TTS_FIRST_AUDIO_TIMEOUT_MS = 5_000;
-/** Longest gap between audio chunks once they flow, in ms, before the playback would run dry. */
-export const TTS_STALL_TIMEOUT_MS = 5_000;
-/** One clause's synthesis, in ms: a clause is at most a few sentences. */
-export const TTS_TOTAL_TIMEOUT_MS = 30_000;
 /** The speed range the endpoint accepts; values outside are clamped rather than refused. */
 const SPEED_MIN = 0.25;
 const SPEED_MAX = 4;
@@ -40,7 +33,7 @@ export interface OpenAiCompatTtsConfig {
   model: string;
   /** Voice used when a request names none. Default `alloy`. */
   defaultVoice?: string;
-  /** Overrides of TTS_FIRST_AUDIO_TIMEOUT_MS, TTS_STALL_TIMEOUT_MS and TTS_TOTAL_TIMEOUT_MS. */
+  /** Overrides of the TTS_* deadlines the cloud TTS providers share (cloud/streaming-tts.ts). */
   timeouts?: Partial<CallTimeouts>;
 }
 
@@ -55,11 +48,7 @@ export class OpenAiCompatTts implements TtsProvider {
     new URL(config.baseUrl);
     this.#config = config;
     this.#url = joinUrl(config.baseUrl, 'audio/speech');
-    this.#timeouts = {
-      firstOutputMs: config.timeouts?.firstOutputMs ?? TTS_FIRST_AUDIO_TIMEOUT_MS,
-      stallMs: config.timeouts?.stallMs ?? TTS_STALL_TIMEOUT_MS,
-      totalMs: config.timeouts?.totalMs ?? TTS_TOTAL_TIMEOUT_MS,
-    };
+    this.#timeouts = ttsCallTimeouts(config.timeouts);
   }
 
   synthesize(request: TtsRequest, signal: AbortSignal): AsyncIterable<AudioChunk> {
@@ -93,35 +82,4 @@ export class OpenAiCompatTts implements TtsProvider {
       call.dispose();
     }
   }
-}
-
-/**
- * A raw PCM16LE response body as AudioChunks, as it arrives. Shared by the vendors that stream headerless PCM.
- * @throws ProviderError `bad_response` for a body that is not PCM or is empty, `upstream_failed` for one that ends
- *   mid-sample
- */
-export async function* pcmChunks(
-  response: Response,
-  call: VendorCall,
-  sampleRate: number,
-  provider: string,
-): AsyncGenerator<AudioChunk, void, undefined> {
-  // A server that ignored the requested format answers with JSON or text: played as PCM, that is loud noise.
-  const type = response.headers.get('content-type') ?? '';
-  if (/^\s*(application\/json|text\/)/i.test(type)) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new ProviderError('bad_response', provider, `expected raw PCM, got ${type}`);
-  }
-  const pcm = new Pcm16Reader();
-  let total = 0;
-  for await (const bytes of call.chunks(response)) {
-    const samples = pcm.push(bytes);
-    if (samples.length === 0) continue;
-    total += samples.length;
-    call.output();
-    yield { samples, sampleRate };
-  }
-  if (call.callerAborted) return;
-  if (pcm.pendingByte) throw new ProviderError('upstream_failed', provider, 'the audio ended in the middle of a sample');
-  if (total === 0) throw new ProviderError('bad_response', provider, 'the answer held no audio');
 }

@@ -1,4 +1,4 @@
-/** pocketsphinx speech to text (US English, one final per utterance). Errors are the offline providers' SpeechProviderError. */
+/** pocketsphinx speech to text (US English, one final per utterance). Errors are ProviderErrors (../provider-error.ts). */
 export {
   createPocketsphinxStt,
   MAX_UTTERANCE_MS,

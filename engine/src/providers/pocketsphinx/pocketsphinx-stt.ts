@@ -17,12 +17,12 @@
  * MAX_UTTERANCE_MS as if endOfUtterance() had been called.
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
+import { requireReadable, resolveExecutable } from '../local/local-process.ts';
+import { primaryLanguage } from '../local/speech-request.ts';
+import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
-import { requireReadable, resolveExecutable } from '../flite/local-process.ts';
-import { SpeechProviderError } from '../flite/speech-provider-error.ts';
-import { primaryLanguage } from '../flite/tts-request.ts';
 import { EventChannel } from './event-channel.ts';
-import { RecognizerRun, type RecognizerConfig } from './recognizer-run.ts';
+import { POCKETSPHINX_NAME, RecognizerRun, type RecognizerConfig } from './recognizer-run.ts';
 
 /** Where Debian's pocketsphinx-en-us puts the US English model. */
 export const POCKETSPHINX_DEBIAN_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -52,7 +52,7 @@ export interface PocketsphinxSttOptions {
 }
 
 export class PocketsphinxSttProvider implements SttProvider {
-  readonly name = 'pocketsphinx';
+  readonly name = POCKETSPHINX_NAME;
   readonly #config: RecognizerConfig;
   readonly #language: string;
 
@@ -64,12 +64,12 @@ export class PocketsphinxSttProvider implements SttProvider {
 
   /**
    * A stream for one call. `mode` and `keywords` are ignored (one model, no keyword boosting in this version).
-   * @throws SpeechProviderError `invalid_request` when `language` is not the model's language (checked here, so a
+   * @throws ProviderError `invalid_request` when `language` is not the model's language (checked here, so a
    *   worker refuses the open request rather than opening a stream that would transcribe nonsense)
    */
   open(options: SttOptions, signal: AbortSignal): PocketsphinxStream {
     if (primaryLanguage(options.language) !== primaryLanguage(this.#language)) {
-      throw new SpeechProviderError('invalid_request', `pocketsphinx's model is ${this.#language}; it cannot transcribe ${options.language}`);
+      throw new ProviderError('invalid_request', POCKETSPHINX_NAME, `pocketsphinx's model is ${this.#language}; it cannot transcribe ${options.language}`);
     }
     return new PocketsphinxStream(this.#config, signal);
   }
@@ -219,16 +219,16 @@ export class PocketsphinxStream implements SttStream {
 
 /**
  * A pocketsphinx provider, after checking that the program and the model files are installed.
- * @throws SpeechProviderError `provider_unavailable` when the program or a model file is missing
+ * @throws ProviderError `provider_unavailable` when the program or a model file is missing
  */
 export function createPocketsphinxStt(options: PocketsphinxSttOptions = {}): PocketsphinxSttProvider {
-  const binary = resolveExecutable(options.binary ?? 'pocketsphinx_continuous', INSTALL_HINT);
-  const mkfifo = resolveExecutable('mkfifo', 'install coreutils');
+  const binary = resolveExecutable(POCKETSPHINX_NAME, options.binary ?? 'pocketsphinx_continuous', INSTALL_HINT);
+  const mkfifo = resolveExecutable(POCKETSPHINX_NAME, 'mkfifo', 'install coreutils');
   const hmm = options.hmm ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/en-us`;
   const lm = options.lm ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/en-us.lm.bin`;
   const dict = options.dict ?? `${POCKETSPHINX_DEBIAN_MODEL_DIR}/cmudict-en-us.dict`;
-  requireReadable(`${hmm}/mdef`, 'acoustic model', INSTALL_HINT);
-  requireReadable(lm, 'language model', INSTALL_HINT);
-  requireReadable(dict, 'dictionary', INSTALL_HINT);
+  requireReadable(POCKETSPHINX_NAME, `${hmm}/mdef`, 'acoustic model', INSTALL_HINT);
+  requireReadable(POCKETSPHINX_NAME, lm, 'language model', INSTALL_HINT);
+  requireReadable(POCKETSPHINX_NAME, dict, 'dictionary', INSTALL_HINT);
   return new PocketsphinxSttProvider({ binary, mkfifo, hmm, lm, dict, sampleRate: ENGINE_SAMPLE_RATE }, options.language ?? 'en-US');
 }

@@ -19,9 +19,12 @@ import { endianness, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { LocalProcess } from '../flite/local-process.ts';
-import { SpeechProviderError } from '../flite/speech-provider-error.ts';
+import { LocalProcess } from '../local/local-process.ts';
+import { ProviderError } from '../provider-error.ts';
 import { cleanTranscript } from './transcript.ts';
+
+/** The provider's name (PocketsphinxSttProvider's `name`), which its errors carry. */
+export const POCKETSPHINX_NAME = 'pocketsphinx';
 
 /** Where pocketsphinx finds its model, and the programs to run. */
 export interface RecognizerConfig {
@@ -47,7 +50,7 @@ const execFileAsync = promisify(execFile);
 const openAsync = promisify(open);
 
 export class RecognizerRun {
-  /** The words heard ('' for none, or when killed); rejects with a SpeechProviderError when the program fails. */
+  /** The words heard ('' for none, or when killed); rejects with a ProviderError when the program fails. */
   readonly result: Promise<string>;
   /** Audio written before the fifo was open. */
   #early: Buffer[] = [];
@@ -96,10 +99,10 @@ export class RecognizerRun {
       // Not *.wav: pocketsphinx would expect a header; any other name is read as raw samples at -samprate.
       const fifo = path.join(dir, 'utterance.raw');
       await execFileAsync(config.mkfifo, ['-m', '600', fifo], { timeout: MKFIFO_TIMEOUT_MS }).catch((cause: unknown) => {
-        throw new SpeechProviderError('provider_failed', `mkfifo failed for pocketsphinx's audio`, { cause });
+        throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `mkfifo failed for pocketsphinx's audio`, { cause });
       });
       if (this.#killed) return '';
-      const run = new LocalProcess(config.binary, [
+      const run = new LocalProcess(POCKETSPHINX_NAME, config.binary, [
         ...['-hmm', config.hmm, '-lm', config.lm, '-dict', config.dict],
         ...['-infile', fifo, '-samprate', String(config.sampleRate), '-input_endian', 'little'],
         // ~200 lines of configuration and statistics per run on stderr otherwise; failures show in the exit status.
@@ -114,7 +117,7 @@ export class RecognizerRun {
       });
       const fd = await openWhenReaderIsThere(fifo, () => exited || this.#killed).catch((cause: unknown) => {
         run.kill();
-        throw new SpeechProviderError('provider_failed', `could not open the audio fifo of pocketsphinx`, { cause });
+        throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `could not open the audio fifo of pocketsphinx`, { cause });
       });
       if (fd !== undefined) {
         const input = new Socket({ fd, readable: false, writable: true });

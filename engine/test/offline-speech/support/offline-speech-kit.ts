@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import type { AudioChunk } from '../../../src/audio/format.ts';
-import { isSpeechProviderError } from '../../../src/providers/flite/speech-provider-error.ts';
+import { isProviderError } from '../../../src/providers/provider-error.ts';
 
 const requireAll = process.env.PARLEY_REQUIRE_ALL === '1';
 
@@ -15,7 +15,7 @@ export function unavailableReason(create: () => unknown): string | undefined {
     create();
     return undefined;
   } catch (error) {
-    if (isSpeechProviderError(error, 'provider_unavailable')) return error.message;
+    if (isProviderError(error, 'provider_unavailable')) return error.message;
     throw error;
   }
 }

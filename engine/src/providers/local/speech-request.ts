@@ -1,8 +1,9 @@
 /**
- * Request checks the local TTS programs share: the speed range and the language a request asks for.
+ * Request checks the local speech programs share: the speed range of the TTS ones (flite, espeak-ng), and the
+ * language a request asks for (those and pocketsphinx).
  */
+import { ProviderError } from '../provider-error.ts';
 import type { TtsRequest } from '../tts-provider.ts';
-import { SpeechProviderError } from './speech-provider-error.ts';
 
 /** Slowest speed honoured: below half speed synthetic speech smears into something no caller wants. */
 export const MIN_TTS_SPEED = 0.5;
@@ -11,11 +12,12 @@ export const MAX_TTS_SPEED = 2;
 
 /**
  * The request's speed as a factor, clamped to [MIN_TTS_SPEED, MAX_TTS_SPEED]; 1 when unset.
- * @throws SpeechProviderError `invalid_request` for a speed that is not a positive number
+ * @param provider the provider's name, for the error
+ * @throws ProviderError `invalid_request` for a speed that is not a positive number
  */
-export function speedOf(request: TtsRequest): number {
+export function speedOf(provider: string, request: TtsRequest): number {
   const speed = request.speed ?? 1;
-  if (!Number.isFinite(speed) || speed <= 0) throw new SpeechProviderError('invalid_request', `speed must be a positive number, got ${speed}`);
+  if (!Number.isFinite(speed) || speed <= 0) throw new ProviderError('invalid_request', provider, `speed must be a positive number, got ${speed}`);
   return Math.min(MAX_TTS_SPEED, Math.max(MIN_TTS_SPEED, speed));
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { codeForStatus, parseRetryAfter, PROVIDER_ERROR_CODES, ProviderError } from './provider-error.ts';
+import { codeForStatus, parseRetryAfter } from './error-response.ts';
 
-describe('ProviderError', () => {
-  it('takes its code from the status, never from a message', () => {
+describe('codeForStatus', () => {
+  it('takes the code from the status, never from a message', () => {
     expect([401, 403, 429, 408, 504, 500, 502, 503, 400, 404, 422, 302].map(codeForStatus)).toEqual([
       'unauthorized',
       'unauthorized',
@@ -12,20 +12,15 @@ describe('ProviderError', () => {
       'upstream_failed',
       'upstream_failed',
       'upstream_failed',
-      'rejected',
-      'rejected',
-      'rejected',
+      'invalid_request',
+      'invalid_request',
+      'invalid_request',
       'bad_response',
     ]);
   });
+});
 
-  it('carries retryable from the registry, and names the provider in its message', () => {
-    const error = new ProviderError('rate_limited', 'deepgram', 'slow down', { status: 429, retryAfterMs: 1_000 });
-    expect(error).toMatchObject({ code: 'rate_limited', retryable: true, provider: 'deepgram', status: 429, retryAfterMs: 1_000 });
-    expect(error.message).toBe('deepgram: slow down');
-    expect(PROVIDER_ERROR_CODES.unauthorized.retryable).toBe(false);
-  });
-
+describe('parseRetryAfter', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('3', now)).toBe(3_000);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { wavAudioChunks, WavFormatError, WavStreamReader } from './wav-reader.ts';
+import { WavFormatError } from '../../audio/wav.ts';
+import { isProviderError } from '../provider-error.ts';
+import { wavAudioChunks, WavStreamReader } from './wav-stream.ts';
 
 /** A PCM16 mono WAV of `samples`; `dataSize` overrides the declared data length (piped WAV often lies). */
 function wav(samples: number[], sampleRate: number, options: { dataSize?: number; extraChunk?: Buffer; channels?: number } = {}): Buffer {
@@ -27,7 +29,7 @@ describe('WavStreamReader', () => {
   it('reads the rate from the header and returns the samples', () => {
     const reader = new WavStreamReader();
     expect(Array.from(reader.push(wav([1, -2, 32767, -32768], 22_050)))).toEqual([1, -2, 32767, -32768]);
-    expect(reader.format).toEqual({ sampleRate: 22_050, channels: 1, bitsPerSample: 16 });
+    expect(reader.sampleRate).toBe(22_050);
     reader.end();
   });
 
@@ -56,7 +58,7 @@ describe('WavStreamReader', () => {
 
   it('refuses what it cannot read: not WAV, stereo, input ending inside the header', () => {
     expect(() => new WavStreamReader().push(Buffer.from('ID3 and some mp3 bytes'))).toThrow(WavFormatError);
-    expect(() => new WavStreamReader().push(wav([1, 2], 16_000, { channels: 2 }))).toThrow(/PCM16 mono/);
+    expect(() => new WavStreamReader().push(wav([1, 2], 16_000, { channels: 2 }))).toThrow(WavFormatError);
     const reader = new WavStreamReader();
     reader.push(wav([1], 16_000).subarray(0, 20));
     expect(() => reader.end()).toThrow(WavFormatError);
@@ -67,18 +69,31 @@ describe('wavAudioChunks', () => {
   it('cuts the audio into chunks of at most maxChunkMs at the stream rate', async () => {
     const samples = Array.from({ length: 3500 }, (_, i) => i % 1000);
     const chunks = [];
-    for await (const chunk of wavAudioChunks([wav(samples, 16_000)], 100)) chunks.push(chunk);
+    for await (const chunk of wavAudioChunks('flite', [wav(samples, 16_000)], 100)) chunks.push(chunk);
     expect(chunks.map((c) => c.samples.length)).toEqual([1600, 1600, 300]);
     expect(chunks.every((c) => c.sampleRate === 16_000)).toBe(true);
     expect(chunks.flatMap((c) => Array.from(c.samples))).toEqual(samples);
   });
 
-  it('yields nothing for a WAV without samples, and fails for empty input', async () => {
+  it('yields nothing for a WAV without samples', async () => {
     const none = [];
-    for await (const chunk of wavAudioChunks([wav([], 16_000)], 100)) none.push(chunk);
+    for await (const chunk of wavAudioChunks('flite', [wav([], 16_000)], 100)) none.push(chunk);
     expect(none).toEqual([]);
-    await expect(async () => {
-      for await (const _ of wavAudioChunks([], 100)) void _;
-    }).rejects.toThrow(WavFormatError);
+  });
+
+  it("fails with the provider's provider_failed for empty input or output that is not PCM16 mono WAV", async () => {
+    const failure = async (input: Uint8Array[]) => {
+      try {
+        for await (const _ of wavAudioChunks('espeak', input, 100)) void _;
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    for (const input of [[], [Buffer.from('ID3 and some mp3 bytes')], [wav([1, 2], 16_000, { channels: 2 })]]) {
+      const error = await failure(input);
+      expect(isProviderError(error, 'provider_failed'), String(error)).toBe(true);
+      expect(error).toMatchObject({ provider: 'espeak', cause: expect.any(WavFormatError) });
+    }
   });
 });

@@ -1,9 +1,10 @@
 /**
- * Raw PCM16LE response bodies (OpenAI `pcm`, ElevenLabs `pcm_16000`) as samples. Vendors stream in network-sized
- * chunks that may end in the middle of a sample, so the reader carries an odd trailing byte over to the next chunk
- * instead of misaligning every sample after it.
+ * PCM16LE byte streams as samples: cloud vendors' raw response bodies (OpenAI `pcm`, ElevenLabs `pcm_16000`) and
+ * the data of the WAV a local program writes to a pipe. Both arrive in network- or pipe-sized chunks that may end
+ * in the middle of a sample, so the reader carries an odd trailing byte over to the next chunk instead of
+ * misaligning every sample after it.
  */
-import { pcm16FromBytesLE } from '../../audio/pcm16.ts';
+import { pcm16FromBytesLE } from '../audio/pcm16.ts';
 
 export class Pcm16Reader {
   #carry: number | undefined;

@@ -1,12 +1,13 @@
 /**
  * Running the local speech programs (flite, espeak-ng, pocketsphinx_continuous) safely: no shell (arguments go as
  * an array, so any text is just bytes), SIGKILL on abort or deadline so no child outlives its request, and the
- * tail of stderr kept for the error message when a program fails.
+ * tail of stderr kept for the error message when a program fails. Every function takes the name of the provider
+ * it runs for first: the ProviderError it fails with names that provider.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { SpeechProviderError } from './speech-provider-error.ts';
+import { ProviderError } from '../provider-error.ts';
 
 /** stderr bytes kept per process for error messages: the last few lines are what say why it failed. */
 const STDERR_TAIL_BYTES = 2048;
@@ -14,9 +15,9 @@ const STDERR_TAIL_BYTES = 2048;
 /**
  * The path to run for `binary`: a name with a slash must be an executable file there; a bare name is looked up on
  * `searchPath` (PATH), which is where Debian's packages put them (/usr/bin).
- * @throws SpeechProviderError `provider_unavailable` naming the program and what to install
+ * @throws ProviderError `provider_unavailable` naming the program and what to install
  */
-export function resolveExecutable(binary: string, installHint: string, searchPath = process.env.PATH ?? ''): string {
+export function resolveExecutable(provider: string, binary: string, installHint: string, searchPath = process.env.PATH ?? ''): string {
   const candidates = binary.includes('/') ? [binary] : searchPath.split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, binary));
   for (const candidate of candidates) {
     try {
@@ -26,25 +27,25 @@ export function resolveExecutable(binary: string, installHint: string, searchPat
       // not here; try the next directory
     }
   }
-  throw new SpeechProviderError('provider_unavailable', `${binary} is not installed or not executable (${installHint})`);
+  throw new ProviderError('provider_unavailable', provider, `${binary} is not installed or not executable (${installHint})`);
 }
 
 /**
- * @throws SpeechProviderError `provider_unavailable` when `file` cannot be read
+ * @throws ProviderError `provider_unavailable` when `file` cannot be read
  * @param what what the file is, for the message ("acoustic model")
  */
-export function requireReadable(file: string, what: string, installHint: string): void {
+export function requireReadable(provider: string, file: string, what: string, installHint: string): void {
   try {
     accessSync(file, constants.R_OK);
   } catch (cause) {
-    throw new SpeechProviderError('provider_unavailable', `${what} not readable at ${file} (${installHint})`, { cause });
+    throw new ProviderError('provider_unavailable', provider, `${what} not readable at ${file} (${installHint})`, { cause });
   }
 }
 
 export interface LocalProcessOptions {
   /** Aborting kills the process; `finished` then resolves (an abort is not a failure). */
   signal?: AbortSignal;
-  /** Kills the process and fails `finished` with `timeout` after this many ms; see also `armDeadline`. */
+  /** Kills the process and fails `finished` with `upstream_timeout` after this many ms; see also `armDeadline`. */
   timeoutMs?: number;
   /** Whether the process reads stdin (otherwise it gets /dev/null). */
   stdin?: boolean;
@@ -53,8 +54,9 @@ export interface LocalProcessOptions {
 /** One run of a local program. */
 export class LocalProcess {
   readonly child: ChildProcess;
-  /** Resolves when the process exited 0 or was killed by abort/`kill()`; rejects with a SpeechProviderError otherwise. */
+  /** Resolves when the process exited 0 or was killed by abort/`kill()`; rejects with a ProviderError otherwise. */
   readonly finished: Promise<void>;
+  readonly #provider: string;
   readonly #label: string;
   readonly #signal: AbortSignal | undefined;
   #stderr = Buffer.alloc(0);
@@ -63,7 +65,8 @@ export class LocalProcess {
   #killedByUs = false;
   #exited = false;
 
-  constructor(binary: string, args: readonly string[], options: LocalProcessOptions = {}) {
+  constructor(provider: string, binary: string, args: readonly string[], options: LocalProcessOptions = {}) {
+    this.#provider = provider;
     this.#label = path.basename(binary);
     this.#signal = options.signal;
     this.child = spawn(binary, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], shell: false });
@@ -77,7 +80,7 @@ export class LocalProcess {
     this.#signal?.addEventListener('abort', onAbort, { once: true });
     if (options.timeoutMs !== undefined) this.armDeadline(options.timeoutMs);
     this.finished = new Promise<void>((resolve, reject) => {
-      const settle = (error: SpeechProviderError | undefined) => {
+      const settle = (error: ProviderError | undefined) => {
         this.#exited = true;
         clearTimeout(this.#deadline);
         this.#signal?.removeEventListener('abort', onAbort);
@@ -86,12 +89,12 @@ export class LocalProcess {
       };
       this.child.once('error', (cause: NodeJS.ErrnoException) => {
         const code = cause.code === 'ENOENT' || cause.code === 'EACCES' ? 'provider_unavailable' : 'provider_failed';
-        settle(new SpeechProviderError(code, `${this.#label} could not be started: ${cause.message}`, { cause }));
+        settle(new ProviderError(code, this.#provider, `${this.#label} could not be started: ${cause.message}`, { cause }));
       });
       this.child.once('close', (exitCode, signal) => {
-        if (this.#timedOut) settle(new SpeechProviderError('timeout', `${this.#label} did not finish in time and was killed`));
+        if (this.#timedOut) settle(new ProviderError('upstream_timeout', this.#provider, `${this.#label} did not finish in time and was killed`));
         else if (this.#killedByUs || exitCode === 0) settle(undefined);
-        else settle(new SpeechProviderError('provider_failed', `${this.#label} failed (${exitCode === null ? `signal ${signal}` : `exit ${exitCode}`})${this.#stderrTail()}`));
+        else settle(new ProviderError('provider_failed', this.#provider, `${this.#label} failed (${exitCode === null ? `signal ${signal}` : `exit ${exitCode}`})${this.#stderrTail()}`));
       });
     });
     // Callers that stop caring (an aborted consumer) need not await it; a failure is still reported to those who do.
@@ -106,7 +109,7 @@ export class LocalProcess {
     this.child.kill('SIGKILL');
   }
 
-  /** (Re)starts the deadline: `ms` from now the process is killed and `finished` fails with `timeout`. */
+  /** (Re)starts the deadline: `ms` from now the process is killed and `finished` fails with `upstream_timeout`. */
   armDeadline(ms: number): void {
     clearTimeout(this.#deadline);
     this.#deadline = setTimeout(() => {
@@ -124,15 +127,21 @@ export class LocalProcess {
 }
 
 /** Runs a program to completion and returns its stdout (for voice listings). Stops reading at `maxBytes`. */
-export async function runForOutput(binary: string, args: readonly string[], timeoutMs: number, maxBytes: number): Promise<string> {
-  const run = new LocalProcess(binary, args, { timeoutMs });
+export async function runForOutput(
+  provider: string,
+  binary: string,
+  args: readonly string[],
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<string> {
+  const run = new LocalProcess(provider, binary, args, { timeoutMs });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of run.child.stdout as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) {
       run.kill();
-      throw new SpeechProviderError('provider_failed', `${path.basename(binary)} wrote more than ${maxBytes} bytes`);
+      throw new ProviderError('provider_failed', provider, `${path.basename(binary)} wrote more than ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }
@@ -151,9 +160,14 @@ export interface StreamOptions {
  * The stdout of one run as it arrives. Ends early and quietly when `signal` aborts (the process is killed at once);
  * a consumer that stops iterating kills it too; a failed run rejects the iteration after its output.
  */
-export async function* processStdout(binary: string, args: readonly string[], options: StreamOptions): AsyncGenerator<Buffer> {
+export async function* processStdout(
+  provider: string,
+  binary: string,
+  args: readonly string[],
+  options: StreamOptions,
+): AsyncGenerator<Buffer> {
   if (options.signal.aborted) return;
-  const run = new LocalProcess(binary, args, { signal: options.signal, timeoutMs: options.timeoutMs, stdin: options.input !== undefined });
+  const run = new LocalProcess(provider, binary, args, { signal: options.signal, timeoutMs: options.timeoutMs, stdin: options.input !== undefined });
   try {
     if (options.input !== undefined) run.child.stdin?.end(options.input, 'utf8');
     try {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pcm16ToBytesLE } from '../../audio/pcm16.ts';
+import { pcm16ToBytesLE } from '../audio/pcm16.ts';
 import { Pcm16Reader } from './pcm16-reader.ts';
 
 describe('Pcm16Reader', () => {

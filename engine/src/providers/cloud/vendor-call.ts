@@ -4,7 +4,8 @@
  * consumer stops reading early; afterwards `failure()` tells those apart, so a caller's abort ends the stream
  * quietly while a deadline surfaces as `upstream_timeout` and a dropped connection as `upstream_failed`.
  */
-import { errorFromResponse, ProviderError, type ErrorMessageReader } from './provider-error.ts';
+import { ProviderError } from '../provider-error.ts';
+import { errorFromResponse, type ErrorMessageReader } from './error-response.ts';
 
 export interface CallTimeouts {
   /** From sending the request to the first output (first token, first audio), in ms. */
