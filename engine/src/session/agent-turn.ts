@@ -10,6 +10,7 @@ import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-pro
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
 import type { OutboundAudio } from './outbound-audio.ts';
+import { playedText } from './played-text.ts';
 
 /** LLM rounds one reply may take (each tool result starts another): a loop of tools is cut off here. */
 export const MAX_TOOL_ROUNDS = 4;
@@ -73,6 +74,22 @@ export interface AgentTurnInput {
   signal: AbortSignal;
   /** Milliseconds since the call started, for tool event times. */
   now: () => number;
+}
+
+/**
+ * The conversation messages of a reply cut short: each LLM round keeps its tool calls and their results (they
+ * happened), but only the words of it the caller heard; a round still being written keeps its heard words.
+ */
+export function heardMessages(result: AgentTurnResult, playedFrames: (tag: string) => number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  const lastRound = Math.max(result.rounds.length - 1, ...result.clauses.map((c) => c.round));
+  for (let round = 0; round <= lastRound; round += 1) {
+    const text = playedText(result.clauses.filter((c) => c.round === round), playedFrames);
+    const done = result.rounds[round];
+    if (done) messages.push({ ...done.assistant, content: text }, ...done.toolResults);
+    else if (text) messages.push({ role: 'assistant', content: text });
+  }
+  return messages;
 }
 
 export function emptyTurnResult(): AgentTurnResult {

@@ -12,16 +12,18 @@ import { fillTemplate } from '../agent/template.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { WebhookTool } from '../agent/webhook-tool.ts';
 import type { Bus } from '../bus/index.ts';
-import { callCodecs, FlowDefinition, subjects, type CallEvent, type CallSpec, type CallState } from '../protocol/index.ts';
+import { FlowDefinition, type CallSpec, type CallState } from '../protocol/index.ts';
 import type { ChatMessage } from '../providers/llm-provider.ts';
 import type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SttClient } from '../workers/client/stt-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import { emptyTurnResult, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
+import { emptyTurnResult, heardMessages, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
 import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
 import { EnergyVad } from './energy-vad.ts';
+import { CallEvents, type TranscriptLine } from './call-events.ts';
 import { LatencyTracker } from './latency-tracker.ts';
+import { RecogniserFeed } from './recogniser-feed.ts';
 import { OutboundAudio } from './outbound-audio.ts';
 import { playedText } from './played-text.ts';
 import { SpeechPlayer } from './speech-player.ts';
@@ -65,15 +67,13 @@ export interface CallSummary {
   reason: string;
   outcome: string;
   durationMs: number;
-  transcript: { speaker: 'user' | 'assistant'; text: string }[];
+  transcript: TranscriptLine[];
 }
 
 /** What an agent with no language model says after the caller's first words. */
 export const NO_LLM_MESSAGE = 'I am sorry, no language model is configured for me yet, so I cannot answer. Goodbye.';
 /** Said when the caller has been silent for half the inactivity limit. */
 export const NUDGE_MESSAGE = 'Are you still there?';
-/** Frames of audio sent ahead of detected speech (300 ms): the VAD decides a little after a word begins. */
-const PRE_ROLL_FRAMES = 15;
 /** Longest wait for a batch recogniser's words after the caller paused, ms. */
 const FINAL_WAIT_MS = 3_000;
 /** Longest a closing message may take to play before hanging up anyway, ms. */
@@ -92,7 +92,8 @@ export class CallSession {
   readonly #turns: TurnDetector;
   readonly #latency = new LatencyTracker();
   readonly #conversation: ChatMessage[];
-  readonly #transcript: CallSummary['transcript'] = [];
+  readonly #events: CallEvents;
+  readonly #recogniser: RecogniserFeed;
   readonly #tools: WebhookTool[];
   readonly #voice: SayOptions;
   /** Set for a FLOW agent: the flow, not the LLM, decides each reply. */
@@ -103,10 +104,6 @@ export class CallSession {
   #replying: Promise<void> = Promise.resolve();
   #userText = '';
   #userStartedAt = 0;
-  /** Audio is streaming to the recogniser (from the first voiced frame to the next pause). */
-  #utteranceOpen = false;
-  /** The last frames before speech, sent with it so the recogniser hears the first syllable whole. */
-  readonly #preRoll: Int16Array[] = [];
   #finalAt: number | undefined;
   #lastVoicedAt = 0;
   #voicedWhileAgentSpoke = 0;
@@ -122,6 +119,8 @@ export class CallSession {
     this.#spec = spec;
     this.#deps = deps;
     this.#turns = new TurnDetector(spec.agent.turn ?? {});
+    this.#events = new CallEvents(deps.bus, spec.callId);
+    this.#recogniser = new RecogniserFeed(deps.stt);
     this.#tools = spec.agent.functionTools as WebhookTool[];
     this.#voice = { voiceId: spec.agent.voiceId ?? undefined, speed: spec.agent.voiceSpeed, language: spec.agent.language };
     this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
@@ -141,7 +140,7 @@ export class CallSession {
         runTool: (tool, args) => this.#runFlowTool(tool, args),
         handover: () => (spec.agent.handoverNumber ? this.transfer(spec.agent.handoverNumber) : Promise.resolve(false)),
         finish: async (end, result) => {
-          this.#publish({ type: 'result', source: 'flow', outcomeKey: result.outcomeKey, outcomeLabel: result.outcomeLabel, captured: result.captured, flowPath: result.flowPath });
+          this.#events.publish({ type: 'result', source: 'flow', outcomeKey: result.outcomeKey, outcomeLabel: result.outcomeLabel, captured: result.captured, flowPath: result.flowPath });
           if (end.handedOver) return;
           if (end.closing) await this.#speakLines([end.closing]);
           await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
@@ -229,7 +228,7 @@ export class CallSession {
       case 'audio':
         return this.#onAudio(event.samples);
       case 'dtmf':
-        this.#publish({ type: 'dtmf', digit: event.digit, atMs: this.#now() });
+        this.#events.publish({ type: 'dtmf', digit: event.digit, atMs: this.#now() });
         this.#lastActivityAt = performance.now();
         if (this.#flow) return this.#flow.pressed(event.digit);
         this.#userText += `${this.#userText ? ' ' : ''}[The caller pressed ${event.digit}]`;
@@ -247,7 +246,7 @@ export class CallSession {
   #onAudio(samples: Int16Array): void {
     if (this.#state === 'ending' || this.#state === 'ended') return;
     const { speech } = this.#vad.classify(samples);
-    this.#feedRecogniser(samples, speech);
+    this.#recogniser.frame(samples, speech);
     const agentSpeaking = this.#agentSpeaking();
     if (speech) {
       this.#lastVoicedAt = performance.now();
@@ -261,32 +260,12 @@ export class CallSession {
     if (event) this.#onTurnEvent(event);
   }
 
-  /**
-   * The recogniser hears speech only: voiced audio with a short pre-roll before it, until the next pause. Silence
-   * is never streamed, which keeps a batch recogniser's process (and a cloud recogniser's bill) to the seconds
-   * the caller actually talks.
-   */
-  #feedRecogniser(samples: Int16Array, speech: boolean): void {
-    if (speech && !this.#utteranceOpen) {
-      this.#utteranceOpen = true;
-      for (const frame of this.#preRoll.splice(0)) this.#deps.stt.push(frame);
-    }
-    if (this.#utteranceOpen) {
-      this.#deps.stt.push(samples);
-      return;
-    }
-    this.#preRoll.push(samples);
-    if (this.#preRoll.length > PRE_ROLL_FRAMES) this.#preRoll.shift();
-  }
-
   #onTurnEvent(event: TurnEvent): void {
     if (event.type === 'speech_started') {
       this.#userStartedAt = this.#now() - 200;
       return;
     }
-    // A pause closes the utterance (batch recognisers transcribe it now); speech after it opens a new one.
-    if (this.#utteranceOpen) this.#deps.stt.endOfUtterance();
-    this.#utteranceOpen = false;
+    this.#recogniser.pause();
     if (event.type === 'turn_ended') this.#userTurnEnded(event);
   }
 
@@ -328,7 +307,7 @@ export class CallSession {
     const now = performance.now();
     this.#latency.turnEnded(turn, this.#lastVoicedAt || now, now, this.#finalAt);
     this.#finalAt = undefined;
-    this.#record('user', text, this.#userStartedAt, this.#now());
+    this.#events.line('user', text, this.#userStartedAt, this.#now());
     this.#conversation.push({ role: 'user', content: text });
     const previous = this.#replying;
     this.#replying = previous.then(() => this.#respond(turn));
@@ -371,10 +350,10 @@ export class CallSession {
       reply.queued = true;
       reply.text = result.clauses.map((c) => c.text).join(' ');
       this.#latency.replyTimings(turn, result.timings);
-      for (const tool of result.tools) this.#publish({ type: 'tool_call', ...tool });
+      for (const tool of result.tools) this.#events.publish({ type: 'tool_call', ...tool });
       if (abort.signal.aborted) return; // the interruption already wrote what was heard
       for (const round of result.rounds) this.#conversation.push(round.assistant, ...round.toolResults);
-      this.#record('assistant', reply.text, this.#now(), this.#now());
+      this.#events.line('assistant', reply.text, this.#now(), this.#now());
       if (result.endCall) {
         await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
         await this.end('agent_ended', 'completed', false);
@@ -403,7 +382,7 @@ export class CallSession {
     const outcome = webhook
       ? await callWebhookTool(webhook, JSON.stringify(args), this.#abort.signal)
       : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
-    this.#publish({ type: 'tool_call', name: tool, arguments: JSON.stringify(args), ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
+    this.#events.publish({ type: 'tool_call', name: tool, arguments: JSON.stringify(args), ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
     return outcome;
   }
 
@@ -419,19 +398,9 @@ export class CallSession {
     const result = reply.result;
     const heard = playedText(result ? result.clauses : this.#player.clausesOf(reply.turn), played);
     this.#log('barge-in', { turn: reply.turn, heard });
-    if (result) {
-      // Each LLM round keeps its tool calls and results, but only the words of it that were heard.
-      const lastRound = Math.max(result.rounds.length - 1, ...result.clauses.map((c) => c.round));
-      for (let round = 0; round <= lastRound; round += 1) {
-        const text = playedText(result.clauses.filter((c) => c.round === round), played);
-        const done = result.rounds[round];
-        if (done) this.#conversation.push({ ...done.assistant, content: text }, ...done.toolResults);
-        else if (text) this.#conversation.push({ role: 'assistant', content: text });
-      }
-    } else if (heard) {
-      this.#conversation.push({ role: 'assistant', content: heard });
-    }
-    if (heard) this.#record('assistant', heard, this.#now(), this.#now(), true);
+    if (result) this.#conversation.push(...heardMessages(result, played));
+    else if (heard) this.#conversation.push({ role: 'assistant', content: heard });
+    if (heard) this.#events.line('assistant', heard, this.#now(), this.#now(), true);
   }
 
   /** What the agent is saying now, to tell its echo from the caller. */
@@ -522,8 +491,8 @@ export class CallSession {
     this.#deps.llm?.close();
     const durationMs = Math.round(this.#now());
     this.#setState('ended');
-    this.#publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
-    const summary = { reason, outcome, durationMs, transcript: [...this.#transcript] };
+    this.#events.publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
+    const summary = { reason, outcome, durationMs, transcript: this.#events.transcript };
     this.#resolveEnded(summary);
     return summary;
   }
@@ -537,23 +506,13 @@ export class CallSession {
 
   #addAssistant(text: string, interrupted: boolean): void {
     this.#conversation.push({ role: 'assistant', content: text });
-    this.#record('assistant', text, this.#now(), this.#now(), interrupted);
-  }
-
-  #record(speaker: 'user' | 'assistant', text: string, startMs: number, endMs: number, interrupted = false): void {
-    if (!text) return;
-    this.#transcript.push({ speaker, text });
-    this.#publish({ type: 'transcript', speaker, text, startMs: Math.round(startMs), endMs: Math.round(endMs), ...(interrupted && { interrupted }) });
+    this.#events.line('assistant', text, this.#now(), this.#now(), interrupted);
   }
 
   #setState(state: CallState): void {
     if (this.#state === state || this.#state === 'ended') return;
     this.#state = state;
-    this.#publish({ type: 'state', state, atMs: Math.round(this.#now()) });
-  }
-
-  #publish(event: CallEvent): void {
-    this.#deps.bus.publish(subjects.callEvents(this.#spec.callId), callCodecs.event.encode(event));
+    this.#events.publish({ type: 'state', state, atMs: Math.round(this.#now()) });
   }
 
   #now(): number {
