@@ -24,35 +24,26 @@ export class SpeechPlayer {
   }
 
   /** Synthesises `text` and queues it under `tag`; resolves once all of it is queued (not yet heard). */
-  async say(text: string, tag: string, signal: AbortSignal): Promise<void> {
-    const line: ClauseAudio = { tag, text, frames: 0 };
-    this.#lines.set(tag, line);
-    const framer = new Framer();
+  say(text: string, tag: string, signal: AbortSignal): Promise<void> {
     const stop = AbortSignal.any([signal, this.#callSignal]);
-    try {
-      for await (const piece of this.#tts.say(text, this.#voice, stop)) {
-        if (stop.aborted) return;
-        for (const frame of framer.push(piece)) await this.#queue(line, frame, stop);
-      }
-      const tail = framer.flush();
-      if (tail && !stop.aborted) await this.#queue(line, tail, stop);
-      if (!stop.aborted) this.#outbound.mark(tag);
-    } catch (error) {
-      if (!stop.aborted) throw error;
-    }
+    return this.#queueLine(text, this.#tts.say(text, this.#voice, stop), tag, stop);
   }
 
   /**
    * Queues audio already synthesised (the greeting, made while the phone rang) under `tag`; resolves once queued.
    * `pieces` are 16 kHz PCM16 chunks of any length.
    */
-  async play(text: string, pieces: readonly Int16Array[], tag: string, signal: AbortSignal): Promise<void> {
+  play(text: string, pieces: readonly Int16Array[], tag: string, signal: AbortSignal): Promise<void> {
+    return this.#queueLine(text, pieces, tag, AbortSignal.any([signal, this.#callSignal]));
+  }
+
+  async #queueLine(text: string, pieces: AsyncIterable<Int16Array> | Iterable<Int16Array>, tag: string, stop: AbortSignal): Promise<void> {
     const line: ClauseAudio = { tag, text, frames: 0 };
     this.#lines.set(tag, line);
     const framer = new Framer();
-    const stop = AbortSignal.any([signal, this.#callSignal]);
     try {
-      for (const piece of pieces) {
+      for await (const piece of pieces) {
+        if (stop.aborted) return;
         for (const frame of framer.push(piece)) await this.#queue(line, frame, stop);
       }
       const tail = framer.flush();
