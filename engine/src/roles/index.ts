@@ -16,3 +16,4 @@ export type { SttProvider, SttStream, SttEvent, SttOptions } from '../providers/
 export type { LlmProvider, LlmEvent, LlmRequest, ChatMessage } from '../providers/llm-provider.ts';
 export type { TtsProvider, TtsRequest, TtsVoice } from '../providers/tts-provider.ts';
 export type { CallSummary } from '../session/call-session.ts';
+export { EnergyVad, frameDbfs, type VadDecision } from '../session/energy-vad.ts';
