@@ -25,6 +25,12 @@ export interface PacedOutputOptions<F> {
   onError?(error: unknown): void;
   /** Frames queued at most; PACED_OUTPUT_CAPACITY_FRAMES by default. Full: the oldest frame is dropped. */
   capacityFrames?: number;
+  /**
+   * When the output sat idle at its last tick, send the first frame of new audio at once instead of at the next
+   * tick: the far end then hears a reply up to 20 ms sooner (half a tick on average), at the cost of that frame and
+   * the next one leaving less than 20 ms apart — a burst of one, well inside any jitter buffer. Default false.
+   */
+  startImmediately?: boolean;
 }
 
 /** Rejects `waitForRoom` when the output closes first. */
@@ -60,6 +66,9 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
   #played = 0;
   #dropped = 0;
   #closed = false;
+  readonly #startImmediately: boolean;
+  /** The last tick found nothing to send: the next frame may go out at once (startImmediately). */
+  #idle = true;
 
   constructor(options: PacedOutputOptions<F>) {
     this.capacityFrames = options.capacityFrames ?? PACED_OUTPUT_CAPACITY_FRAMES;
@@ -67,6 +76,7 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
     this.#send = options.send;
     this.#onMark = options.onMark;
     this.#onError = options.onError;
+    this.#startImmediately = options.startImmediately ?? false;
   }
 
   /** Frames waiting for the clock. */
@@ -91,6 +101,11 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
   /** Queues one frame for the clock. Full: the oldest queued frame is dropped. Ignored once closed. */
   enqueue(frame: F): void {
     if (this.#closed) return;
+    if (this.#startImmediately && this.#idle && this.#queue.size === 0) {
+      this.#enqueued += 1;
+      this.#sendNow(frame);
+      return;
+    }
     this.#enqueued += 1;
     if (this.#queue.push(frame)) {
       this.#removed += 1;
@@ -158,20 +173,29 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
   tick(): void {
     if (this.#closed) return;
     const frame = this.#queue.shift();
-    if (frame !== undefined) {
-      this.#removed += 1;
-      this.#played += 1;
-      try {
-        this.#send(frame);
-      } catch (error) {
-        if (this.#onError) this.#onError(error);
-        else this.close();
-      }
+    this.#idle = frame === undefined;
+    if (frame !== undefined) this.#sendNow(frame);
+    else this.#completeMarks();
+    this.#wakeWaiters();
+  }
+
+  #sendNow(frame: F): void {
+    this.#idle = false;
+    this.#removed += 1;
+    this.#played += 1;
+    try {
+      this.#send(frame);
+    } catch (error) {
+      if (this.#onError) this.#onError(error);
+      else this.close();
     }
+    this.#completeMarks();
+  }
+
+  #completeMarks(): void {
     while (this.#marks.length > 0 && this.#marks[0]!.position <= this.#removed) {
       this.#onMark?.(this.#marks.shift()!.name, 'played');
     }
-    this.#wakeWaiters();
   }
 
   /** Stops for good: queued frames are dropped, pending marks cleared, waiters rejected; the clock lets go of it. */

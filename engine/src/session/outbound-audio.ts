@@ -24,19 +24,25 @@ export interface OutboundEvents {
 
 export class OutboundAudio implements ClockOutput {
   readonly #transport: MediaTransport;
+  readonly #events: OutboundEvents;
   readonly #output: PacedOutput<TaggedFrame>;
+  /** Audio went out since the queue was last found empty. */
+  #sentSinceDrained = false;
 
   constructor(transport: MediaTransport, events: OutboundEvents) {
     this.#transport = transport;
+    this.#events = events;
     this.#output = new PacedOutput<TaggedFrame>({
       send: (frame) => {
+        this.#sentSinceDrained = true;
         transport.send(frame.samples);
         events.frameSent(frame.tag);
-        if (this.#output.queued === 0) events.drained();
       },
       onMark: (name, outcome) => {
         if (outcome === 'played') events.markReached(name);
       },
+      // A reply's first frame leaves as soon as it exists when the line was quiet, not at the next tick.
+      startImmediately: true,
     });
   }
 
@@ -72,6 +78,10 @@ export class OutboundAudio implements ClockOutput {
 
   tick(): void {
     this.#output.tick();
+    if (this.#sentSinceDrained && this.#output.queued === 0) {
+      this.#sentSinceDrained = false;
+      this.#events.drained();
+    }
   }
 
   close(): void {
