@@ -21,6 +21,7 @@ import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
 import { emptyTurnResult, heardMessages, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
 import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
 import { EnergyVad } from './energy-vad.ts';
+import { everyShared } from '../streams/shared-interval.ts';
 import { CallEvents, type TranscriptLine } from './call-events.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { RecogniserFeed } from './recogniser-feed.ts';
@@ -99,7 +100,7 @@ export class CallSession {
   /** Set for a FLOW agent: the flow, not the LLM, decides each reply. */
   readonly #flow: FlowDriver | undefined;
   #state: CallState = 'connecting';
-  #limitTimer: NodeJS.Timeout | undefined;
+  #stopLimitChecks: (() => void) | undefined;
   #reply: ReplyInProgress | undefined;
   #replying: Promise<void> = Promise.resolve();
   #userText = '';
@@ -158,7 +159,7 @@ export class CallSession {
   async run(): Promise<CallSummary> {
     this.#setState('connecting');
     this.#deps.clock.attach(this.#outbound);
-    this.#limitTimer = setInterval(() => this.#checkLimits(), LIMIT_CHECK_INTERVAL_MS);
+    this.#stopLimitChecks = everyShared(LIMIT_CHECK_INTERVAL_MS, () => this.#checkLimits());
     void this.#readTransport();
     void this.#readTranscripts();
     this.#latency.answered(performance.now());
@@ -482,7 +483,7 @@ export class CallSession {
   #hangUp(reason: string, outcome: string): CallSummary {
     this.#abort.abort();
     this.#flow?.stop();
-    clearInterval(this.#limitTimer);
+    this.#stopLimitChecks?.();
     this.#deps.clock.detach(this.#outbound);
     this.#outbound.close();
     this.#deps.transport.hangup(reason);

@@ -13,6 +13,7 @@ import {
   type OpenRequest,
   type WorkerKind,
 } from '../../protocol/index.ts';
+import { everyShared } from '../../streams/shared-interval.ts';
 import { kindSubjects } from '../worker-host.ts';
 
 /** How long one open request waits for a worker's answer, in ms. */
@@ -55,7 +56,7 @@ export class WorkerStream {
   #heartbeats: Subscription | undefined;
   #lastHeartbeatAt = 0;
   #lastSentAt = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #stopWatching: (() => void) | undefined;
   #closed = false;
   #reopening = false;
   /** Worker failovers so far, for the latency report and logs. */
@@ -75,8 +76,7 @@ export class WorkerStream {
   /** Opens the stream; rejects with WorkerStreamError when no worker takes it before the deadline. */
   async open(): Promise<void> {
     await this.#connect();
-    this.#timer = setInterval(() => this.#watch(), LIVENESS_CHECK_INTERVAL_MS);
-    this.#timer.unref();
+    this.#stopWatching = everyShared(LIVENESS_CHECK_INTERVAL_MS, () => this.#watch());
   }
 
   /** Sends on the stream's `.in` subject; dropped while a failover is reopening (the owner replays after). */
@@ -91,7 +91,7 @@ export class WorkerStream {
     if (this.#closed) return;
     if (finalMessage) this.send(finalMessage);
     this.#closed = true;
-    clearInterval(this.#timer);
+    this.#stopWatching?.();
     this.#output?.unsubscribe();
     this.#heartbeats?.unsubscribe();
   }
