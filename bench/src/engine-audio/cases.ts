@@ -50,12 +50,33 @@ function frames(signal: Int16Array, frameSamples: number): Int16Array[] {
 }
 
 /** Cycles through `items`, one per call. */
-function cycle<T>(items: readonly T[]): () => T {
+export function cycle<T>(items: readonly T[]): () => T {
   let next = 0;
   return () => {
     const item = items[next]!;
     next = next + 1 === items.length ? 0 : next + 1;
     return item;
+  };
+}
+
+/**
+ * The baseline every per-frame cost is a multiple of: the table lookup G.711 decoding comes down to, written out
+ * inline with no call or allocation.
+ */
+export function ulawBaselineCase(ulawFrames: readonly Uint8Array[]): FrameCase {
+  const table = decodeMulaw(Uint8Array.from({ length: 256 }, (_, i) => i));
+  const out = new Int16Array(160);
+  const next = cycle(ulawFrames);
+  return {
+    name: 'baseline: μ-law decode loop',
+    work: '160 B → 160 samples, inline table loop',
+    baseline: true,
+    step: () => {
+      const codes = next();
+      for (let i = 0; i < 160; i++) out[i] = table[codes[i]!]!;
+      return out[7]!;
+    },
+    close: () => {},
   };
 }
 
@@ -67,23 +88,7 @@ export function createCases(opusBackends: readonly OpusBackendName[]): FrameCase
   const engineFrames = frames(speech16k, 320);
   const opusFrames = frames(speech48k, 960);
 
-  // The baseline: the table lookup G.711 decoding comes down to, written out inline with no call or allocation.
-  const table = decodeMulaw(Uint8Array.from({ length: 256 }, (_, i) => i));
-  const baselineOut = new Int16Array(160);
-  const nextUlaw = cycle(ulawFrames);
-  const cases: FrameCase[] = [
-    {
-      name: 'baseline: μ-law decode loop',
-      work: '160 B → 160 samples, inline table loop',
-      baseline: true,
-      step: () => {
-        const codes = nextUlaw();
-        for (let i = 0; i < 160; i++) baselineOut[i] = table[codes[i]!]!;
-        return baselineOut[7]!;
-      },
-      close: () => {},
-    },
-  ];
+  const cases: FrameCase[] = [ulawBaselineCase(ulawFrames)];
 
   // Carrier transports tell the resampler their audio is telephone-band; the full-band row shows what that saves.
   for (const [label, options] of [['', { sourceBandHz: TELEPHONE_BAND_HZ }], [' (full-band filter)', {}]] as const) {

@@ -14,22 +14,12 @@ import {
   encodeMulaw,
   resample,
 } from '@parley/engine/audio';
-import type { FrameCase } from '../engine-audio/cases.ts';
+import { cycle, ulawBaselineCase, type FrameCase } from '../engine-audio/cases.ts';
 import type { CallerAudio } from './caller-audio.ts';
 import { EnergyVad } from '@parley/engine';
 
-/** Distinct frames cycled through: 1 s of signal, so each case walks a realistic working set. */
+/** Distinct frames of each kind cycled through: 1 s of signal, so each case walks a realistic working set. */
 const SIGNAL_FRAMES = 50;
-
-/** Cycles through `items`, one per call. */
-function cycle<T>(items: readonly T[]): () => T {
-  let next = 0;
-  return () => {
-    const item = items[next]!;
-    next = next + 1 === items.length ? 0 : next + 1;
-    return item;
-  };
-}
 
 /** Speech and line noise alternating a second each, as a conversation gives the VAD both. */
 function conversationFrames(audio: CallerAudio): Int16Array[] {
@@ -43,10 +33,6 @@ export function createFrameCases(audio: CallerAudio): FrameCase[] {
   const narrow = resample(whole, 16_000, 8000);
   const ulawFrames = Array.from({ length: engineFrames.length }, (_, f) => encodeMulaw(narrow.subarray(f * 160, (f + 1) * 160)));
 
-  // The baseline: the table lookup G.711 decoding comes down to, written out inline with no call or allocation.
-  const table = decodeMulaw(Uint8Array.from({ length: 256 }, (_, i) => i));
-  const baselineOut = new Int16Array(160);
-  const nextBaseline = cycle(ulawFrames);
 
   const upsampler = new Resampler(8000, 16_000, { sourceBandHz: TELEPHONE_BAND_HZ });
   const inboundGate = new EnergyVad();
@@ -61,17 +47,7 @@ export function createFrameCases(audio: CallerAudio): FrameCase[] {
   const nextOutbound = cycle(engineFrames);
 
   return [
-    {
-      name: 'baseline: μ-law decode loop',
-      work: '160 B → 160 samples, inline table loop',
-      baseline: true,
-      step: () => {
-        const codes = nextBaseline();
-        for (let i = 0; i < 160; i++) baselineOut[i] = table[codes[i]!]!;
-        return baselineOut[7]!;
-      },
-      close: () => {},
-    },
+    ulawBaselineCase(ulawFrames),
     {
       name: 'inbound: decode + 8→16 kHz + VAD',
       work: '160 B → 320 samples → speech? (decodeMulaw, Resampler.push, EnergyVad)',
