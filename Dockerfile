@@ -2,8 +2,10 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 COPY engine/package.json engine/
+# The engine's postinstall puts the Silero VAD model in engine/models.
+COPY engine/scripts engine/scripts
 COPY control-plane/package.json control-plane/
 COPY sip-gateway/package.json sip-gateway/
 COPY mcp/package.json mcp/

@@ -24,7 +24,7 @@ const WORKSPACES = ['engine', 'control-plane', 'sip-gateway', 'mcp', 'bench'];
 const ENGINE_CORE = ['protocol', 'bus', 'audio'];
 
 /** What other workspaces may import of the engine, besides `@parley/engine` itself (the role start functions). */
-const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow'];
+const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'clients', 'testing'];
 
 /** Vendor SDKs live only in the folders of VENDOR_HOMES. */
 const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
@@ -65,6 +65,17 @@ const engineOnlyThroughExports = () => [
       `${['@parley/engine', ...ENGINE_EXPORTS.map((entry) => `@parley/engine/${entry}`)].join(', ')} (${SECTION}).`,
   },
 ];
+
+/**
+ * The engine's vendor fakes and carrier simulator (`@parley/engine/testing`) are for tests: other workspaces' source
+ * folders may not import them (bench, a harness itself, may).
+ */
+const TEST_ONLY_EXPORTS = ['@parley/engine/testing'];
+const testOnlyExportsStayInTests = () => [
+  { group: TEST_ONLY_EXPORTS, message: `${TEST_ONLY_EXPORTS.join(', ')} is for tests: import it only under test/ (${SECTION}).` },
+];
+/** Workspaces whose src/ must not import the test-only exports. */
+const SOURCE_FOLDERS_WITHOUT_FAKES = ['control-plane/src', 'sip-gateway/src', 'mcp/src'];
 
 /** @param {string[]} names @param {string} why */
 const noParleyPackages = (names, why) => [{ group: names.map(parleyPackage), message: `${why} (${SECTION}).` }];
@@ -136,7 +147,7 @@ const WORKSPACE_RULES = {
  * @property {keyof typeof WORKSPACE_RULES} workspace
  * @property {number} baseDepth folders between the workspace root and `base`
  * @property {string[]} subZones folders below `base` that are zones of their own
- * @property {'engine-core' | 'vendor-home' | 'workspace'} kind
+ * @property {'engine-core' | 'vendor-home' | 'workspace' | 'source'} kind
  */
 
 const ENGINE_CORE_FOLDERS = `engine/src/{${ENGINE_CORE.join(',')}}`;
@@ -154,11 +165,22 @@ const ZONES = [
       kind: /** @type {const} */ ('vendor-home'),
     };
   }),
+  ...SOURCE_FOLDERS_WITHOUT_FAKES.map((folder) => ({
+    base: folder,
+    workspace: /** @type {keyof typeof WORKSPACE_RULES} */ (folder.split('/')[0]),
+    baseDepth: 1,
+    subZones: VENDOR_HOMES.filter((home) => home.startsWith(`${folder}/`)),
+    kind: /** @type {const} */ ('source'),
+  })),
   ...WORKSPACES.map((workspace) => ({
     base: workspace,
     workspace: /** @type {keyof typeof WORKSPACE_RULES} */ (workspace),
     baseDepth: 0,
-    subZones: [...(workspace === 'engine' ? [ENGINE_CORE_FOLDERS] : []), ...VENDOR_HOMES.filter((home) => home.startsWith(`${workspace}/`))],
+    subZones: [
+      ...(workspace === 'engine' ? [ENGINE_CORE_FOLDERS] : []),
+      ...SOURCE_FOLDERS_WITHOUT_FAKES.filter((folder) => folder.startsWith(`${workspace}/`)),
+      ...VENDOR_HOMES.filter((home) => home.startsWith(`${workspace}/`)),
+    ],
     kind: /** @type {const} */ ('workspace'),
   })),
 ];
@@ -172,6 +194,7 @@ const patternsFor = (/** @type {Zone} */ zone, /** @type {number} */ depth) =>
         ...relativeStaysInWorkspace(zone.workspace, zone.baseDepth + depth),
         ...noDeepParleyImports(),
         ...(zone.kind === 'vendor-home' ? [] : vendorSdksStayHome()),
+        ...(zone.kind === 'source' || zone.kind === 'vendor-home' ? testOnlyExportsStayInTests() : []),
       ];
 
 /**

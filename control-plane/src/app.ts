@@ -19,12 +19,24 @@ import tenancyPlugin from './plugins/app/tenancy.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
 import { KeyRecordSchema } from './routes/v1/api-keys/schemas.ts';
+import type { KeyRing } from './secrets/key-ring.ts';
 import healthRoutes from './routes/health.ts';
+import agentRoutes, { type AgentListeners } from './routes/v1/agents/index.ts';
 import apiKeyRoutes from './routes/v1/api-keys/index.ts';
 import invitationRoutes from './routes/v1/invitations/index.ts';
 import memberRoutes from './routes/v1/members/index.ts';
 import organisationRoutes from './routes/v1/organisations/index.ts';
+import voiceRoutes from './routes/v1/voices/index.ts';
+import aiEnhancementRoutes from './routes/v1/ai-enhancement/index.ts';
+import telephonyRoutes from './routes/v1/telephony/index.ts';
+import voiceSessionRoutes from './routes/v1/voice-sessions/index.ts';
+import callHistoryRoutes from './routes/v1/call-history/index.ts';
+import resultsRoutes from './routes/v1/results/index.ts';
+import analyticsRoutes from './routes/v1/analytics/index.ts';
 import invitePageRoutes from './routes/pages/invite.ts';
+import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
+import webhookRoutes from './routes/webhooks/index.ts';
+import { CallPlacement } from './calls/placement.ts';
 
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '0.1.0';
@@ -50,7 +62,7 @@ declare module 'fastify' {
 }
 
 export interface AppDependencies {
-  config: Pick<Config, 'publicUrl' | 'rateLimits'>;
+  config: Pick<Config, 'publicUrl' | 'rateLimits'> & Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller'>>;
   sql: Sql;
   bus: Bus;
   keys: KeyStore;
@@ -59,6 +71,14 @@ export interface AppDependencies {
   onMailQueued?: () => void;
   /** Lifetime of cached organisations without an announced change; default ORGANISATION_CACHE_TTL_MS. */
   organisationCacheTtlMs?: number;
+  /** Secrets at rest (webhook bearer tokens); without it such secrets can be neither saved nor read (503). */
+  secrets?: KeyRing;
+  /** Told when an agent is saved or deleted, after commit (the greeting audio cache listens here). */
+  agentListeners?: AgentListeners;
+  /** The engine's recordings folder, from which GET /voice-sessions/{id}/recording serves (embedded or a shared volume). */
+  recordingsDir?: string;
+  /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
+  languageModel?: boolean;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -103,11 +123,35 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
+  const placement = new CallPlacement({
+    sql: deps.sql,
+    bus: deps.bus,
+    publicUrl: deps.config.publicUrl,
+    carrierApiUrls: deps.config.carrierApiUrls,
+    keyRing: deps.secrets,
+    log: (level, message, detail) => app.log[level](detail, message),
+  });
+  await app.register(webhookRoutes, { placement });
   await app.register(async (v1) => {
     await v1.register(apiKeyRoutes);
     await v1.register(organisationRoutes);
     await v1.register(memberRoutes);
     await v1.register(invitationRoutes, { publicUrl: deps.config.publicUrl, onMailQueued: deps.onMailQueued ?? (() => {}) });
+    await v1.register(agentRoutes, { keyRing: deps.secrets, languageModel: deps.languageModel ?? true, ...deps.agentListeners });
+    await v1.register(voiceRoutes);
+    await v1.register(aiEnhancementRoutes);
+    await v1.register(voiceSessionRoutes, { recordingsDir: deps.recordingsDir });
+    await v1.register(voiceSessionPlacementRoutes, { placement });
+    await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
+    await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });
+    await v1.register(analyticsRoutes);
+    await v1.register(telephonyRoutes, {
+      publicUrl: deps.config.publicUrl,
+      carrierApiUrls: deps.config.carrierApiUrls,
+      keyRing: deps.secrets,
+      serviceAccounts: { 'carrier-a': deps.config.carrierAServiceAuthId },
+      resellers: { 'carrier-d': deps.config.carrierDReseller },
+    });
   }, { prefix: API_PREFIX });
 
   return app;

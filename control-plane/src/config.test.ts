@@ -47,6 +47,7 @@ describe('configuration', () => {
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PARLEY_VAD: 'webrtc' })).toThrow(/PARLEY_VAD: "webrtc" is not one of auto, silero, energy/);
     expect(() => loadConfig({ RTP_PORT_MIN: '5000', RTP_PORT_MAX: '4000' })).toThrow(/RTP_PORT_MIN/);
     expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'nope=3' })).toThrow(/unknown limit "nope"/);
     expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'widget=0' })).toThrow(/widget/);

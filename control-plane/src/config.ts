@@ -3,8 +3,9 @@
  * The variable names are part of the product: add more, never rename.
  */
 import path from 'node:path';
-import type { EngineConfig } from '@parley/engine';
+import type { EngineConfig, VadMode } from '@parley/engine';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
+import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './integrations/carriers/carrier.ts';
 
 export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
 export type Role = (typeof ALL_ROLES)[number];
@@ -34,6 +35,18 @@ export interface Config {
   mailFrom: string;
   logLevel: string;
   rateLimits: Record<RateLimitName, number>;
+  /**
+   * Each carrier's REST API base URL (PARLEY_CARRIER_A_API_URL … PARLEY_CARRIER_E_API_URL), without a trailing
+   * slash; undefined where the carrier has no public default and none is set.
+   */
+  carrierApiUrls: Record<Carrier, string | undefined>;
+  /**
+   * PARLEY_CARRIER_A_SERVICE_AUTH_ID: the service's own main carrier-a account (where it rents managed numbers), which
+   * no organisation may connect as its own. Unset: no such account.
+   */
+  carrierAServiceAuthId: string | undefined;
+  /** PARLEY_CARRIER_D_USERNAME / PARLEY_CARRIER_D_PASSWORD: the service's reseller account at the India numbering partner. */
+  carrierDReseller: { username: string; password: string } | undefined;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
@@ -71,13 +84,17 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: nonEmpty(env.PARLEY_MAIL_FROM) ?? 'Parley <no-reply@parley.local>',
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     rateLimits: readRateLimits(env.PARLEY_RATE_LIMITS),
+    carrierApiUrls: readCarrierApiUrls(env),
+    carrierAServiceAuthId: nonEmpty(env.PARLEY_CARRIER_A_SERVICE_AUTH_ID),
+    carrierDReseller: readReseller(nonEmpty(env.PARLEY_CARRIER_D_USERNAME), nonEmpty(env.PARLEY_CARRIER_D_PASSWORD)),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
-    engine: readEngineConfig(env),
+    engine: readEngineConfig(env, enginePort),
   };
 }
 
 /** The engine's providers (DESIGN.md §2): an OpenAI-compatible LLM, and STT/TTS defaults with vendor endpoints. */
-function readEngineConfig(env: Env): EngineConfig {
+function readEngineConfig(env: Env, enginePort: number): EngineConfig {
+  const mediaUrl = nonEmpty(env.PARLEY_MEDIA_URL);
   const llmBaseUrl = nonEmpty(env.PARLEY_LLM_BASE_URL);
   const llmModel = nonEmpty(env.PARLEY_LLM_MODEL);
   if (llmBaseUrl && !llmModel) throw new ConfigError('PARLEY_LLM_MODEL is required with PARLEY_LLM_BASE_URL');
@@ -90,7 +107,22 @@ function readEngineConfig(env: Env): EngineConfig {
     deepgramApiKey: nonEmpty(env.DEEPGRAM_API_KEY),
     elevenlabsApiKey: nonEmpty(env.ELEVENLABS_API_KEY),
     openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
+    vad: readVadMode(env.PARLEY_VAD),
+    recordingsDir: path.join(path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'), 'recordings'),
+    vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
+    // The media server carriers stream calls to. Without PARLEY_MEDIA_URL it names the port it actually bound
+    // (ENGINE_PORT=0 picks a free one).
+    media: { port: enginePort, publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl) },
   };
+}
+
+/** Every VadMode (the compiler checks it against the engine's type; the engine root is not loaded for a list). */
+const VAD_MODES = ['auto', 'silero', 'energy'] as const satisfies readonly VadMode[];
+
+function readVadMode(value: string | undefined): VadMode {
+  const mode = nonEmpty(value) ?? 'auto';
+  if (!(VAD_MODES as readonly string[]).includes(mode)) throw new ConfigError(`PARLEY_VAD: "${mode}" is not one of ${VAD_MODES.join(', ')}`);
+  return mode as VadMode;
 }
 
 /** Parses a PARLEY_ROLES / --roles value: a comma-separated list, `all` or empty for every role. */
@@ -121,6 +153,23 @@ function readRateLimits(value: string | undefined): Record<RateLimitName, number
     limits[name as RateLimitName] = perMinute;
   }
   return limits;
+}
+
+/** PARLEY_CARRIER_<X>_API_URL: an http(s) URL, else the carrier's real API (CARRIER_API_DEFAULTS). */
+function readCarrierApiUrls(env: Env): Record<Carrier, string | undefined> {
+  const urls = {} as Record<Carrier, string | undefined>;
+  for (const carrier of CARRIERS) {
+    const name = carrierApiUrlVariable(carrier);
+    const value = nonEmpty(env[name]);
+    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) throw new ConfigError(`${name} must be an http(s) URL`);
+    urls[carrier] = value === undefined ? CARRIER_API_DEFAULTS[carrier] : trimSlash(value);
+  }
+  return urls;
+}
+
+function readReseller(username: string | undefined, password: string | undefined): Config['carrierDReseller'] {
+  if (!username !== !password) throw new ConfigError('PARLEY_CARRIER_D_USERNAME and PARLEY_CARRIER_D_PASSWORD are set together');
+  return username && password ? { username, password } : undefined;
 }
 
 function readPort(env: Env, name: string, fallback: number): number {

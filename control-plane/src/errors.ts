@@ -5,6 +5,12 @@
 export const ERROR_CODES = {
   validation_failed: { status: 400, retryable: false },
   invalid_state: { status: 400, retryable: false },
+  /** Telephony: carrier credentials were neither sent nor stored (a new account needs all of them). */
+  credentials_required: { status: 400, retryable: false },
+  /** Telephony: the carrier refused the credentials or the request; its own message is passed through. */
+  carrier_rejected: { status: 400, retryable: false },
+  /** Telephony: carrier-c connect named a subdomain other than the carrier's two regional API hosts. */
+  subdomain_not_allowed: { status: 400, retryable: false },
   unauthorized: { status: 401, retryable: false },
   payment_required: { status: 402, retryable: false },
   insufficient_scope: { status: 403, retryable: false },
@@ -15,11 +21,29 @@ export const ERROR_CODES = {
   not_found: { status: 404, retryable: false },
   conflict: { status: 409, retryable: false },
   limit_reached: { status: 409, retryable: false },
+  /** Telephony: another connect, sync or disconnect of the same carrier account is still running. */
+  change_in_progress: { status: 409, retryable: true },
+  /** Telephony: a carrier change outlived its lease and was abandoned; nothing was changed. */
+  change_timed_out: { status: 409, retryable: true },
+  /** Telephony: agents still answer on or dial out from numbers of the carrier account being replaced. */
+  numbers_in_use: { status: 409, retryable: false },
+  /** Telephony: the India numbering partner has not approved the organisation's KYC (checked live); nothing bought. */
+  kyc_not_approved: { status: 409, retryable: false },
+  /** Analytics: the same call's detailed analysis is being made by another request; ask again in a moment. */
+  analysis_in_progress: { status: 409, retryable: true },
   unprocessable: { status: 422, retryable: false },
   rate_limited: { status: 429, retryable: true },
   internal: { status: 500, retryable: true },
+  /** The language model failed a rewrite (AI enhancement): its message is passed through, as the spec says. */
+  ai_model_failed: { status: 500, retryable: true },
   upstream_failed: { status: 502, retryable: true },
+  /** Analytics: the detailed analysis of a call failed; a failed analysis is final (spec document 2, Analytics). */
+  analysis_failed: { status: 502, retryable: false },
   unavailable: { status: 503, retryable: true },
+  /** Telephony: the advisory lock serialising changes to one carrier account could not be taken; nothing changed. */
+  lock_unavailable: { status: 503, retryable: true },
+  /** Telephony: the India numbering partner could not confirm the KYC status before a purchase; nothing bought. */
+  kyc_unconfirmed: { status: 503, retryable: true },
   upstream_timeout: { status: 504, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

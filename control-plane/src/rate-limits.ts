@@ -8,8 +8,13 @@ export const RATE_LIMIT_DEFAULTS = {
   widget: 30,
   /** /telephony routes, per key. */
   telephony: 20,
-  /** /telephony sync routes share this sensitive-route budget on top of `telephony`. */
+  /**
+   * /telephony sync routes share this sensitive-route budget on top of `telephony`, counted per client address:
+   * per key it could never bind, since `telephony` already stops a key at 20.
+   */
   telephonySensitive: 30,
+  /** carrier-c connect: the spec's "stricter sensitive-route limit", per client address; it gives no figure. */
+  telephonyStrict: 10,
   /** /analytics routes, per key and per calling host (client address). */
   analytics: 20,
   /** /ai-enhancement, per IP. */

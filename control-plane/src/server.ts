@@ -12,6 +12,12 @@ import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { createMailer } from './integrations/email/mailer.ts';
 import { EmailOutboxJob } from './jobs/email-outbox.ts';
+import { loadKeyRing } from './secrets/load-key-ring.ts';
+import { GreetingCache } from './greetings/greeting-cache.ts';
+import { CallAnalyst } from './calls/analysis/call-analyst.ts';
+import { CallEventPersister } from './calls/call-event-persister.ts';
+import { CallSweeper } from './calls/call-sweeper.ts';
+import { PostCallAnalysisJob } from './jobs/post-call-analysis.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -44,7 +50,29 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     outbox.start();
     closers.push(() => outbox.stop());
 
-    const app = await buildApp({ config, sql: database.sql, bus, keys, logger: log, onMailQueued: () => outbox.wake() });
+    const greetingLog = log.child({ job: 'greeting-cache' });
+    const greetings = new GreetingCache(database.sql, bus, (level, message, detail) => greetingLog[level](detail, message)).listen();
+    closers.push(() => greetings.close());
+
+    // After the call (DESIGN.md §3 step 6): the engines' events persisted, lost calls finished, calls analysed.
+    const callLog = log.child({ job: 'call-events' });
+    const persister = new CallEventPersister(database.sql, (level, message, detail) => callLog[level](detail, message)).listen(bus);
+    closers.push(() => persister.close());
+    const sweeperLog = log.child({ job: 'call-sweeper' });
+    const sweeper = new CallSweeper(database.sql, bus, (level, message, detail) => sweeperLog[level](detail, message)).start();
+    closers.push(() => sweeper.stop());
+    const postCall = new PostCallAnalysisJob(database.sql, new CallAnalyst(bus), log.child({ job: 'post-call-analysis' }), {
+      languageModel: config.engine.llm !== undefined,
+    }).start();
+    closers.push(() => postCall.stop());
+
+    const secrets = await loadKeyRing(config);
+    const app = await buildApp({
+      config, sql: database.sql, bus, keys, logger: log, onMailQueued: () => outbox.wake(), secrets,
+      agentListeners: greetings.agentListeners(),
+      languageModel: config.engine.llm !== undefined,
+      recordingsDir: config.engine.recordingsDir,
+    });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
     await app.listen({ port: config.port, host: config.host });
     const url = `http://127.0.0.1:${config.port}`;
@@ -61,6 +89,8 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
           `API key (shown once, also saved to ${file}):\n\n  ${bootstrapped.apiKey.key}\n\n`,
       );
     }
+    // Greetings a stop cut short are synthesised again, once the TTS workers (maybe this process's own) are up.
+    void greetings.resume().catch((error: unknown) => greetingLog.warn({ err: error }, 'greeting resume failed'));
     return { role: 'control-plane', url, close: closeAll };
   } catch (error) {
     await closeAll().catch(() => {});

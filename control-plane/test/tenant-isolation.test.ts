@@ -7,9 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../src/auth/scopes.ts';
 import { API_PREFIX } from '../src/app.ts';
 import { startTestApp } from './support/app.ts';
+import { startBusServices } from './support/isolation/bus-services.ts';
 import { fingerprint } from './support/isolation/snapshot.ts';
 import { synthesise, type SynthesisedRequest } from './support/isolation/request-synthesis.ts';
 import { keyWithout, revokedKey, seedTenant, type Tenant } from './support/isolation/tenants.ts';
+import { createIsolatedBus } from './support/workers.ts';
 
 /**
  * Routes that take no API key. Each is here on purpose: the token in the path is its credential, or it
@@ -21,8 +23,15 @@ const PUBLIC_ROUTES = new Set([
   'POST /api/v1/invitations/:token/accept',
 ]);
 
-const t = await startTestApp({ rateLimits: { widget: 10_000 } });
-afterAll(() => t.close());
+// The harness's own bus namespace, so the workers it starts never serve another test file's requests.
+const bus = await createIsolatedBus();
+const t = await startTestApp({ bus, rateLimits: { widget: 10_000 } });
+const services = await startBusServices(bus);
+afterAll(async () => {
+  await services.close();
+  await t.close();
+  await bus.close();
+});
 const tenantB = await seedTenant(t.db.sql, 'Beta');
 
 const apiRoutes = t.app.routeCatalogue.filter((r) => r.url.startsWith(`${API_PREFIX}/`));

@@ -5,7 +5,7 @@
  * driven by scripted callers; their events are read off the bus as the control plane would read them.
  */
 import { randomBytes } from 'node:crypto';
-import { EngineRole, llmWorker, memoryTransport, startWorker, sttWorker, ttsWorker, type WorkerHandle } from '@parley/engine';
+import { EngineRole, llmWorker, memoryTransport, startWorker, sttWorker, ttsWorker, type VoiceActivitySource, type WorkerHandle } from '@parley/engine';
 import { PacingClock } from '@parley/engine/audio';
 import { MemoryBus } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallSpec, type LatencyReport } from '@parley/engine/protocol';
@@ -28,6 +28,8 @@ export interface RigOptions {
   latencies: FixedLatencies;
   stt: SttMode;
   audio: CallerAudio;
+  /** Each call's voice activity detector, as the engine role loads it; default the energy gate alone. */
+  voiceActivity?: VoiceActivitySource;
   /** Engine log lines other than routine ones (failures, barge-ins: none belong in a healthy run) go here. */
   incident(line: string): void;
 }
@@ -64,7 +66,7 @@ export class ConversationRig {
     ];
     // The engine only checks that an LLM is configured; the LLM worker serves the fixed-latency model.
     const config = { llm: { baseUrl: 'http://bench.invalid', model: 'fixed-latency' }, sttProvider: 'bench-stt', ttsProvider: 'bench-tts' };
-    this.#engine = new EngineRole(config, this.#bus, log, { clock: this.#clock }).start();
+    this.#engine = new EngineRole(config, this.#bus, log, { clock: this.#clock, voiceActivity: options.voiceActivity }).start();
     this.#clock.attach(this.ticks);
   }
 

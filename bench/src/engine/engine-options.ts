@@ -1,4 +1,4 @@
-/** The engine suite's own options: `--turns <n>`, `--calls <n,…>`, `--stt batch|streaming`. */
+/** The engine suite's own options: `--turns <n>`, `--calls <n,…>`, `--stt batch|streaming`, `--vad auto|silero|energy`. */
 import type { SuiteContext } from '../suite.ts';
 import type { SttMode } from './fixed-latency-providers.ts';
 
@@ -15,20 +15,25 @@ const MAX_CALLS = 1_000;
 /** Most turns: at ~5 s each, 10 000 turns is over half a day of real-time calls. */
 const MAX_TURNS = 10_000;
 
+/** Voice activity of the engine under test: as the product's default (auto: Silero when its model loads), or forced. */
+export type BenchVad = 'auto' | 'silero' | 'energy';
+
 export interface EngineOptions {
   turns: number;
   calls: number[];
   stt: SttMode;
+  vad: BenchVad;
 }
 
 export function parseEngineOptions(extra: SuiteContext['extra']): EngineOptions | string {
-  const { turns, calls, stt } = extra;
+  const { turns, calls, stt, vad } = extra;
   const turnCount = turns === undefined ? DEFAULT_TURNS : wholeNumber(turns, 1, MAX_TURNS);
   if (turnCount === undefined) return `--turns must be a whole number from 1 to ${MAX_TURNS}, got "${String(turns)}"`;
   const callCounts = calls === undefined ? DEFAULT_CALLS : typeof calls === 'string' ? calls.split(',').map((c) => wholeNumber(c.trim(), 1, MAX_CALLS)) : [undefined];
   if (callCounts.some((c) => c === undefined)) return `--calls must be whole numbers from 1 to ${MAX_CALLS}, comma-separated, got "${String(calls)}"`;
   if (stt !== undefined && stt !== 'batch' && stt !== 'streaming') return `--stt must be batch or streaming, got "${String(stt)}"`;
-  return { turns: turnCount, calls: callCounts as number[], stt: stt ?? 'batch' };
+  if (vad !== undefined && vad !== 'auto' && vad !== 'silero' && vad !== 'energy') return `--vad must be auto, silero or energy, got "${String(vad)}"`;
+  return { turns: turnCount, calls: callCounts as number[], stt: stt ?? 'batch', vad: vad ?? 'auto' };
 }
 
 function wholeNumber(value: string | boolean, min: number, max: number): number | undefined {

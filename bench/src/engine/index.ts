@@ -14,11 +14,14 @@
 import { measureCases } from '../engine-audio/measure.ts';
 import { machineFacts } from '../machine.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
-import { callerAudio } from './caller-audio.ts';
+import { callerAudio, type CallerAudio } from './caller-audio.ts';
+import { spokenCallerAudio } from './spoken-audio.ts';
+import { measureVadCosts } from './vad-costs.ts';
+import { loadVoiceActivity, SileroModel, type VoiceActivitySource } from '@parley/engine';
 import { ENDPOINTING_MS, type RigOptions } from './conversation-rig.ts';
 import { CPU_WARMUP_SECONDS, measureIdleEngine, runCpu, type WindowMeasure } from './cpu-run.ts';
 import { DEFAULT_LATENCIES } from './fixed-latency-providers.ts';
-import { DEFAULT_CALLS, DEFAULT_TURNS, frameSecondsFor, parseEngineOptions } from './engine-options.ts';
+import { DEFAULT_CALLS, DEFAULT_TURNS, frameSecondsFor, parseEngineOptions, type BenchVad } from './engine-options.ts';
 import { createFrameCases } from './frame-cases.ts';
 import { runLatency, TURNS_PER_CALL } from './latency-run.ts';
 import { buildReport, coreShare, cpuRow, formatReport, frameRows, latencySection, type CpuWindow } from './report.ts';
@@ -33,6 +36,7 @@ export const engineSuite: Suite = {
     turns: { type: 'string', valueName: '<n>', description: `turns measured for the latency figures (default ${DEFAULT_TURNS}, ${TURNS_PER_CALL} per call)` },
     calls: { type: 'string', valueName: '<n,…>', description: `concurrent calls of each CPU run (default ${DEFAULT_CALLS.join(',')})` },
     stt: { type: 'string', valueName: '<mode>', description: 'batch (final after the end of utterance, default) or streaming (final during the silence)' },
+    vad: { type: 'string', valueName: '<mode>', description: 'auto (Silero behind the gate when its model loads, as the engine role; default), silero or energy' },
   },
   run: runEngine,
 };
@@ -51,12 +55,15 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
   const { signal } = context;
   const { durationSeconds } = context.options;
   const machine = machineFacts();
-  const audio = callerAudio();
   const incidents: string[] = [];
+  const vad = await benchVoiceActivity(parsed.vad, context);
+  if (typeof vad === 'number') return vad;
+  const { audio, voiceActivity, frameModel } = vad;
   const rig: RigOptions = {
     latencies: DEFAULT_LATENCIES,
     stt: parsed.stt,
     audio,
+    voiceActivity,
     incident: (line) => {
       incidents.push(line);
       context.log(`engine: ${line}`);
@@ -73,6 +80,11 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
     for (const frameCase of cases) frameCase.close();
   }
   if (signal.aborted) return EXIT_INTERRUPTED;
+  if (frameModel) {
+    context.log(`per-frame costs of Silero behind the gate: 3 cases, ${frameSeconds} s each…`);
+    timings.push(...await measureVadCosts(frameModel, audio, frameSeconds, signal));
+    if (signal.aborted) return EXIT_INTERRUPTED;
+  }
   const frames = frameRows(timings);
   const baselineMicros = frames.find((f) => f.baseline)?.meanMicros ?? Number.NaN;
 
@@ -103,11 +115,39 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
     frameWarmupSeconds: FRAME_WARMUP_SECONDS,
     cpuWarmupSeconds: CPU_WARMUP_SECONDS,
     stt: parsed.stt,
+    vad: voiceActivity.kind,
     latencies: DEFAULT_LATENCIES,
     endpointingMs: ENDPOINTING_MS,
     calls: parsed.calls,
   }, frames, latency, cpu, idleEngineShare, incidents);
+  await voiceActivity.close();
+  await frameModel?.close();
   context.out(formatReport(report));
   if (context.options.json) context.out(JSON.stringify(report));
   return report.failures.length ? EXIT_FAILED : EXIT_OK;
+}
+
+/**
+ * The engine's voice activity as the engine role would load it, and the callers' audio to go with it: Silero only
+ * takes real speech for speech, so its callers speak with flite's voice.
+ */
+async function benchVoiceActivity(mode: BenchVad, context: SuiteContext): Promise<{ audio: CallerAudio; voiceActivity: VoiceActivitySource; frameModel?: SileroModel } | ExitCode> {
+  const synthetic = callerAudio();
+  let source: VoiceActivitySource;
+  try {
+    source = await loadVoiceActivity({ vad: mode }, (event, detail) => context.log(`engine: ${event} ${JSON.stringify(detail ?? {})}`));
+  } catch (error) {
+    context.log(String(error));
+    return EXIT_USAGE;
+  }
+  if (source.kind === 'energy') return { audio: synthetic, voiceActivity: source };
+  try {
+    const audio = await spokenCallerAudio(synthetic);
+    // The per-frame rows measure the same model the calls use, through a session of their own.
+    return { audio, voiceActivity: source, frameModel: await SileroModel.load() };
+  } catch (error) {
+    context.log(`Silero needs callers with real speech, and flite could not make it: ${String(error)}`);
+    await source.close();
+    return EXIT_USAGE;
+  }
 }

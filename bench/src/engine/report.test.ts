@@ -18,7 +18,7 @@ const machine: MachineFacts = {
   cpuModel: 'Test CPU', cores: 2, node: 'v20.0.0', platform: 'linux x64', memoryGiB: 8, loadAverage1m: 0.1, date: '2026-01-01T00:00:00.000Z',
 };
 const settings: EngineSettings = {
-  durationSeconds: 10, frameSeconds: 2, frameWarmupSeconds: 1, cpuWarmupSeconds: 6, stt: 'batch', latencies: DEFAULT_LATENCIES, endpointingMs: 600, calls: [10],
+  durationSeconds: 10, frameSeconds: 2, frameWarmupSeconds: 1, cpuWarmupSeconds: 6, stt: 'batch', vad: 'energy', latencies: DEFAULT_LATENCIES, endpointingMs: 600, calls: [10],
 };
 
 /** A turn whose engine overhead is exactly `overheadMs` (providers exactly on time). */
@@ -121,15 +121,16 @@ describe('the report', () => {
 });
 
 describe('options', () => {
-  it('defaults to 40 turns, 10 and 50 calls, batch STT', () => {
-    expect(parseEngineOptions({})).toEqual({ turns: 40, calls: [10, 50], stt: 'batch' });
-    expect(parseEngineOptions({ turns: '8', calls: '5, 20', stt: 'streaming' })).toEqual({ turns: 8, calls: [5, 20], stt: 'streaming' });
+  it('defaults to 40 turns, 10 and 50 calls, batch STT, the engine role\'s voice activity', () => {
+    expect(parseEngineOptions({})).toEqual({ turns: 40, calls: [10, 50], stt: 'batch', vad: 'auto' });
+    expect(parseEngineOptions({ turns: '8', calls: '5, 20', stt: 'streaming', vad: 'energy' })).toEqual({ turns: 8, calls: [5, 20], stt: 'streaming', vad: 'energy' });
   });
 
   it('refuses what it cannot use, naming the option', () => {
     expect(parseEngineOptions({ turns: '0' })).toMatch(/^--turns/);
     expect(parseEngineOptions({ calls: '10,x' })).toMatch(/^--calls/);
     expect(parseEngineOptions({ stt: 'fast' })).toMatch(/^--stt/);
+    expect(parseEngineOptions({ vad: 'webrtc' })).toMatch(/^--vad/);
   });
 
   it('gives the per-frame cases a fifth of the duration, 1 to 2 s', () => {

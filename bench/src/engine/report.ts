@@ -33,6 +33,8 @@ export interface EngineSettings {
   frameWarmupSeconds: number;
   cpuWarmupSeconds: number;
   stt: SttMode;
+  /** The calls' voice activity detection: Silero behind the energy gate, or the gate alone. */
+  vad: 'silero' | 'energy';
   latencies: FixedLatencies;
   endpointingMs: number;
   /** Concurrent calls of each CPU run. */
@@ -280,6 +282,7 @@ export function formatReport(report: EngineReport): string {
     `fake providers: STT final ${l.sttFinalMs} ms after ${settings.stt === 'batch' ? 'the end of utterance (batch)' : 'the last voiced audio (streaming)'}; ` +
       `LLM first token (a whole first clause) after ${l.llmFirstTokenMs} ms, then a token every ${l.llmTokenIntervalMs} ms; ` +
       `TTS first audio after ${l.ttsFirstByteMs} ms, then 100 ms of 16 kHz audio every 20 ms; endpointing ${settings.endpointingMs} ms of silence`,
+    `voice activity: ${settings.vad === 'silero' ? 'Silero v5 behind the energy gate; callers speak with flite\'s voice' : 'the energy gate alone; callers speak a synthetic voice'}`,
     '',
     `per 20 ms frame, µs of CPU (${settings.frameSeconds} s per case after ${settings.frameWarmupSeconds} s warm-up, cases interleaved):`,
     formatTable([

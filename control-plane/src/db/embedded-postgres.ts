@@ -19,6 +19,8 @@ export interface EmbeddedPostgres {
  * connection would then see statements of another. One connection keeps transactions whole.
  */
 export const EMBEDDED_MAX_CONNECTIONS = 1;
+/** Connections the socket accepts beyond the server's own pool: `parley` commands run beside it, and their probes. */
+const COMMAND_CONNECTIONS = 8;
 
 export function embeddedSocketPath(socketDir: string): string {
   return path.join(socketDir, '.s.PGSQL.parley');
@@ -35,8 +37,11 @@ export async function startEmbeddedPostgres(dataDir: string | undefined, socketD
   const socketPath = embeddedSocketPath(socketDir);
   // A socket file left by a process that died would make listen() fail with EADDRINUSE.
   await fs.rm(socketPath, { force: true });
-  // One connection more than the server's own pool, for a `parley` command run beside it.
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: EMBEDDED_MAX_CONNECTIONS + 1 });
+  // Room beside the server's own pool for `parley` commands and the liveness probes they open first: a connection
+  // over the limit is refused with "Too many connections" (the client sees EPIPE), and a closed one is only counted
+  // out on the next tick. While one connection is in a transaction the socket server runs only that connection's
+  // statements, so a command beside the server never lands inside the server's transaction.
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: EMBEDDED_MAX_CONNECTIONS + COMMAND_CONNECTIONS });
   await server.start();
   let stopped = false;
   return {

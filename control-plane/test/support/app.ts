@@ -6,6 +6,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Bus } from '@parley/engine/bus';
 import { buildApp } from '../../src/app.ts';
 import { KeyStore } from '../../src/auth/key-store.ts';
+import type { AgentListeners } from '../../src/routes/v1/agents/index.ts';
+import { KeyRing } from '../../src/secrets/key-ring.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from '../../src/rate-limits.ts';
 import { createTestBus } from './bus.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -16,6 +18,8 @@ export interface TestApp {
   db: TestDatabase;
   bus: Bus;
   keys: KeyStore;
+  /** The key ring of secrets at rest the app encrypts with. */
+  secrets: KeyRing;
   /** An injected request with `Authorization: Bearer <key>` when a key is given. */
   call(key: string | undefined, options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -31,6 +35,14 @@ export interface TestAppOptions {
   bus?: Bus;
   /** Cache lifetimes (keys and organisations); a long one proves a change arrived by broadcast, not by expiry. */
   cacheTtlMs?: number;
+  /** Secrets at rest; default a ring of one fresh key. */
+  secrets?: KeyRing;
+  /** Told when agents are saved or deleted. */
+  agentListeners?: AgentListeners;
+  /** Whether a language model is configured; default true. */
+  languageModel?: boolean;
+  /** The engine's recordings folder the recording route serves from. */
+  recordingsDir?: string;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -38,6 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const bus = options.bus ?? (await createTestBus());
   const keys = new KeyStore(db.sql, bus, (error) => { throw error; }, options.cacheTtlMs);
   keys.listen();
+  const secrets = options.secrets ?? KeyRing.generate('test').ring;
   const app = await buildApp({
     config: { publicUrl: PUBLIC_URL, rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits } },
     sql: db.sql,
@@ -45,6 +58,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     keys,
     logger: false,
     organisationCacheTtlMs: options.cacheTtlMs,
+    secrets,
+    agentListeners: options.agentListeners,
+    languageModel: options.languageModel,
+    recordingsDir: options.recordingsDir,
   });
   await app.ready();
   const stopHearingSeeds = onSeededChange((organisationId) => app.organisationCache.forget(organisationId));
@@ -53,6 +70,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     db,
     bus,
     keys,
+    secrets,
     call(key, request) {
       const headers = { ...(request.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
       return app.inject({ ...request, headers });

@@ -1,7 +1,7 @@
 /** Test data made through the same code paths production uses (provisioning), plus rows no route creates yet. */
 import type { Sql } from '../../src/db/database.ts';
 import { newId } from '../../src/db/ids.ts';
-import { insertApiKey, provisionOrganisation, type CreatedKey } from '../../src/accounts/provisioning.ts';
+import { insertApiKey, provisionOrganisation, setFeatures, type CreatedKey, type Feature } from '../../src/accounts/provisioning.ts';
 import type { Role, Scope } from '../../src/auth/scopes.ts';
 
 /**
@@ -52,4 +52,118 @@ export async function seedAgent(sql: Sql, organisationId: string, agentType: 'VO
   const id = newId();
   await sql`insert into agents (id, organisation_id, name, agent_type) values (${id}, ${organisationId}, ${`${agentType} agent`}, ${agentType})`;
   return id;
+}
+
+/** Switches organisation features on (flow_agents, …), as `parley org features --enable` does. */
+export async function enableFeatures(sql: Sql, organisationId: string, features: readonly Feature[]): Promise<void> {
+  await setFeatures(sql, organisationId, features, []);
+  announce(organisationId);
+}
+
+export async function disableFeatures(sql: Sql, organisationId: string, features: readonly Feature[]): Promise<void> {
+  await setFeatures(sql, organisationId, [], features);
+  announce(organisationId);
+}
+
+/** The organisation's instruction budget (characters); there is no route for it, operators set it in SQL. */
+export async function setInstructionBudget(sql: Sql, organisationId: string, budget: number): Promise<void> {
+  await sql`update organisations set instruction_budget = ${budget} where id = ${organisationId}`;
+  announce(organisationId);
+}
+
+export interface PhoneNumberSeed {
+  provider: 'carrier-a' | 'carrier-b' | 'carrier-c' | 'carrier-d' | 'carrier-e';
+  phoneNumber: string;
+  status?: 'ACTIVE' | 'INACTIVE';
+  /** Seconds before now it was added; numbers are chosen newest first. */
+  ageSeconds?: number;
+  deleted?: boolean;
+}
+
+/** A phone number of the organisation (no route creates them until the telephony issue lands). */
+export async function seedPhoneNumber(sql: Sql, organisationId: string, seed: PhoneNumberSeed): Promise<string> {
+  const id = newId();
+  await sql`insert into phone_numbers (id, organisation_id, provider, phone_number, status, created_at, deleted_at)
+            values (${id}, ${organisationId}, ${seed.provider}, ${seed.phoneNumber}, ${seed.status ?? 'ACTIVE'},
+                    now() - make_interval(secs => ${seed.ageSeconds ?? 0}), ${seed.deleted ? new Date() : null})`;
+  return id;
+}
+
+export interface WalletSeed {
+  /** Minor units (cents). */
+  balanceMinor: number;
+  currency?: string;
+  hasPaid?: boolean;
+}
+
+/** The organisation's wallet balance (no route sets one until the billing issue lands). */
+export async function seedWallet(sql: Sql, organisationId: string, seed: WalletSeed): Promise<void> {
+  await sql`insert into wallet_balances (id, organisation_id, balance_minor, currency, has_paid)
+            values (${newId()}, ${organisationId}, ${seed.balanceMinor}, ${seed.currency ?? 'USD'}, ${seed.hasPaid ?? seed.balanceMinor > 0})
+            on conflict (organisation_id) do update set balance_minor = excluded.balance_minor, currency = excluded.currency,
+              has_paid = excluded.has_paid, updated_at = now()`;
+}
+
+/** Columns of call_records a test may set (snake_case, as stored); the rest take sensible defaults. */
+export type CallSeed = Partial<{
+  id: string;
+  room_name: string;
+  campaign_id: string | null;
+  participant_name: string;
+  phone_number: string | null;
+  created_by_id: string | null;
+  custom_variables: Record<string, unknown>;
+  scheduled_time: Date | null;
+  calling_number: string | null;
+  meta_data: Record<string, unknown>;
+  call_type: 'sip' | 'web' | 'chat' | 'websocket';
+  call_direction: 'INBOUND' | 'OUTBOUND';
+  call_status: string | null;
+  call_duration: number | null;
+  call_outcome: string | null;
+  recording_url: string | null;
+  overview: Record<string, unknown> | null;
+  actions: Record<string, unknown>;
+  agent_result: Record<string, unknown> | null;
+  source: string;
+  use_case: string | null;
+  dispatched_at: Date | null;
+  answered_at: Date | null;
+  ended_at: Date | null;
+  last_event_at: Date | null;
+  max_duration_ms: number | null;
+  created_at: Date;
+}>;
+
+/**
+ * A call record written straight into call_records (as call placement and the engine's events would leave it), for
+ * tests of the reads: results, history, stats. Returns its id; its room name defaults to `room-<id>`.
+ */
+export async function seedCall(sql: Sql, organisationId: string, agentId: string, seed: CallSeed = {}): Promise<string> {
+  const id = seed.id ?? newId();
+  const jsonColumns = new Set(['custom_variables', 'meta_data', 'overview', 'actions', 'agent_result']);
+  const row: Record<string, unknown> = {
+    id,
+    organisation_id: organisationId,
+    agent_id: agentId,
+    room_name: `room-${id}`,
+    call_type: 'sip',
+    call_direction: 'OUTBOUND',
+    source: 'api',
+    participant_name: 'Caller',
+  };
+  for (const [column, value] of Object.entries(seed)) {
+    row[column] = jsonColumns.has(column) && value !== null && value !== undefined ? sql.json(value as never) : value;
+  }
+  await sql`insert into call_records ${sql(row as never)}`;
+  // As placement does: the record names its agent.
+  await sql`update call_records c set agent_name = a.name from agents a where c.id = ${id} and a.id = c.agent_id and c.agent_name = ''`;
+  return id;
+}
+
+/** Sets agent columns no seeding helper covers (timezone, results_config, builder_mode …), as stored. */
+export async function updateAgentColumns(sql: Sql, agentId: string, columns: Record<string, unknown>): Promise<void> {
+  const jsonColumns = new Set(['results_config', 'flow_definition', 'custom_variables']);
+  const values = Object.fromEntries(Object.entries(columns).map(([k, v]) => [k, jsonColumns.has(k) && v !== null ? sql.json(v as never) : v]));
+  await sql`update agents set ${sql(values as never)} where id = ${agentId}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from './system-prompt.ts';
-import { fillTemplate, placeholders } from './template.ts';
+import { fillTemplate, placeholders } from '../protocol/template.ts';
 
 describe('templates', () => {
   it('fill placeholders from variables, tolerating spaces, and drop unknown ones', () => {

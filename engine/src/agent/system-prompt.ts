@@ -2,7 +2,7 @@
  * The system prompt of a PROMPT agent: who it is, how it behaves, what it must do, how to say things, plus the
  * rules every voice agent needs (it is heard, not read). Placeholders are filled from the call's variables.
  */
-import { fillTemplate, type Variables } from './template.ts';
+import { fillTemplate, type Variables } from '../protocol/template.ts';
 
 export interface AgentInstructions {
   agentIdentity: string;

@@ -3,6 +3,7 @@
  * the event loop: a file sink batches them and writes in the background, in order; a write error surfaces on close.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import type { ErrorCode } from '../protocol/error-codes.ts';
 
 export interface ByteSink {
   /** Adds bytes at the end. Never blocks and never throws for I/O: errors surface from `close`. */
@@ -23,7 +24,7 @@ export const FILE_SINK_MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 export class FileSinkOverflowError extends Error {
   override name = 'FileSinkOverflowError';
-  readonly code = 'sink_overflow';
+  readonly code: ErrorCode = 'sink_overflow';
   readonly retryable = false;
 }
 

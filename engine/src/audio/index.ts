@@ -61,6 +61,7 @@ export {
   OpusEncoder,
   opusBackend,
   type OpusBackendName,
+  type OpusChannels,
   type OpusOptions,
   type OpusSampleRate,
 } from './opus-codec.ts';

@@ -107,6 +107,33 @@ describe('OggOpusWriter', () => {
     expect(Math.abs(decibels(rms(steady) * Math.SQRT2, toneAmplitude(steady, 1000, 16_000)))).toBeLessThan(0.5);
   });
 
+  it('writes stereo that opusdec decodes with each channel where it was put (a recording: caller left, agent right)', async () => {
+    const file = path.join(dir, 'stereo.opus');
+    const wav = path.join(dir, 'stereo.wav');
+    const writer = new OggOpusWriter(await FileSink.open(file), { sampleRate: 16_000, channels: 2 });
+    const left = sineWave(440, 16_000, 16_000, 8_000);
+    const right = sineWave(1_000, 16_000, 16_000, 8_000);
+    const interleaved = new Int16Array(32_000);
+    for (let i = 0; i < 16_000; i += 1) {
+      interleaved[2 * i] = left[i]!;
+      interleaved[2 * i + 1] = right[i]!;
+    }
+    for (let at = 0; at < interleaved.length; at += 640) writer.write(interleaved.subarray(at, at + 640));
+    expect(writer.durationMs).toBeCloseTo(1000, 6);
+    await writer.close();
+    expect(execFileSync('opusinfo', [file], { encoding: 'utf8' })).toMatch(/Channels: 2/);
+    execFileSync('opusdec', ['--quiet', '--rate', '16000', file, wav]);
+    const bytes = await readFile(wav);
+    const data = bytes.indexOf('data', 12, 'latin1');
+    const pcm = new Int16Array(bytes.buffer.slice(bytes.byteOffset + data + 8, bytes.byteOffset + bytes.length));
+    expect(pcm.length).toBe(32_000);
+    const channel = (c: number) => Int16Array.from({ length: 12_000 }, (_, i) => pcm[2 * (i + 2_000) + c]!);
+    expect(Math.abs(decibels(toneAmplitude(channel(0), 440, 16_000), 8_000))).toBeLessThan(1);
+    expect(Math.abs(decibels(toneAmplitude(channel(1), 1_000, 16_000), 8_000))).toBeLessThan(1);
+    expect(decibels(toneAmplitude(channel(0), 1_000, 16_000), 8_000)).toBeLessThan(-30);
+    expect(decibels(toneAmplitude(channel(1), 440, 16_000), 8_000)).toBeLessThan(-30);
+  });
+
   for (const rate of [16_000, 48_000] as const) {
     it(`${rate / 1000} kHz: pages, granule positions and flags follow RFC 7845, and our decoder gets the tone back`, async () => {
       const sink = new MemorySink();

@@ -1,5 +1,5 @@
 /**
- * Streams PCM16 mono into an Ogg Opus file (RFC 7845): an OpusHead page, an OpusTags page, then audio pages of
+ * Streams PCM16 (mono, or interleaved stereo) into an Ogg Opus file (RFC 7845): an OpusHead page, an OpusTags page, then audio pages of
  * 20 ms Opus packets, the last flagged end-of-stream. About a tenth the size of the WAV of the same call (32 kbit/s
  * against 256 kbit/s), and playable by browsers, so it is what recordings are stored as.
  *
@@ -12,7 +12,7 @@ import { randomInt } from 'node:crypto';
 import type { ByteSink } from './byte-sink.ts';
 import { Framer } from './framer.ts';
 import { OGG_BEGINNING_OF_STREAM, OGG_END_OF_STREAM, MAX_PAGE_SEGMENTS, encodeOggPage, segmentsFor } from './ogg-page.ts';
-import { OpusEncoder, type OpusOptions, type OpusSampleRate } from './opus-codec.ts';
+import { OpusEncoder, type OpusChannels, type OpusOptions, type OpusSampleRate } from './opus-codec.ts';
 
 /** Granule positions are always at 48 kHz (RFC 7845 §4). */
 const GRANULE_RATE = 48_000;
@@ -40,6 +40,7 @@ export interface OggOpusWriterOptions extends OpusOptions {
 
 export class OggOpusWriter {
   readonly sampleRate: OpusSampleRate;
+  readonly channels: OpusChannels;
   readonly #sink: Pick<ByteSink, 'append' | 'close'>;
   readonly #encoder: OpusEncoder;
   readonly #framer: Framer;
@@ -51,7 +52,7 @@ export class OggOpusWriter {
   #pageSegments = 0;
   /** Granule position after the last packet encoded (pre-skip included). */
   #granule = 0n;
-  /** Samples given to `write`, at the input rate. */
+  /** Samples given to `write` per channel, at the input rate. */
   #inputSamples = 0;
   #closed = false;
 
@@ -60,10 +61,11 @@ export class OggOpusWriter {
     this.#sink = sink;
     this.sampleRate = options.sampleRate;
     this.#encoder = new OpusEncoder(options.sampleRate, options);
-    this.#framer = new Framer(this.#encoder.frameSamples);
+    this.channels = this.#encoder.channels;
+    this.#framer = new Framer(this.#encoder.frameSamples * this.channels);
     this.#granulePerFrame = (this.#encoder.frameSamples * GRANULE_RATE) / options.sampleRate;
     this.#serial = options.serial ?? randomInt(0, 2 ** 32);
-    this.#writePage([opusHead(options.sampleRate)], OGG_BEGINNING_OF_STREAM, 0n);
+    this.#writePage([opusHead(options.sampleRate, this.channels)], OGG_BEGINNING_OF_STREAM, 0n);
     this.#writePage([opusTags(options.tags ?? {})], 0, 0n);
   }
 
@@ -72,10 +74,10 @@ export class OggOpusWriter {
     return (this.#inputSamples / this.sampleRate) * 1000;
   }
 
-  /** Appends samples at the writer's rate, any length. Ignored after close. */
+  /** Appends samples at the writer's rate (interleaved when stereo), any length. Ignored after close. */
   write(samples: Int16Array): void {
     if (this.#closed) return;
-    this.#inputSamples += samples.length;
+    this.#inputSamples += samples.length / this.channels;
     for (const frame of this.#framer.push(samples)) this.#addFrame(frame);
   }
 
@@ -88,7 +90,7 @@ export class OggOpusWriter {
         if (last) this.#addFrame(last);
         // Feed silence until the encoder's lookahead has pushed the last real sample out.
         const end = BigInt(OPUS_PRE_SKIP) + BigInt(Math.round((this.#inputSamples * GRANULE_RATE) / this.sampleRate));
-        const silence = new Int16Array(this.#encoder.frameSamples);
+        const silence = new Int16Array(this.#encoder.frameSamples * this.channels);
         while (this.#granule < end) this.#addFrame(silence);
         // The granule position of the last page trims the padding (RFC 7845 §4.5).
         this.#writePage(this.#page, OGG_END_OF_STREAM, end);
@@ -119,12 +121,12 @@ export class OggOpusWriter {
   }
 }
 
-/** The identification header (RFC 7845 §5.1), mono, channel mapping family 0. */
-function opusHead(inputSampleRate: number): Buffer {
+/** The identification header (RFC 7845 §5.1), mono or stereo, channel mapping family 0. */
+function opusHead(inputSampleRate: number, channels: OpusChannels): Buffer {
   const head = Buffer.alloc(19);
   head.write('OpusHead', 0, 'latin1');
   head[8] = 1; // version
-  head[9] = 1; // channels
+  head[9] = channels;
   head.writeUInt16LE(OPUS_PRE_SKIP, 10);
   head.writeUInt32LE(inputSampleRate, 12); // informational: what the audio was before encoding
   head.writeInt16LE(0, 16); // output gain

@@ -30,7 +30,11 @@ export interface OpusOptions {
   backend?: OpusBackendName;
   /** Encoder bitrate, in bit/s; OPUS_DEFAULT_BITRATE by default. */
   bitrate?: number;
+  /** 1 (mono, default) or 2: stereo frames are interleaved left, right (a call recording: caller, agent). */
+  channels?: OpusChannels;
 }
+
+export type OpusChannels = 1 | 2;
 
 /** What both backends offer, reduced to what we use. */
 interface Codec {
@@ -81,11 +85,11 @@ export function opusBackend(): OpusBackendName {
   return loadNative() ? 'native' : 'wasm';
 }
 
-function createCodec(sampleRate: OpusSampleRate, backend: OpusBackendName): Codec {
+function createCodec(sampleRate: OpusSampleRate, backend: OpusBackendName, channels: OpusChannels = 1): Codec {
   if (backend === 'native') {
     const module = loadNative();
     if (!module) throw new Error('@discordjs/opus is not available in this installation');
-    const codec = new module.OpusEncoder(sampleRate, 1);
+    const codec = new module.OpusEncoder(sampleRate, channels);
     return {
       encode: (pcm) => codec.encode(pcm),
       decode: (packet) => codec.decode(packet),
@@ -94,7 +98,7 @@ function createCodec(sampleRate: OpusSampleRate, backend: OpusBackendName): Code
       free: () => {},
     };
   }
-  const codec = new (loadWasm())(sampleRate, 1, OPUS_APPLICATION_AUDIO);
+  const codec = new (loadWasm())(sampleRate, channels, OPUS_APPLICATION_AUDIO);
   return {
     encode: (pcm, frameSamples) => codec.encode(pcm, frameSamples),
     decode: (packet) => codec.decode(packet),
@@ -110,10 +114,11 @@ function checkRate(sampleRate: number): asserts sampleRate is OpusSampleRate {
   }
 }
 
-/** Encodes 20 ms mono PCM16 frames to Opus packets. */
+/** Encodes 20 ms PCM16 frames (mono, or interleaved stereo) to Opus packets. */
 export class OpusEncoder {
   readonly sampleRate: OpusSampleRate;
-  /** Samples in each frame `encode` takes: 20 ms at `sampleRate`. */
+  readonly channels: OpusChannels;
+  /** Samples per channel in each frame `encode` takes: 20 ms at `sampleRate`. */
   readonly frameSamples: number;
   readonly backend: OpusBackendName;
   readonly #codec: Codec;
@@ -123,17 +128,18 @@ export class OpusEncoder {
   constructor(sampleRate: OpusSampleRate = 48_000, options: OpusOptions = {}) {
     checkRate(sampleRate);
     this.sampleRate = sampleRate;
+    this.channels = options.channels ?? 1;
     this.frameSamples = samplesPerFrame(sampleRate);
     this.backend = options.backend ?? opusBackend();
-    this.#codec = createCodec(sampleRate, this.backend);
-    this.#codec.setBitrate(options.bitrate ?? OPUS_DEFAULT_BITRATE);
+    this.#codec = createCodec(sampleRate, this.backend, this.channels);
+    this.#codec.setBitrate((options.bitrate ?? OPUS_DEFAULT_BITRATE) * this.channels);
   }
 
-  /** One 20 ms frame (exactly `frameSamples` samples) to one Opus packet. */
+  /** One 20 ms frame (exactly `frameSamples` × `channels` samples, interleaved) to one Opus packet. */
   encode(frame: Int16Array): Uint8Array {
     if (this.#closed) throw new Error('the Opus encoder is closed');
-    if (frame.length !== this.frameSamples) {
-      throw new RangeError(`an Opus frame is ${this.frameSamples} samples (20 ms at ${this.sampleRate} Hz), got ${frame.length}`);
+    if (frame.length !== this.frameSamples * this.channels) {
+      throw new RangeError(`an Opus frame is ${this.frameSamples * this.channels} samples (20 ms at ${this.sampleRate} Hz × ${this.channels} channel(s)), got ${frame.length}`);
     }
     return this.#codec.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), this.frameSamples);
   }

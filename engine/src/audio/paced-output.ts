@@ -9,6 +9,7 @@
  */
 import { RingBuffer } from '../bus/ring-buffer.ts';
 import type { ClockOutput } from './pacing-clock.ts';
+import type { ErrorCode } from '../protocol/error-codes.ts';
 
 /** Default queue bound: 1 s of 20 ms frames, enough to ride out a slow TTS chunk without holding a whole reply. */
 export const PACED_OUTPUT_CAPACITY_FRAMES = 50;
@@ -36,7 +37,7 @@ export interface PacedOutputOptions<F> {
 /** Rejects `waitForRoom` when the output closes first. */
 export class PacedOutputClosedError extends Error {
   override name = 'PacedOutputClosedError';
-  readonly code = 'output_closed';
+  readonly code: ErrorCode = 'output_closed';
   readonly retryable = false;
 }
 

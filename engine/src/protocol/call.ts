@@ -21,6 +21,8 @@ export const WebhookToolSpec = Type.Object({
 /** What the engine needs of an agent, snapshotted at dispatch so a call is not changed by edits made during it. */
 export const AgentSnapshot = Type.Object({
   id: Type.String(),
+  /** The agent's version when dispatched: with it the engine asks the control plane for the cached greeting. */
+  version: Type.Optional(Type.Integer({ minimum: 1 })),
   name: Type.String(),
   agentType: Type.Union([Type.Literal('VOICE'), Type.Literal('CHAT')]),
   builderMode: Type.Union([Type.Literal('PROMPT'), Type.Literal('FLOW')]),
@@ -72,7 +74,18 @@ export type CallSpec = Static<typeof CallSpec>;
 
 /** The engine's answer to a dispatch: the token the call's media connection presents, or why it refused. */
 export const DispatchReply = Type.Union([
-  Type.Object({ ok: Type.Literal(true), engineId: Type.String(), streamToken: Type.String() }),
+  Type.Object({
+    ok: Type.Literal(true),
+    engineId: Type.String(),
+    /** Authorises one media connection to this call, once, until the ring timeout: signed, short-lived, opaque. */
+    streamToken: Type.String(),
+    /**
+     * Where carriers reach this engine's media server (its PARLEY_MEDIA_URL, e.g. `wss://media.example.com`), when
+     * it runs one. A carrier's stream URL is `<mediaUrl>/media/<carrier>/<streamToken>` (`mediaStreamUrl` of
+     * `@parley/engine`), carrier one of carrier-a, carrier-b, carrier-c.
+     */
+    mediaUrl: Type.Optional(Type.String()),
+  }),
   Type.Object({ ok: Type.Literal(false), code: Type.String(), message: Type.String(), retryable: Type.Boolean() }),
 ]);
 export type DispatchReply = Static<typeof DispatchReply>;

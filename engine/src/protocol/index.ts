@@ -4,5 +4,8 @@ export { InvalidSubjectTokenError, MAX_SUBJECT_TOKEN_LENGTH, subjectToken } from
 export * from './audio-frame.ts';
 export { messageCodec, ProtocolError, type MessageCodec } from './message-codec.ts';
 export * from './worker-streams.ts';
+export * from './tts-voices.ts';
 export * from './call.ts';
 export * from './flow-definition.ts';
+export * from './template.ts';
+export * from './greeting-audio.ts';

@@ -9,6 +9,7 @@ describe('subjects', () => {
     expect(subjects.sttOpen()).toBe('v1.stt.open');
     expect(subjects.llmOpen()).toBe('v1.llm.open');
     expect(subjects.ttsOpen()).toBe('v1.tts.open');
+    expect(subjects.ttsVoices()).toBe('v1.tts.voices');
     expect(subjects.kbSearch()).toBe('v1.kb.search');
     expect(subjects.authRevoked()).toBe('v1.auth.revoked');
     expect(subjects.organisationChanged()).toBe('v1.org.changed');

@@ -66,6 +66,11 @@ export const subjects = {
   ttsIn: (streamId: string) => `${PREFIX}.tts.${subjectToken('streamId', streamId)}.in`,
   /** Audio chunks with sequence numbers out of a TTS stream. */
   ttsOut: (streamId: string) => `${PREFIX}.tts.${subjectToken('streamId', streamId)}.out`,
+  /** Request (queue `tts`): the voices the TTS workers' providers offer (tts-voices.ts). */
+  ttsVoices: () => `${PREFIX}.tts.voices`,
+
+  /** Request (queue `control-plane`): an agent's cached greeting audio, or a miss (greeting-audio.ts). */
+  greetingAudio: () => `${PREFIX}.greeting.audio`,
 
   /** The `open` request subject of a worker kind. */
   workerOpen: (kind: WorkerKind) => `${PREFIX}.${workerKind(kind)}.open`,

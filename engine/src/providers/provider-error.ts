@@ -1,31 +1,16 @@
+import { ERROR_CODES } from '../protocol/error-codes.ts';
+
 /**
- * The providers' one registry of error codes (DESIGN.md §7.4), for the cloud vendors (OpenAI-compatible, Deepgram,
- * ElevenLabs) and the local programs (flite, espeak-ng, pocketsphinx) alike. Every provider failure surfaces as a
+ * The providers' error codes (their meanings and `retryable` are in the engine's one registry,
+ * protocol/error-codes.ts), for the cloud vendors (OpenAI-compatible, Deepgram, ElevenLabs) and the local programs (flite, espeak-ng, pocketsphinx) alike. Every provider failure surfaces as a
  * ProviderError carrying one of these codes, chosen from an HTTP status, a websocket close code, a program's exit,
  * or what our own clock saw — never from a vendor's or program's message text, which only goes into `message` for
  * the logs. Workers put `code` and `retryable` on the wire as they are (workers/provider-registry.ts `wireError`),
  * and fallback adapters and callers branch on them.
  */
-export const PROVIDER_ERROR_CODES = {
-  /** A vendor answered 5xx, dropped the connection, or broke off a stream midway: another try may work. */
-  upstream_failed: { retryable: true },
-  /** No first output, a stall, or the whole call or program run past its limit (our clock, or a vendor's 408/504). */
-  upstream_timeout: { retryable: true },
-  /** 429: the account's rate or concurrency limit; `retryAfterMs` says when, if the vendor said. */
-  rate_limited: { retryable: true },
-  /** 401/403: the key is missing, wrong, or lacks permission. Retrying with the same key cannot help. */
-  unauthorized: { retryable: false },
-  /** Refused as asked, by our own checks or a vendor's other 4xx: unknown voice or model, language, text too long. */
-  invalid_request: { retryable: false },
-  /** A vendor answered 2xx with something that does not follow its documented format. */
-  bad_response: { retryable: false },
-  /** The provider cannot run here (program or model files not installed, or not configured): an operator must act. */
-  provider_unavailable: { retryable: false },
-  /** A local program exited with an error or wrote output we cannot read; the same input would fail the same way. */
-  provider_failed: { retryable: false },
-} as const satisfies Record<string, { retryable: boolean }>;
-
-export type ProviderErrorCode = keyof typeof PROVIDER_ERROR_CODES;
+const PROVIDER_CODES = ['upstream_failed', 'upstream_timeout', 'rate_limited', 'unauthorized', 'invalid_request', 'bad_response', 'provider_unavailable', 'provider_failed'] as const;
+export type ProviderErrorCode = (typeof PROVIDER_CODES)[number];
+export const PROVIDER_ERROR_CODES: Readonly<Record<ProviderErrorCode, { retryable: boolean }>> = Object.fromEntries(PROVIDER_CODES.map((code) => [code, ERROR_CODES[code]])) as Record<ProviderErrorCode, { retryable: boolean }>;
 
 export interface ProviderErrorOptions {
   /** The HTTP status the vendor answered with, when there was one. */
@@ -47,7 +32,7 @@ export class ProviderError extends Error {
   constructor(code: ProviderErrorCode, provider: string, message: string, options: ProviderErrorOptions = {}) {
     super(`${provider}: ${message}`, { cause: options.cause });
     this.code = code;
-    this.retryable = PROVIDER_ERROR_CODES[code].retryable;
+    this.retryable = ERROR_CODES[code].retryable;
     this.provider = provider;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;

@@ -1,3 +1,6 @@
+/** PARLEY_VAD: Silero behind the energy gate when its model loads (auto), always (silero), or never (energy). */
+export type VadMode = 'auto' | 'silero' | 'energy';
+
 /**
  * What the engine's roles need to know, as the `parley` command reads it from the environment (DESIGN.md §2).
  * The engine never reads the environment itself.
@@ -15,4 +18,27 @@ export interface EngineConfig {
   deepgramApiKey?: string;
   elevenlabsApiKey?: string;
   openaiApiKey?: string;
+  /** Voice activity detection; default auto. */
+  vad?: VadMode;
+  /** Where the Silero model is; default engine/models/silero_vad_v5.onnx (installed by npm ci). */
+  vadModelPath?: string;
+  /** Where calls are recorded (stereo Ogg Opus, `<organisationId>/<callId>.ogg`); unset: calls are not recorded. */
+  recordingsDir?: string;
+  /** The media websocket server carriers stream calls to; absent: the engine role runs none (tests, the bench). */
+  media?: EngineMediaConfig;
+}
+
+/** The engine's media server (DESIGN.md §2: ENGINE_PORT, PARLEY_MEDIA_URL). */
+export interface EngineMediaConfig {
+  /** ENGINE_PORT: where it listens; 0 picks a free port. */
+  port: number;
+  /** Address it binds; every interface by default (carriers connect from outside). */
+  host?: string;
+  /** PARLEY_MEDIA_URL: the base URL carriers reach it at (`wss://media.example.com`); default `ws://127.0.0.1:<port>`. */
+  publicUrl?: string;
+  /**
+   * Key of the stream tokens' HMAC, base64, at least 16 bytes; a random one per process by default (tokens are
+   * only ever checked by the engine that issued them, so nothing needs to share it).
+   */
+  tokenSecret?: string;
 }

@@ -1,15 +1,20 @@
 /**
  * The engine role (DESIGN.md §3 steps 1–2): a member of the `engine` queue group on `v1.engine.dispatch`. It
  * accepts a call, opens its worker streams while the phone rings (so the first word is warm), answers with a
- * stream token, and starts the call session when the call's media connection presents that token. A call whose
- * media never arrives is given up after the ring timeout.
+ * signed stream token (stream-tokens.ts) and, when it runs a media server, the URL carriers reach it at; it starts
+ * the call session when the call's media connection presents that token, once. A call whose media never arrives
+ * is given up after the ring timeout.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { FileSink } from '../audio/byte-sink.ts';
+import { CallRecorder } from '../session/call-recorder.ts';
 import type { PacingClock } from '../audio/pacing-clock.ts';
 import { processPacingClock } from '../audio/pacing-clock.ts';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
 import { callCodecs, queues, subjects, type CallSpec } from '../protocol/index.ts';
-import { fillTemplate } from '../agent/template.ts';
+import { fillTemplate } from '../protocol/template.ts';
 import { CallSession, type CallSummary } from '../session/call-session.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
 import { LlmClient } from '../workers/client/llm-client.ts';
@@ -17,9 +22,44 @@ import { SttClient } from '../workers/client/stt-client.ts';
 import { TtsClient } from '../workers/client/tts-client.ts';
 import type { EngineConfig } from './engine-config.ts';
 import type { RoleLog } from './role-log.ts';
+import { loadVoiceActivity, type VoiceActivitySource } from './voice-activity.ts';
+import { cachedGreeting } from './greeting-lookup.ts';
+import { startMediaEndpoint } from './media-endpoint.ts';
+import type { MediaServer } from '../transports/media-server/media-server.ts';
+import { StreamTokens, type StreamTokenRefusal } from './stream-tokens.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
+/** Claimed stream tokens remembered (to refuse a second use as `reused`), at most; each is forgotten at its expiry. */
+const MAX_SPENT_TOKENS = 10_000;
+
+/**
+ * A media connection's claim on its call. `ok`: the token was good and is now spent; the connection runs the call
+ * on its transport once the stream is ready, or abandons it (the stream failed before it could carry the call).
+ */
+export type StreamClaim =
+  | {
+    ok: true;
+    callId: string;
+    /** Runs the call on `transport` until it ends. At most once. */
+    run(transport: MediaTransport): Promise<CallSummary>;
+    /** Gives the call up: its worker streams close and it ends as `reason`, outcome failed. Ignored after `run`. */
+    abandon(reason: string): void;
+  }
+  | { ok: false; reason: StreamTokenRefusal };
+
+/** The refusal of a media connection whose stream token is not good (`reason` says why). */
+export class StreamTokenError extends Error {
+  override name = 'StreamTokenError';
+  readonly code = 'bad_stream_token';
+  readonly retryable = false;
+  readonly reason: StreamTokenRefusal;
+
+  constructor(reason: StreamTokenRefusal) {
+    super(`stream token refused: ${reason}`);
+    this.reason = reason;
+  }
+}
 
 interface PendingCall {
   spec: CallSpec;
@@ -43,17 +83,45 @@ export class EngineRole {
   readonly #pending = new Map<string, PendingCall>();
   readonly #sessions = new Map<string, CallSession>();
   readonly #controls = new Map<string, Subscription>();
+  readonly #tokens: StreamTokens;
+  /** Claimed tokens and their expiry, ms since the epoch, oldest first. */
+  readonly #spent = new Map<string, number>();
+  readonly #mediaUrl: string | undefined;
   #dispatch: Subscription | undefined;
 
   readonly #mediaTimeoutMs: number;
+  readonly #voiceActivity: VoiceActivitySource | undefined;
+  readonly #onClose: (() => Promise<void>) | undefined;
 
-  /** @param options.mediaTimeoutMs how long an accepted call waits for its media; MEDIA_CONNECT_TIMEOUT_MS by default */
-  constructor(config: EngineConfig, bus: Bus, log: RoleLog, options: { clock?: PacingClock; mediaTimeoutMs?: number } = {}) {
+  /**
+   * @param options.mediaTimeoutMs how long an accepted call waits for its media; MEDIA_CONNECT_TIMEOUT_MS by default
+   * @param options.voiceActivity each call's detector (startEngineRole loads it per PARLEY_VAD); default the gate alone.
+   *   It is borrowed: whoever loaded it closes it (startEngineRole does, through `onClose`).
+   * @param options.onClose runs after the role has closed
+   * @param options.mediaUrl where carriers reach this engine's media server (PARLEY_MEDIA_URL), told in every
+   *   dispatch reply; undefined when this engine runs no media server (tests, the bench)
+   * @param options.tokens signs and checks stream tokens; a per-process secret by default
+   */
+  constructor(config: EngineConfig, bus: Bus, log: RoleLog, options: EngineRoleOptions = {}) {
     this.#config = config;
     this.#bus = bus;
     this.#log = log;
     this.#clock = options.clock ?? processPacingClock();
     this.#mediaTimeoutMs = options.mediaTimeoutMs ?? MEDIA_CONNECT_TIMEOUT_MS;
+    this.#voiceActivity = options.voiceActivity;
+    this.#onClose = options.onClose;
+    this.#mediaUrl = options.mediaUrl;
+    this.#tokens = options.tokens ?? new StreamTokens();
+  }
+
+  /** Where carriers reach this engine's media streams, when it runs a media server. */
+  get mediaUrl(): string | undefined {
+    return this.#mediaUrl;
+  }
+
+  /** The voice activity detection calls get: `silero` (behind the energy gate) or `energy`. */
+  get voiceActivity(): 'silero' | 'energy' {
+    return this.#voiceActivity?.kind ?? 'energy';
   }
 
   get activeCalls(): number {
@@ -71,13 +139,49 @@ export class EngineRole {
 
   /**
    * The call's media connection arrived with `streamToken`: runs the call on `transport` until it ends.
-   * Rejects for an unknown or expired token (the transport should refuse the connection).
+   * Rejects with a StreamTokenError for a token that is malformed, forged, expired, already used or unknown (the
+   * transport should refuse the connection).
    */
   attach(streamToken: string, transport: MediaTransport): Promise<CallSummary> {
+    const claim = this.claim(streamToken);
+    if (!claim.ok) return Promise.reject(new StreamTokenError(claim.reason));
+    return claim.run(transport);
+  }
+
+  /**
+   * Claims the call `streamToken` stands for, spending the token: for a media connection that must finish its own
+   * handshake (a carrier's `start`) before it can carry the call.
+   */
+  claim(streamToken: string): StreamClaim {
+    const check = this.#tokens.check(streamToken);
+    if (!check.ok) return check;
     const pending = this.#pending.get(streamToken);
-    if (!pending) return Promise.reject(Object.assign(new Error('unknown or expired stream token'), { code: 'bad_stream_token' }));
+    if (!pending) return { ok: false, reason: this.#spent.has(streamToken) ? 'reused' : 'unknown' };
     this.#pending.delete(streamToken);
     clearTimeout(pending.timer);
+    this.#spend(streamToken, check.expiresAt);
+    let settled = false;
+    return {
+      ok: true,
+      callId: pending.spec.callId,
+      run: (transport) => {
+        if (settled) return Promise.reject(new Error('this claim has already run or been abandoned'));
+        settled = true;
+        return this.#run(pending, transport);
+      },
+      abandon: (reason) => {
+        if (settled) return;
+        settled = true;
+        this.#closeClients(pending);
+        this.#publishEnded(pending.spec.callId, reason, 'failed');
+        this.#log('call abandoned', { callId: pending.spec.callId, reason });
+      },
+    };
+  }
+
+  async #run(pending: PendingCall, transport: MediaTransport): Promise<CallSummary> {
+    // Only a recorded call waits here (to open its file); others start at once.
+    const recording = this.#config.recordingsDir ? await this.#openRecording(pending.spec, this.#config.recordingsDir) : undefined;
     const session = new CallSession(pending.spec, {
       bus: this.#bus,
       transport,
@@ -86,6 +190,8 @@ export class EngineRole {
       tts: pending.tts,
       llm: pending.llm,
       greetingAudio: pending.greetingAudio,
+      voiceActivity: this.#voiceActivity?.create(pending.spec.callId),
+      recording,
       log: this.#log,
     });
     const callId = pending.spec.callId;
@@ -98,6 +204,16 @@ export class EngineRole {
     });
   }
 
+  /** Remembers a claimed token until it expires (a second use is then `reused`, not `unknown`). */
+  #spend(token: string, expiresAt: number): void {
+    const now = Date.now();
+    for (const [spent, expiry] of this.#spent) {
+      if (expiry > now && this.#spent.size < MAX_SPENT_TOKENS) break;
+      this.#spent.delete(spent);
+    }
+    this.#spent.set(token, expiresAt);
+  }
+
   async close(): Promise<void> {
     this.#dispatch?.unsubscribe();
     for (const [token, pending] of this.#pending) {
@@ -106,6 +222,7 @@ export class EngineRole {
       this.#pending.delete(token);
     }
     await Promise.all([...this.#sessions.values()].map((s) => s.end('engine_shutdown', 'failed', false)));
+    await this.#onClose?.();
   }
 
   async #accept(message: BusMessage): Promise<void> {
@@ -123,18 +240,18 @@ export class EngineRole {
         TtsClient.open(this.#bus, spec.callId, { provider: spec.agent.voiceProvider ?? undefined, voiceId: spec.agent.voiceId ?? undefined, speed: spec.agent.voiceSpeed, language: spec.agent.language }),
         this.#config.llm ? LlmClient.open(this.#bus, spec.callId) : Promise.resolve(undefined),
       ]);
-      const streamToken = randomBytes(24).toString('base64url');
+      const { token: streamToken } = this.#tokens.issue(spec.callId, this.#mediaTimeoutMs);
       const abort = new AbortController();
       const greeting = spec.agent.greetingMessage ? fillTemplate(spec.agent.greetingMessage, spec.variables) : '';
       const pending: PendingCall = {
         spec, stt, tts, llm, abort,
-        greetingAudio: greeting ? collect(tts.say(greeting, {}, abort.signal)) : undefined,
+        greetingAudio: greeting ? this.#greetingAudio(spec, greeting, tts, abort.signal) : undefined,
         timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
       };
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
       pending.timer.unref();
       this.#pending.set(streamToken, pending);
-      message.respond(callCodecs.dispatchReply.encode({ ok: true, engineId: this.engineId, streamToken }));
+      message.respond(callCodecs.dispatchReply.encode({ ok: true, engineId: this.engineId, streamToken, ...(this.#mediaUrl && { mediaUrl: this.#mediaUrl }) }));
       this.#log('call accepted', { callId: spec.callId });
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
@@ -142,14 +259,42 @@ export class EngineRole {
     }
   }
 
+  /**
+   * The call's recording file, `<organisationId>/<callId>.ogg` under the recordings folder; none when the file
+   * cannot be opened (the call goes on unrecorded, and says so in the log).
+   */
+  async #openRecording(spec: CallSpec, root: string): Promise<{ recorder: CallRecorder; path: string } | undefined> {
+    try {
+      const relative = `${pathSegment('organisationId', spec.organisationId)}/${pathSegment('callId', spec.callId)}.ogg`;
+      await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+      const sink = await FileSink.open(path.join(root, relative));
+      return { recorder: new CallRecorder(sink, { CALL_ID: spec.callId, AGENT: spec.agent.name }), path: relative };
+    } catch (error) {
+      this.#log('recording unavailable', { callId: spec.callId, error: String(error) });
+      return undefined;
+    }
+  }
+
+  /** The greeting's audio: from the control plane's cache when it has this text, else synthesised now. */
+  async #greetingAudio(spec: CallSpec, greeting: string, tts: TtsClient, signal: AbortSignal): Promise<Int16Array[]> {
+    const cached = await cachedGreeting(this.#bus, spec.agent, greeting, signal);
+    if (cached) {
+      this.#log('greeting from cache', { callId: spec.callId });
+      return cached;
+    }
+    return collect(tts.say(greeting, {}, signal));
+  }
+
   #expire(streamToken: string): void {
     const pending = this.#pending.get(streamToken);
     if (!pending) return;
     this.#pending.delete(streamToken);
     this.#closeClients(pending);
-    this.#bus.publish(subjects.callEvents(pending.spec.callId), callCodecs.event.encode({
-      type: 'ended', reason: 'media_never_connected', outcome: 'no_answer', durationMs: 0, latency: { turns: [] },
-    }));
+    this.#publishEnded(pending.spec.callId, 'media_never_connected', 'no_answer');
+  }
+
+  #publishEnded(callId: string, reason: string, outcome: string): void {
+    this.#bus.publish(subjects.callEvents(callId), callCodecs.event.encode({ type: 'ended', reason, outcome, durationMs: 0, latency: { turns: [] } }));
   }
 
   #closeClients(pending: PendingCall): void {
@@ -178,12 +323,61 @@ export class EngineRole {
   }
 }
 
+/** An id as one file-name segment: letters, digits, `-` and `_` only, so a recording's path stays where it belongs. */
+function pathSegment(field: string, id: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw new Error(`${field} "${id.slice(0, 40)}" cannot name a recording file`);
+  return id;
+}
+
 async function collect(pieces: AsyncIterable<Int16Array>): Promise<Int16Array[]> {
   const all: Int16Array[] = [];
   for await (const piece of pieces) all.push(piece);
   return all;
 }
 
-export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<EngineRole> {
-  return new EngineRole(config, bus, log).start();
+export interface EngineRoleOptions {
+  clock?: PacingClock;
+  mediaTimeoutMs?: number;
+  voiceActivity?: VoiceActivitySource;
+  onClose?: () => Promise<void>;
+  mediaUrl?: string;
+  tokens?: StreamTokens;
+}
+
+/**
+ * Starts the engine role as `parley start` runs it: voice activity per PARLEY_VAD and, when `config.media` is set,
+ * the media websocket server on ENGINE_PORT that carriers stream calls to (`<mediaUrl>/media/<carrier>/<token>`).
+ * @param options.mediaTimeoutMs how long an accepted call waits for its media (tests shorten it)
+ */
+export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleLog, options: { mediaTimeoutMs?: number } = {}): Promise<EngineRole> {
+  const tokens = new StreamTokens(config.media?.tokenSecret ? Buffer.from(config.media.tokenSecret, 'base64') : undefined);
+  const voiceActivity = await loadVoiceActivity(config, log);
+  log('voice activity', { detector: voiceActivity.kind });
+  let role: EngineRole | undefined;
+  let media: MediaServer | undefined;
+  try {
+    // Streams arriving before the role exists (none should: no token has been issued yet) are refused as unknown.
+    media = config.media
+      ? await startMediaEndpoint({ claim: (token) => role ? role.claim(token) : { ok: false, reason: 'unknown' } }, { port: config.media.port, host: config.media.host, log })
+      : undefined;
+  } catch (error) {
+    await voiceActivity.close();
+    throw error;
+  }
+  if (media) log('media server listening', { port: media.port });
+  role = new EngineRole(config, bus, log, {
+    voiceActivity,
+    tokens,
+    mediaTimeoutMs: options.mediaTimeoutMs,
+    mediaUrl: media ? trimSlash(config.media?.publicUrl ?? `ws://127.0.0.1:${media.port}`) : undefined,
+    onClose: async () => {
+      await media?.close();
+      await voiceActivity.close();
+    },
+  });
+  return role.start();
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }

@@ -6,6 +6,7 @@ import type { Bus } from '../bus/index.ts';
 import { llmWorker } from '../workers/llm/llm-worker.ts';
 import { sttWorker } from '../workers/stt/stt-worker.ts';
 import { ttsWorker } from '../workers/tts/tts-worker.ts';
+import { answerVoiceListings } from '../workers/tts/voice-listing.ts';
 import { startWorker, type WorkerHandle } from '../workers/worker-host.ts';
 import type { EngineConfig } from './engine-config.ts';
 import { llmProviders, sttProviders, ttsProviders } from './provider-factory.ts';
@@ -28,7 +29,9 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
   const { providers, defaultName } = ttsProviders(config);
   if (providers.length === 0) return idle('tts-worker', log, `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng, or set PARLEY_TTS=openai or elevenlabs`);
   if (defaultName !== config.ttsProvider) log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
-  return handle('tts-worker', startWorker(bus, ttsWorker(providers, defaultName), log), log);
+  const worker = startWorker(bus, ttsWorker(providers, defaultName), log);
+  const voices = answerVoiceListings(bus, { workerId: worker.workerId, providers, defaultProvider: defaultName, log });
+  return handle('tts-worker', worker, log, () => voices.stop());
 }
 
 /** Without a configured LLM the role runs no worker: sessions then know there is no language model. */
@@ -44,7 +47,15 @@ function idle(role: string, log: RoleLog, why: string): WorkerRoleHandle {
   return { role, worker: undefined, close: async () => {} };
 }
 
-function handle(role: string, worker: WorkerHandle, log: RoleLog): WorkerRoleHandle {
+/** @param stopAlso what the role runs beside its worker (the TTS voice listing), stopped before it */
+function handle(role: string, worker: WorkerHandle, log: RoleLog, stopAlso?: () => Promise<void>): WorkerRoleHandle {
   log('worker started', { role, workerId: worker.workerId });
-  return { role, worker, close: () => worker.stop() };
+  return {
+    role,
+    worker,
+    async close() {
+      await stopAlso?.();
+      await worker.stop();
+    },
+  };
 }

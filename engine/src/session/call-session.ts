@@ -8,7 +8,7 @@
  * turn's LLM and TTS requests are cancelled, and the conversation keeps only what the caller heard.
  */
 import type { PacingClock } from '../audio/pacing-clock.ts';
-import { fillTemplate } from '../agent/template.ts';
+import { fillTemplate } from '../protocol/template.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { WebhookTool } from '../agent/webhook-tool.ts';
 import type { Bus } from '../bus/index.ts';
@@ -20,9 +20,10 @@ import type { SttClient } from '../workers/client/stt-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
 import { emptyTurnResult, heardMessages, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
 import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
-import { EnergyVad } from './energy-vad.ts';
+import { EnergyVad, type FrameClassifier } from './energy-vad.ts';
 import { everyShared } from '../streams/shared-interval.ts';
 import { CallEvents, type TranscriptLine } from './call-events.ts';
+import { RECORDING_FORMAT, type CallRecorder } from './call-recorder.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { RecogniserFeed } from './recogniser-feed.ts';
 import { OutboundAudio } from './outbound-audio.ts';
@@ -49,6 +50,10 @@ export interface SessionDependencies {
    * when it fails or is absent the greeting is synthesised now.
    */
   greetingAudio?: Promise<Int16Array[]>;
+  /** The call's voice activity detector (the engine role's choice: Silero behind the gate); default the gate alone. */
+  voiceActivity?: FrameClassifier;
+  /** Where the call is recorded; `path` is what the `recording` event names (relative to the recordings store). */
+  recording?: { recorder: CallRecorder; path: string };
   log?: (event: string, detail?: object) => void;
 }
 
@@ -89,7 +94,7 @@ export class CallSession {
   readonly #abort = new AbortController();
   readonly #outbound: OutboundAudio;
   readonly #player: SpeechPlayer;
-  readonly #vad = new EnergyVad();
+  readonly #vad: FrameClassifier;
   readonly #turns: TurnDetector;
   readonly #latency = new LatencyTracker();
   readonly #conversation: ChatMessage[];
@@ -119,6 +124,7 @@ export class CallSession {
   constructor(spec: CallSpec, deps: SessionDependencies) {
     this.#spec = spec;
     this.#deps = deps;
+    this.#vad = deps.voiceActivity ?? new EnergyVad();
     this.#turns = new TurnDetector(spec.agent.turn ?? {});
     this.#events = new CallEvents(deps.bus, spec.callId);
     this.#recogniser = new RecogniserFeed(deps.stt);
@@ -127,7 +133,7 @@ export class CallSession {
     this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
     this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
     this.#outbound = new OutboundAudio(deps.transport, {
-      frameSent: (tag) => this.#frameSent(tag),
+      frameSent: (tag, samples) => this.#frameSent(tag, samples),
       markReached: (name) => this.#player.markReached(name),
       drained: () => this.#drained(),
     });
@@ -159,6 +165,8 @@ export class CallSession {
   async run(): Promise<CallSummary> {
     this.#setState('connecting');
     this.#deps.clock.attach(this.#outbound);
+    // Attached after the outbound audio: each tick, the agent's frame has gone out before the recorder writes it.
+    if (this.#deps.recording) this.#deps.clock.attach(this.#deps.recording.recorder);
     this.#stopLimitChecks = everyShared(LIMIT_CHECK_INTERVAL_MS, () => this.#checkLimits());
     void this.#readTransport();
     void this.#readTranscripts();
@@ -187,11 +195,7 @@ export class CallSession {
   /** Says `text` now, as the agent (a control message from the control plane). */
   async say(text: string): Promise<void> {
     if (this.#ending) return;
-    const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text };
-    this.#reply = reply;
-    await this.#player.say(text, `say${this.#turnCount}-${performance.now()}`, reply.abort.signal);
-    reply.queued = true;
-    this.#addAssistant(text, false);
+    await this.#speakLine(text, `say${this.#turnCount}-${performance.now()}`);
   }
 
   /** Adds context the model should know from now on (e.g. a supervisor's note), without saying anything. */
@@ -235,17 +239,19 @@ export class CallSession {
         this.#userText += `${this.#userText ? ' ' : ''}[The caller pressed ${event.digit}]`;
         return this.#userTurnEnded(undefined);
       case 'mark':
-        return; // marks of the far end's playback; ours are reported by the outbound queue
+        return this.#player.markPlayed(event.name);
       case 'answered_by':
         if (event.who === 'machine') void this.#voicemail();
         return;
       case 'hangup':
-        void this.end('caller_hangup', 'completed', false);
+        void this.end(event.dropped ? 'media_dropped' : 'caller_hangup', 'completed', false);
     }
   }
 
   #onAudio(samples: Int16Array): void {
-    if (this.#state === 'ending' || this.#state === 'ended') return;
+    if (this.#state === 'ended') return;
+    this.#deps.recording?.recorder.caller(samples);
+    if (this.#state === 'ending') return;
     const { speech } = this.#vad.classify(samples);
     this.#recogniser.frame(samples, speech);
     const agentSpeaking = this.#agentSpeaking();
@@ -326,9 +332,7 @@ export class CallSession {
     if (!this.#deps.llm) {
       if (this.#told) return;
       this.#told = true;
-      this.#reply = { turn, abort: new AbortController(), text: NO_LLM_MESSAGE };
-      await this.#player.say(NO_LLM_MESSAGE, `t${turn}`, this.#reply.abort.signal);
-      this.#addAssistant(NO_LLM_MESSAGE, false);
+      await this.#speakLine(NO_LLM_MESSAGE, `t${turn}`, turn);
       await this.end('no_language_model', 'failed', false);
       return;
     }
@@ -368,13 +372,27 @@ export class CallSession {
   async #speakLines(lines: readonly string[]): Promise<void> {
     for (const text of lines) {
       if (this.#ending && this.#state !== 'ending') return;
-      const filled = fillTemplate(text, this.#spec.variables);
-      const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: filled };
-      this.#reply = reply;
-      await this.#player.say(filled, `flow${this.#turnCount}-${performance.now()}`, reply.abort.signal);
-      reply.queued = true;
-      if (!reply.abort.signal.aborted) this.#addAssistant(filled, false);
+      await this.#speakLine(fillTemplate(text, this.#spec.variables), `flow${this.#turnCount}-${performance.now()}`);
     }
+  }
+
+  /**
+   * Says one fixed line as the agent's reply in progress (so the caller can barge in on it), and adds it to the
+   * conversation unless it was interrupted (the interruption adds what was heard).
+   */
+  async #speakLine(text: string, tag: string, turn = this.#turnCount): Promise<void> {
+    const reply: ReplyInProgress = { turn, abort: new AbortController(), text };
+    this.#reply = reply;
+    await this.#player.say(text, tag, reply.abort.signal);
+    reply.queued = true;
+    if (!reply.abort.signal.aborted) this.#addAssistant(text, false);
+  }
+
+  /** Says a last line (voicemail, closing) that nothing interrupts, and waits until it has played. */
+  async #sayLastLine(text: string, tag: string): Promise<void> {
+    await this.#player.say(text, tag, this.#abort.signal).catch(() => {});
+    this.#addAssistant(text, false);
+    await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
   }
 
   async #runFlowTool(tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: string }> {
@@ -417,7 +435,8 @@ export class CallSession {
     return this.#outbound.queuedFrames > 0 || (reply !== undefined && !reply.abort.signal.aborted && !reply.queued);
   }
 
-  #frameSent(tag: string): void {
+  #frameSent(tag: string, samples: Int16Array): void {
+    this.#deps.recording?.recorder.agent(samples);
     this.#player.frameSent(tag);
     const at = performance.now();
     if (tag === 'greeting') this.#latency.greetingPlayed(at);
@@ -457,11 +476,7 @@ export class CallSession {
     this.#outbound.clear();
     const message = this.#spec.agent.voicemailMessage ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables) : '';
     this.#ending = (async () => {
-      if (message) {
-        await this.#player.say(message, 'voicemail', this.#abort.signal).catch(() => {});
-        this.#addAssistant(message, false);
-        await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
-      }
+      if (message) await this.#sayLastLine(message, 'voicemail');
       return this.#hangUp('voicemail', 'voicemail');
     })();
     await this.#ending;
@@ -473,9 +488,7 @@ export class CallSession {
     this.#setState('ending');
     if (closing) {
       this.#outbound.clear();
-      await this.#player.say(closing, 'closing', this.#abort.signal).catch(() => {});
-      this.#addAssistant(closing, false);
-      await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+      await this.#sayLastLine(closing, 'closing');
     }
     return this.#hangUp(reason, outcome);
   }
@@ -486,6 +499,7 @@ export class CallSession {
     this.#stopLimitChecks?.();
     this.#deps.clock.detach(this.#outbound);
     this.#outbound.close();
+    this.#vad.close?.();
     this.#deps.transport.hangup(reason);
     this.#deps.stt.close();
     this.#deps.tts.close();
@@ -494,8 +508,19 @@ export class CallSession {
     this.#setState('ended');
     this.#events.publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
     const summary = { reason, outcome, durationMs, transcript: this.#events.transcript };
+    this.#finishRecording();
     this.#resolveEnded(summary);
     return summary;
+  }
+
+  /** Closes the recording file and says where it is; a recording that cannot be finished is logged, not fatal. */
+  #finishRecording(): void {
+    const recording = this.#deps.recording;
+    if (!recording) return;
+    recording.recorder.close().then(
+      (durationMs) => this.#events.publish({ type: 'recording', path: recording.path, format: RECORDING_FORMAT, durationMs }),
+      (error: unknown) => this.#log('recording failed', { error: String(error) }),
+    );
   }
 
   #fail(error: unknown): void {

@@ -22,7 +22,14 @@ export interface VadDecision {
   speech: boolean;
 }
 
-export class EnergyVad {
+/** Voice activity per frame of 16 kHz PCM16, answered at once (a frame is never held back for a decision). */
+export interface FrameClassifier {
+  classify(samples: Int16Array): VadDecision;
+  /** Releases what the classifier holds (a model stream); idempotent. */
+  close?(): void;
+}
+
+export class EnergyVad implements FrameClassifier {
   readonly #recent = new Float64Array(FLOOR_WINDOW_FRAMES).fill(INITIAL_FLOOR_DBFS);
   #next = 0;
   #floorDb = INITIAL_FLOOR_DBFS;

@@ -5,7 +5,7 @@
  */
 import { FlowExecutor, type FlowActions, type FlowEnd, type FlowLanguageModel } from '../agent/flow/index.ts';
 import type { FlowDefinition } from '../protocol/index.ts';
-import type { Variables } from '../agent/template.ts';
+import type { Variables } from '../protocol/template.ts';
 
 /** What the flow needs of the call. */
 export interface FlowHost {

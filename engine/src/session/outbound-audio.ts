@@ -14,9 +14,9 @@ interface TaggedFrame {
 }
 
 export interface OutboundEvents {
-  /** A frame tagged `tag` went out (counts how much of each clause was played). */
-  frameSent(tag: string): void;
-  /** Everything before the mark went out. */
+  /** A frame tagged `tag` went out (counts how much of each clause was played; the recorder keeps it). */
+  frameSent(tag: string, samples: Int16Array): void;
+  /** Everything before the mark went out: the transport has the mark too, and reports when the far end played it. */
   markReached(name: string): void;
   /** The queue ran empty. */
   drained(): void;
@@ -36,10 +36,13 @@ export class OutboundAudio implements ClockOutput {
       send: (frame) => {
         this.#sentSinceDrained = true;
         transport.send(frame.samples);
-        events.frameSent(frame.tag);
+        events.frameSent(frame.tag, frame.samples);
       },
       onMark: (name, outcome) => {
-        if (outcome === 'played') events.markReached(name);
+        if (outcome !== 'played') return;
+        // Behind the clause's last frame: a far end that buffers echoes it once the clause has really played.
+        transport.mark(name);
+        events.markReached(name);
       },
       // A reply's first frame leaves as soon as it exists when the line was quiet, not at the next tick.
       startImmediately: true,

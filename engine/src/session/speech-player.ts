@@ -15,6 +15,8 @@ export class SpeechPlayer {
   readonly #played = new Map<string, number>();
   readonly #lines = new Map<string, ClauseAudio>();
   readonly #drainWaiters: (() => void)[] = [];
+  /** Lines all sent to the transport whose mark the far end has not echoed yet: their end may not have played. */
+  readonly #unconfirmed = new Set<string>();
 
   constructor(outbound: OutboundAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
     this.#outbound = outbound;
@@ -59,16 +61,27 @@ export class SpeechPlayer {
     return [...this.#lines.values()].filter((line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`);
   }
 
+  /**
+   * Frames of `tag` the caller heard: those sent to the transport, less the last one while the far end has not
+   * echoed the line's mark (a carrier that buffers may still hold it), so a line counts whole only once confirmed.
+   */
   playedFrames(tag: string): number {
-    return this.#played.get(tag) ?? 0;
+    const sent = this.#played.get(tag) ?? 0;
+    return this.#unconfirmed.has(tag) ? Math.max(0, sent - 1) : sent;
   }
 
   frameSent(tag: string): void {
     this.#played.set(tag, (this.#played.get(tag) ?? 0) + 1);
   }
 
-  markReached(_name: string): void {
-    // Marks confirm whole clauses; frame counts already tell how much of each was played.
+  /** All of the line went to the transport, its mark behind it. */
+  markReached(name: string): void {
+    this.#unconfirmed.add(name);
+  }
+
+  /** The far end echoed the line's mark: it played all of it. */
+  markPlayed(name: string): void {
+    this.#unconfirmed.delete(name);
   }
 
   drained(): void {

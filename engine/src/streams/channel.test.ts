@@ -64,4 +64,47 @@ describe('Channel', () => {
     for await (const n of channel) if (n === 1) break;
     expect(channel.ended).toBe(true);
   });
+
+  it('under drop-oldest with an evictable rule, drops the oldest evictable item and keeps the others past capacity', async () => {
+    const channel = new Channel<{ final: boolean; n: number }>(2, 'drop-oldest', { evictable: (item) => !item.final });
+    channel.push({ final: false, n: 1 });
+    channel.push({ final: true, n: 2 });
+    channel.push({ final: true, n: 3 });
+    channel.push({ final: true, n: 4 });
+    expect(channel.dropped).toBe(1);
+    channel.end();
+    expect(await drain(channel)).toEqual([2, 3, 4].map((n) => ({ final: true, n })));
+  });
+
+  it('drops everything on discard and ends a waiting reader', async () => {
+    const channel = new Channel<number>(4, 'fail');
+    const reading = drain(channel);
+    await Promise.resolve();
+    channel.discard();
+    channel.push(9);
+    expect(await reading).toEqual([]);
+    const buffered = new Channel<number>(4, 'fail');
+    buffered.push(1);
+    buffered.discard();
+    expect(await drain(buffered)).toEqual([]);
+  });
+
+  it('tells the producer once when the reader leaves early, and not when it read to the end', async () => {
+    let returned = 0;
+    const channel = new Channel<number>(4, 'fail', { onReturn: () => (returned += 1) });
+    channel.push(1);
+    channel.push(2);
+    for await (const item of channel) {
+      expect(item).toBe(1);
+      break;
+    }
+    expect(returned).toBe(1);
+    expect(channel.ended).toBe(true);
+    expect(await drain(channel)).toEqual([]);
+    const finished = new Channel<number>(4, 'fail', { onReturn: () => (returned += 1) });
+    finished.push(1);
+    finished.end();
+    await drain(finished);
+    expect(returned).toBe(1);
+  });
 });

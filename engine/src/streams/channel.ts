@@ -12,9 +12,21 @@ export class ChannelOverflowError extends Error {
   readonly code = 'channel_overflow';
 }
 
+export interface ChannelOptions<T> {
+  /**
+   * Under drop-oldest, which items may be dropped (the oldest such first); the others are kept even past the
+   * capacity, so the producer must make them rare (one final transcript per utterance among many partials).
+   * Default: every item.
+   */
+  evictable?: (item: T) => boolean;
+  /** Called once when the reader stops before the end (`break` out of `for await`): stop producing. */
+  onReturn?: () => void;
+}
+
 export class Channel<T> implements AsyncIterable<T> {
   readonly #capacity: number;
   readonly #overflow: OverflowRule;
+  readonly #options: ChannelOptions<T>;
   readonly #items: T[] = [];
   #waiter: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
   #ended = false;
@@ -25,10 +37,11 @@ export class Channel<T> implements AsyncIterable<T> {
    * @param capacity items held before the overflow rule applies
    * @param overflow what a push into a full channel does
    */
-  constructor(capacity: number, overflow: OverflowRule) {
+  constructor(capacity: number, overflow: OverflowRule, options: ChannelOptions<T> = {}) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError('channel capacity must be a positive integer');
     this.#capacity = capacity;
     this.#overflow = overflow;
+    this.#options = options;
   }
 
   /** Items dropped under the drop-oldest rule. */
@@ -54,8 +67,12 @@ export class Channel<T> implements AsyncIterable<T> {
         this.fail(new ChannelOverflowError(`channel full (${this.#capacity} items)`));
         return;
       }
-      this.#items.shift();
-      this.#dropped += 1;
+      const evictable = this.#options.evictable;
+      const index = evictable ? this.#items.findIndex(evictable) : 0;
+      if (index >= 0) {
+        this.#items.splice(index, 1);
+        this.#dropped += 1;
+      }
     }
     this.#items.push(item);
   }
@@ -88,6 +105,16 @@ export class Channel<T> implements AsyncIterable<T> {
     this.#items.length = 0;
   }
 
+  /** Ends at once, dropping whatever is buffered (the reader aborted and wants nothing more). */
+  discard(): void {
+    this.#items.length = 0;
+    this.#error = undefined;
+    this.#ended = true;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve({ value: undefined, done: true });
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
@@ -98,8 +125,9 @@ export class Channel<T> implements AsyncIterable<T> {
         });
       },
       return: () => {
-        this.#ended = true;
-        this.#items.length = 0;
+        const early = !this.#ended;
+        this.discard();
+        if (early) this.#options.onReturn?.();
         return Promise.resolve({ value: undefined, done: true });
       },
     };

@@ -1,8 +1,9 @@
 /** The providers a worker can serve, by name, and which one a stream gets when it names none. */
+import { isErrorCode, type ErrorCode } from '../protocol/error-codes.ts';
 
 export class UnknownProviderError extends Error {
   override name = 'UnknownProviderError';
-  readonly code = 'unknown_provider';
+  readonly code: ErrorCode = 'unknown_provider';
 }
 
 export interface ProviderRegistry<P extends { readonly name: string }> {
@@ -27,11 +28,14 @@ export function providerRegistry<P extends { readonly name: string }>(providers:
   };
 }
 
-/** The `code` and `retryable` of an error for the wire, without classifying by message text. */
-export function wireError(error: unknown): { code: string; message: string; retryable: boolean } {
+/**
+ * The `code` and `retryable` of an error for the wire, without classifying by message text. A code outside the
+ * engine's registry (a library's own, such as ECONNRESET) goes out as provider_failed, its text in the message.
+ */
+export function wireError(error: unknown): { code: ErrorCode; message: string; retryable: boolean } {
   const e = error as { code?: unknown; retryable?: unknown; message?: unknown };
   return {
-    code: typeof e.code === 'string' ? e.code : 'provider_failed',
+    code: typeof e.code === 'string' && isErrorCode(e.code) ? e.code : 'provider_failed',
     message: typeof e.message === 'string' ? e.message : String(error),
     retryable: typeof e.retryable === 'boolean' ? e.retryable : true,
   };

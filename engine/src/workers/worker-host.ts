@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
+import { isErrorCode } from '../protocol/error-codes.ts';
 import {
   codecs,
   queues,
@@ -100,7 +101,8 @@ export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: (even
     try {
       handler = kindHandler.open(request, context);
     } catch (error) {
-      const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'open_failed';
+      const raw = (error as { code?: unknown }).code;
+      const code = typeof raw === 'string' && isErrorCode(raw) ? raw : 'open_failed';
       message.respond(codecs.openReply.encode({ ok: false, code, message: (error as Error).message, retryable: false }));
       return;
     }

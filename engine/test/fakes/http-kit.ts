@@ -96,8 +96,13 @@ export async function writePaced(
 /** Resolves when the exchange is over: whether the client left before the body was complete. */
 export function whenClientCloses(req: IncomingMessage, res: ServerResponse): Promise<StreamOutcome> {
   return new Promise((resolve) => {
-    res.once('close', () => resolve({ clientClosedEarly: !res.writableFinished }));
-    req.socket.once('close', () => resolve({ clientClosedEarly: !res.writableFinished }));
+    const settle = () => resolve({ clientClosedEarly: !res.writableFinished });
+    // A kept-alive socket carries many exchanges: its listener goes when this exchange ends, or they pile up.
+    res.once('close', () => {
+      req.socket.off('close', settle);
+      settle();
+    });
+    req.socket.once('close', settle);
   });
 }
 

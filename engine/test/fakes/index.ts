@@ -9,3 +9,4 @@ export { speechMs, type SpeechScript, type TranscriptionScript } from './fake-op
 export type { ChatScript, ScriptedToolCall } from './fake-openai-chat.ts';
 export { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './fake-openai-server.ts';
 export { parseWav, rms, silence, tone, VOICED_RMS, type ParsedWav } from './pcm-audio.ts';
+export * from './carrier-sim/index.ts';

@@ -11,6 +11,7 @@ import type { LlmProvider } from '../../src/providers/llm-provider.ts';
 import type { SttProvider } from '../../src/providers/stt-provider.ts';
 import type { TtsProvider } from '../../src/providers/tts-provider.ts';
 import { CallSession, type CallSummary } from '../../src/session/call-session.ts';
+import type { FrameClassifier } from '../../src/session/energy-vad.ts';
 import { memoryTransport, type MemoryCaller } from '../../src/transports/memory/memory-transport.ts';
 import { LlmClient } from '../../src/workers/client/llm-client.ts';
 import { SttClient } from '../../src/workers/client/stt-client.ts';
@@ -59,6 +60,8 @@ export interface RunningCall {
   speak(ms: number): Promise<void>;
   /** The caller is silent for `ms`, in real time. */
   silence(ms: number): Promise<void>;
+  /** The caller sends `audio` (16 kHz PCM16), one frame every 20 ms. */
+  play(audio: Int16Array): Promise<void>;
   /** Resolves when an event matching `predicate` has been published. */
   waitFor(predicate: (event: CallEvent) => boolean, timeoutMs?: number): Promise<CallEvent>;
   close(): Promise<void>;
@@ -70,6 +73,8 @@ export interface CallOptions {
   connect?: () => Promise<Bus>;
   /** STT workers to start (each on its own bus connection), default 1. */
   sttWorkers?: number;
+  /** The call's voice activity detector; default the session's (the energy gate alone). */
+  voiceActivity?: FrameClassifier;
 }
 
 export async function startCall(spec: CallSpec, providers: { stt: SttProvider | (() => SttProvider); tts: TtsProvider; llm?: LlmProvider }, options: CallOptions = {}): Promise<RunningCall> {
@@ -96,7 +101,7 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider | 
     TtsClient.open(bus, spec.callId),
     providers.llm ? LlmClient.open(bus, spec.callId) : Promise.resolve(undefined),
   ]);
-  const session = new CallSession(spec, { bus, transport, clock, stt: sttClient, tts: ttsClient, llm: llmClient });
+  const session = new CallSession(spec, { bus, transport, clock, stt: sttClient, tts: ttsClient, llm: llmClient, voiceActivity: options.voiceActivity });
   const ended = session.run();
   const frames = async (ms: number, make: () => Int16Array) => {
     const started = performance.now();
@@ -116,6 +121,15 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider | 
     ended,
     speak: (ms) => frames(ms, () => Int16Array.from({ length: ENGINE_FRAME_SAMPLES }, () => Math.round(8000 * Math.sin(phase++ * 0.15)))),
     silence: (ms) => frames(ms, () => new Int16Array(ENGINE_FRAME_SAMPLES)),
+    play: (audio) => {
+      let offset = 0;
+      return frames((Math.ceil(audio.length / ENGINE_FRAME_SAMPLES)) * 20, () => {
+        const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
+        frame.set(audio.subarray(offset, offset + ENGINE_FRAME_SAMPLES));
+        offset += ENGINE_FRAME_SAMPLES;
+        return frame;
+      });
+    },
     waitFor(predicate, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -20,6 +20,12 @@ export const ID_FIELDS: Record<string, keyof TenantIds> = {
   voiceAgentId: 'agentId',
   key_id: 'widgetKeyId',
   token: 'invitationToken',
+  // Not an id, but a field whose value must be one of the tenant's own (a purchase or routing names its number).
+  phoneNumber: 'phoneNumber',
+  sessionId: 'callId',
+  // Room names are a call's Call ID: the tenant's own call, by path or body (analytics spells it room_name).
+  roomName: 'roomName',
+  room_name: 'roomName',
 };
 
 /** Ids of a path `:id` by the route's family (its first segment after /api/v1). */
@@ -27,6 +33,20 @@ export const ID_BY_FAMILY: Record<string, keyof TenantIds> = {
   organisations: 'organisationId',
   invitations: 'invitationId',
   agents: 'agentId',
+  numbers: 'phoneNumberId',
+};
+
+/**
+ * Body fields a route needs beyond its schema's required ones, for rules a schema cannot state (a VOICE agent
+ * needs a greeting, a PROMPT agent a task). Keyed by `METHOD url` as registered.
+ */
+export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
+  'POST /api/v1/voice/agents': { agentTask: 'Answer questions about opening hours', greetingMessage: 'Hello, how can I help?' },
+  // Every credential is required, so the owner's own connect would call the carrier's real API (this app configures
+  // no carrier fakes): a subdomain outside the allowed two is refused first (400 subdomain_not_allowed).
+  'POST /api/v1/telephony/carrier-c/connect': { subdomain: 'api.carrier.invalid' },
+  // A phone call needs the number to call (required for callType sip, which a schema cannot say).
+  'POST /api/v1/voice/session': { participantNumber: '+15555550100' },
 };
 
 export interface SynthesisedRequest {
@@ -42,7 +62,11 @@ export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedReques
   const url = route.url.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? pathId(name, route, ids)));
   const request: SynthesisedRequest = { method: route.method, url };
   if (schema.querystring) request.query = sample(schema.querystring, '', ids, route) as Record<string, string>;
-  if (schema.body && !['GET', 'DELETE'].includes(route.method)) request.payload = sample(schema.body, '', ids, route);
+  if (schema.body && !['GET', 'DELETE'].includes(route.method)) {
+    const payload = sample(schema.body, '', ids, route);
+    const extra = EXTRA_BODY_FIELDS[`${route.method} ${route.url}`];
+    request.payload = extra ? { ...(payload as Record<string, unknown>), ...extra } : payload;
+  }
   return request;
 }
 

@@ -7,7 +7,7 @@ import type { Sql } from '../../../src/db/database.ts';
 import { insertApiKey } from '../../../src/accounts/provisioning.ts';
 import { CUSTOMER_SCOPES, WIDGET_SCOPE, type Scope } from '../../../src/auth/scopes.ts';
 import { newId } from '../../../src/db/ids.ts';
-import { seedAgent, seedMember, seedOrganisation } from '../seed.ts';
+import { enableFeatures, seedAgent, seedCall, seedMember, seedOrganisation, seedPhoneNumber, seedWallet } from '../seed.ts';
 
 export interface Tenant {
   /** Identifiers by kind; the harness fills requests from these and looks for them in foreign answers. */
@@ -28,6 +28,13 @@ export interface TenantIds {
   widgetKeyId: string;
   invitationId: string;
   invitationToken: string;
+  phoneNumberId: string;
+  /** The number itself (E.164): looked for in foreign answers like the ids. */
+  phoneNumber: string;
+  /** A call record of the VOICE agent (session id), ended, with a stored detailed analysis report. */
+  callId: string;
+  /** That call's room name (its Call ID). */
+  roomName: string;
 }
 
 export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
@@ -43,6 +50,23 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
     kind: 'widget',
     agentId: chatAgentId,
   });
+  // A number of its own: a new agent of another organisation must never be given it as its caller number.
+  const phoneNumber = `+1555${Math.floor(1_000_000 + Math.random() * 8_999_999)}`;
+  const phoneNumberId = await seedPhoneNumber(sql, org.organisationId, { provider: 'carrier-a', phoneNumber });
+  // A funded wallet and self-serve telephony: the owner's own telephony requests then get past the funding and
+  // feature checks to the rules behind them (no carrier is connected, so none is ever called).
+  await seedWallet(sql, org.organisationId, { balanceMinor: 2_500 });
+  await enableFeatures(sql, org.organisationId, ['self_serve_telephony']);
+  // An ended call with a report: another organisation must neither read nor end it, nor see its report.
+  const callId = newId();
+  const roomName = `room-${callId}`;
+  await seedCall(sql, org.organisationId, agentId, {
+    id: callId, room_name: roomName, call_status: 'COMPLETED', call_outcome: 'completed', dispatched_at: new Date(),
+    ended_at: new Date(), call_duration: 30_000, overview: { score: 7, summary: ['A call'] },
+  });
+  await sql`insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, transcript_text, parsed_analysis, token_usage, model)
+            values (${newId()}, ${org.organisationId}, ${callId}, ${roomName}, 'ready', 'Agent: Hello', ${sql.json({ summary: 'A call' })},
+                    ${sql.json({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })}, 'default')`;
   const invitationId = newId();
   const invitationToken = newId() + newId() + newId().slice(0, 16);
   await sql`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
@@ -62,6 +86,10 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
       widgetKeyId: widget.id,
       invitationId,
       invitationToken,
+      phoneNumberId,
+      phoneNumber,
+      callId,
+      roomName,
     },
   };
 }

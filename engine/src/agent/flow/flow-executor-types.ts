@@ -3,7 +3,7 @@
  * language model), what it gets back (actions, the result), and the error for calls made out of turn.
  */
 import type { CapturedField } from '../../protocol/flow-definition.ts';
-import type { Variables } from '../template.ts';
+import type { Variables } from '../../protocol/template.ts';
 
 /** An intent the language model chooses among. */
 export interface FlowIntent {

@@ -16,7 +16,7 @@ import {
   CAPTURE_METHODS, DEFAULT_ASK_RETRIES, DEFAULT_MAX_DIGITS, DEFAULT_MAX_STEP_VISITS, NO_RESULT_OUTCOME, SEARCH_TOOLS,
   type CapturedField, type FlowDefinition, type FlowStep, type StepOfKind,
 } from '../../protocol/flow-definition.ts';
-import type { Variables } from '../template.ts';
+import type { Variables } from '../../protocol/template.ts';
 import {
   FlowStateError, type CallerTurn, type FlowActions, type FlowExecutorOptions, type FlowLanguageModel, type FlowResult,
 } from './flow-executor-types.ts';

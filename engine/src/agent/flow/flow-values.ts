@@ -3,7 +3,7 @@
  * where they are compared (branch value conditions), put into spoken text ({{placeholders}}) and passed to tools.
  */
 import type { BranchCondition } from '../../protocol/flow-definition.ts';
-import { fillTemplate, type Variables } from '../template.ts';
+import { fillTemplate, type Variables } from '../../protocol/template.ts';
 import { containsPhrase, normalise } from './text-match.ts';
 
 type ValueCondition = Extract<BranchCondition, { kind: 'value' }>;

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { pcm16ToBytesLE } from '../../audio/pcm16.ts';
 import { codeForStatus, ERROR_BODY_LIMIT_BYTES, parseRetryAfter } from '../cloud/error-response.ts';
-import { EventQueue } from '../cloud/event-queue.ts';
+import { Channel } from '../../streams/channel.ts';
 import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
 import { UtteranceAssembler, type DeepgramResults } from './deepgram-results.ts';
@@ -82,7 +82,7 @@ type Pending = Buffer | 'finalize';
 
 class DeepgramStream implements SttStream {
   readonly #ws: WebSocket;
-  readonly #events: EventQueue<SttEvent>;
+  readonly #events: Channel<SttEvent>;
   readonly #utterance = new UtteranceAssembler();
   readonly #signal: AbortSignal;
   readonly #keepAliveMs: number;
@@ -103,8 +103,8 @@ class DeepgramStream implements SttStream {
     this.#signal = signal;
     this.#keepAliveMs = config.keepAliveMs ?? DEEPGRAM_KEEPALIVE_MS;
     this.#closeTimeoutMs = config.closeTimeoutMs ?? DEEPGRAM_CLOSE_TIMEOUT_MS;
-    this.#events = new EventQueue<SttEvent>({
-      capacity: EVENT_QUEUE_CAPACITY,
+    // A reader that falls behind loses the oldest partials, never a final.
+    this.#events = new Channel<SttEvent>(EVENT_QUEUE_CAPACITY, 'drop-oldest', {
       evictable: (event) => event.type === 'partial',
       onReturn: () => this.#shutDown('discard'),
     });

@@ -7,7 +7,7 @@
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { encodeWav } from '../../audio/wav.ts';
 import type { ErrorMessageReader } from '../cloud/error-response.ts';
-import { EventQueue } from '../cloud/event-queue.ts';
+import { Channel } from '../../streams/channel.ts';
 import { VendorCall, type CallTimeouts } from '../cloud/vendor-call.ts';
 import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
@@ -77,7 +77,7 @@ class UtteranceStream implements SttStream {
   readonly #url: string;
   readonly #options: SttOptions;
   readonly #signal: AbortSignal;
-  readonly #events: EventQueue<SttEvent>;
+  readonly #events: Channel<SttEvent>;
   readonly #timeouts: CallTimeouts;
   /** Audio of the utterance in progress. */
   #pending: Int16Array[] = [];
@@ -95,13 +95,13 @@ class UtteranceStream implements SttStream {
     this.#signal = signal;
     const timeout = config.requestTimeoutMs ?? STT_REQUEST_TIMEOUT_MS;
     this.#timeouts = { firstOutputMs: timeout, stallMs: timeout, totalMs: timeout };
-    this.#events = new EventQueue<SttEvent>({ capacity: EVENT_QUEUE_CAPACITY });
+    this.#events = new Channel<SttEvent>(EVENT_QUEUE_CAPACITY, 'drop-oldest', { evictable: () => false });
     if (signal.aborted) this.#events.discard();
     else signal.addEventListener('abort', () => this.#events.discard(), { once: true });
   }
 
   push(samples: Int16Array): void {
-    if (this.#ended || !this.#events.open) return;
+    if (this.#ended || this.#events.ended) return;
     // Copied: the caller may reuse its frame buffer once push returns.
     this.#pending.push(samples.slice());
     this.#pendingSamples += samples.length;
@@ -109,7 +109,7 @@ class UtteranceStream implements SttStream {
   }
 
   endOfUtterance(): void {
-    if (!this.#events.open) return;
+    if (this.#events.ended) return;
     const audio = new Int16Array(this.#pendingSamples);
     let offset = 0;
     for (const part of this.#pending) {
@@ -137,7 +137,7 @@ class UtteranceStream implements SttStream {
   }
 
   async #transcribe(audio: Int16Array, startMs: number, endMs: number): Promise<void> {
-    if (!this.#events.open) return;
+    if (this.#events.ended) return;
     const call = new VendorCall(STT_NAME, this.#signal, this.#timeouts);
     try {
       const form = new FormData();

@@ -21,7 +21,7 @@ import { requireReadable, resolveExecutable } from '../local/local-process.ts';
 import { primaryLanguage } from '../local/speech-request.ts';
 import { ProviderError } from '../provider-error.ts';
 import type { SttEvent, SttOptions, SttProvider, SttStream } from '../stt-provider.ts';
-import { EventChannel } from './event-channel.ts';
+import { Channel } from '../../streams/channel.ts';
 import { POCKETSPHINX_NAME, RecognizerRun, type RecognizerConfig } from './recognizer-run.ts';
 
 /** Where Debian's pocketsphinx-en-us puts the US English model. */
@@ -86,7 +86,7 @@ interface Utterance {
 
 export class PocketsphinxStream implements SttStream {
   readonly #config: RecognizerConfig;
-  readonly #events: EventChannel<SttEvent>;
+  readonly #events: Channel<SttEvent>;
   /** In order; the first is being recognised (it has the run), the last may still be open. */
   #utterances: Utterance[] = [];
   /** Samples pushed since the stream opened: the clock of every offset. */
@@ -101,7 +101,7 @@ export class PocketsphinxStream implements SttStream {
   constructor(config: RecognizerConfig, signal: AbortSignal) {
     this.#config = config;
     this.#signal = signal;
-    this.#events = new EventChannel(MAX_UNREAD_EVENTS, () => this.#close());
+    this.#events = new Channel<SttEvent>(MAX_UNREAD_EVENTS, 'drop-oldest', { onReturn: () => this.#close() });
     if (signal.aborted) this.#close();
     else signal.addEventListener('abort', this.#onAbort, { once: true });
   }
@@ -206,7 +206,7 @@ export class PocketsphinxStream implements SttStream {
   #close(): void {
     if (this.#closed) return;
     this.#stop();
-    this.#events.close();
+    this.#events.discard();
   }
 
   #stop(): void {

@@ -60,7 +60,7 @@ export class LlmClient {
 
   close(): void {
     this.#stream.close(codecs.llmIn.encode({ type: 'end' }));
-    this.#failAll(new WorkerStreamError('closed', 'LLM stream closed', false));
+    this.#failAll(new WorkerStreamError('closed', 'LLM stream closed'));
   }
 
   #receive(payload: Uint8Array): void {
@@ -82,7 +82,7 @@ export class LlmClient {
         this.#turns.delete(message.requestId);
         break;
       case 'error':
-        turn.channel.fail(new WorkerStreamError(message.code, message.message, message.retryable));
+        turn.channel.fail(WorkerStreamError.fromWire(message));
         this.#turns.delete(message.requestId);
         break;
     }
@@ -91,7 +91,7 @@ export class LlmClient {
   #resend(): void {
     for (const [requestId, turn] of this.#turns) {
       if (turn.started) {
-        turn.channel.fail(new WorkerStreamError('worker_lost', 'the LLM worker died mid-reply', true));
+        turn.channel.fail(new WorkerStreamError('worker_lost', 'the LLM worker died mid-reply'));
         this.#turns.delete(requestId);
       } else {
         this.#stream.send(codecs.llmIn.encode({ type: 'turn', requestId, request: turn.request as never }));

@@ -73,7 +73,7 @@ export class SttClient {
         this.events.push(message);
         break;
       case 'error':
-        this.events.fail(new WorkerStreamError(message.code, message.message, message.retryable));
+        this.events.fail(WorkerStreamError.fromWire(message));
         break;
       case 'ended':
         this.events.end();

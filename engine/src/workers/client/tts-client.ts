@@ -66,7 +66,7 @@ export class TtsClient {
 
   close(): void {
     this.#stream.close(codecs.ttsIn.encode({ type: 'end' }));
-    this.#failAll(new WorkerStreamError('closed', 'TTS stream closed', false));
+    this.#failAll(new WorkerStreamError('closed', 'TTS stream closed'));
   }
 
   #sendSay(requestId: number, text: string, options: SayOptions): void {
@@ -88,13 +88,13 @@ export class TtsClient {
     if (!pending) return;
     this.#pending.delete(message.requestId);
     if (message.type === 'done') pending.channel.end();
-    else pending.channel.fail(new WorkerStreamError(message.code, message.message, message.retryable));
+    else pending.channel.fail(WorkerStreamError.fromWire(message));
   }
 
   #resend(): void {
     for (const [requestId, pending] of this.#pending) {
       if (pending.started) {
-        pending.channel.fail(new WorkerStreamError('worker_lost', 'the TTS worker died mid-clause', true));
+        pending.channel.fail(new WorkerStreamError('worker_lost', 'the TTS worker died mid-clause'));
         this.#pending.delete(requestId);
       } else {
         this.#sendSay(requestId, pending.text, pending.options);

@@ -14,6 +14,7 @@ import {
   type WorkerKind,
 } from '../../protocol/index.ts';
 import { everyShared } from '../../streams/shared-interval.ts';
+import { ERROR_CODES, knownErrorCode, type ErrorCode } from '../../protocol/error-codes.ts';
 import { kindSubjects } from '../worker-host.ts';
 
 /** How long one open request waits for a worker's answer, in ms. */
@@ -27,12 +28,18 @@ const LIVENESS_CHECK_INTERVAL_MS = 500;
 
 export class WorkerStreamError extends Error {
   override name = 'WorkerStreamError';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
-  constructor(code: string, message: string, retryable: boolean, options?: { cause?: unknown }) {
-    super(message, options);
+  /** @param options.retryable as a worker said on the wire; the registry's value for the code otherwise */
+  constructor(code: ErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
     this.code = code;
-    this.retryable = retryable;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
+  }
+
+  /** A failure a worker reported on the wire. */
+  static fromWire(failure: { code: string; message: string; retryable: boolean }): WorkerStreamError {
+    return new WorkerStreamError(knownErrorCode(failure.code), failure.message, { retryable: failure.retryable });
   }
 }
 
@@ -103,7 +110,7 @@ export class WorkerStream {
       try {
         const reply = codecs.openReply.decode((await this.#bus.request(subjects.workerOpen(this.#kind),
           codecs.openRequest.encode(this.#request), { timeoutMs: OPEN_TIMEOUT_MS })).data);
-        if (!reply.ok) throw new WorkerStreamError(reply.code, reply.message, reply.retryable);
+        if (!reply.ok) throw WorkerStreamError.fromWire(reply);
         this.#attach(reply.streamId, reply.workerId);
         return;
       } catch (error) {
@@ -113,7 +120,7 @@ export class WorkerStream {
         await new Promise((resolve) => setTimeout(resolve, OPEN_RETRY_DELAY_MS));
       }
     }
-    throw new WorkerStreamError('no_worker', `no ${this.#kind} worker answered within ${OPEN_DEADLINE_MS} ms`, true, { cause: lastError });
+    throw new WorkerStreamError('no_worker', `no ${this.#kind} worker answered within ${OPEN_DEADLINE_MS} ms`, { cause: lastError });
   }
 
   #attach(streamId: string, workerId: string): void {
@@ -155,7 +162,7 @@ export class WorkerStream {
     } catch (error) {
       this.#reopening = false;
       this.close();
-      this.#events.failed(error instanceof WorkerStreamError ? error : new WorkerStreamError('no_worker', String(error), true, { cause: error }));
+      this.#events.failed(error instanceof WorkerStreamError ? error : new WorkerStreamError('no_worker', String(error), { cause: error }));
     }
   }
 }

@@ -1,0 +1,44 @@
+/**
+ * Route schema of POST /voice/session (spec document 2, "Calls: placing and call records"). Fields the spec lists as
+ * ignored (orgId, roomName) are accepted and ignored; rules a schema cannot state (participantNumber required for
+ * sip, callTime in the future) are checked by the placement (calls/placement.ts).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, Id, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
+import { FunctionToolsInput } from '../agents/field-schemas.ts';
+
+const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+
+export const PlaceCallBody = Type.Object({
+  agentId: Id('A VOICE agent of the organisation'),
+  participantName: Type.String({ minLength: 1, maxLength: 255 }),
+  callType: StringEnum(['sip', 'web', 'websocket'] as const, { description: 'sip places a phone call over the calling number\'s carrier (carrier-b so far); web and websocket are not supported yet (400)' }),
+  participantNumber: Type.Optional(Type.String({ maxLength: 16, description: 'E.164; required when callType is sip' })),
+  useCase: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Stored on the call: the results' use case `use:<name>`" })),
+  customVariables: Type.Optional(JsonObject('Filled into {{placeholders}}; `campaignId` inside links the call to a campaign')),
+  orgId: Type.Optional(Type.String({ description: 'Ignored: the organisation is the agent\'s' })),
+  roomName: Type.Optional(Type.String({ description: 'Ignored: the room name is generated' })),
+  callingNumber: Type.Optional(Type.String({ maxLength: 16, description: 'One of the organisation\'s active numbers; default the agent\'s callingNumber' })),
+  callTime: Type.Optional(Type.String({ format: 'date-time', description: 'Future UTC ISO 8601: the call is recorded SCHEDULED and not placed now' })),
+  master_settings: Type.Optional(JsonObject('Per-call runtime settings: maxDurationSeconds, inactivitySeconds; stored in metaData.masterSettings')),
+  functionTools: Type.Optional(FunctionToolsInput),
+});
+export type PlaceCallBody = Static<typeof PlaceCallBody>;
+
+const PlacedCall = Type.Object({
+  success: Type.Boolean(),
+  roomName: Type.String({ description: 'The Call ID' }),
+  sessionId: Type.String({ description: 'The call record id' }),
+  callType: Type.String(),
+  status: Type.String({ description: 'initiated: an engine accepted the call and the carrier is placing it; scheduled: recorded for callTime' }),
+});
+
+export const placeCall = {
+  tags: ['calls'],
+  summary: 'Place a phone call with an agent',
+  description: 'Checks the agent (active, VOICE), the wallet (402) and the 5-second duplicate window (409), records the call, hands it to an '
+    + 'engine (503 when none answers) and asks the carrier to place it (502 when it refuses; the record is then FAILED). '
+    + 'A future callTime only records the call (SCHEDULED).',
+  body: PlaceCallBody,
+  response: { 201: Envelope(PlacedCall), ...authErrors, ...errors(402, 404, 409, 502, 503) },
+};

@@ -1,0 +1,231 @@
+/**
+ * Phone numbers (spec document 1, Phone number): the SQL every carrier shares, and the record the API returns
+ * with `agent`, `assignedAgents` (the agent answering on the number) and `outboundAgents` (agents dialling out
+ * with it as their caller number) computed from the agents table on every read.
+ */
+import type { Queryable, Sql } from '../db/database.ts';
+import { newId } from '../db/ids.ts';
+import type { Carrier, RemoteNumber } from '../integrations/carriers/carrier.ts';
+
+export const ROUTING_STATUSES = ['ASSIGNED', 'PURCHASED', 'READY', 'NEEDS_SETUP'] as const;
+export type RoutingStatus = (typeof ROUTING_STATUSES)[number];
+/** A routing status a number has while no agent answers on it. */
+export type UnassignedStatus = Exclude<RoutingStatus, 'ASSIGNED'>;
+
+export interface AgentRef {
+  id: string;
+  name: string;
+}
+
+export interface PhoneNumberRecord {
+  id: string;
+  organisationId: string;
+  integrationId: string | null;
+  provider: Carrier;
+  phoneNumber: string;
+  countryCode: string | null;
+  providerNumberId: string | null;
+  friendlyName: string | null;
+  status: 'ACTIVE' | 'INACTIVE';
+  routingStatus: RoutingStatus | null;
+  capabilities: { voice: boolean; sms: boolean };
+  agentId: string | null;
+  agent: AgentRef | null;
+  assignedAgents: AgentRef[];
+  outboundAgents: AgentRef[];
+  customerRatePerMin: number | null;
+  monthlyCostUsd: number | null;
+  metadata: { source: string | null; type: string | null; region: string | null; capabilities: Record<string, unknown> } & Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PhoneNumberRow {
+  id: string;
+  organisation_id: string;
+  integration_id: string | null;
+  provider: Carrier;
+  phone_number: string;
+  country_code: string | null;
+  provider_number_id: string | null;
+  friendly_name: string | null;
+  status: 'ACTIVE' | 'INACTIVE';
+  routing_status: RoutingStatus | null;
+  unassigned_routing_status: UnassignedStatus | null;
+  capabilities: { voice?: boolean; sms?: boolean };
+  agent_id: string | null;
+  metadata: Record<string, unknown>;
+  customer_rate_per_min: string | null;
+  monthly_cost_usd: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+type RecordRow = PhoneNumberRow & { agent_name: string | null; outbound_agents: AgentRef[] };
+
+const SELECT_RECORD = `
+  select p.*, a.name as agent_name,
+         coalesce((select json_agg(json_build_object('id', o.id, 'name', o.name) order by o.created_at, o.id)
+                     from agents o
+                    where o.organisation_id = p.organisation_id and o.calling_number = p.phone_number
+                      and o.deleted_at is null), '[]'::json) as outbound_agents
+    from phone_numbers p
+    left join agents a on a.id = p.agent_id and a.deleted_at is null`;
+
+/** What routingStatus reads: ASSIGNED while an agent answers; the status it returns to once none does. */
+export function routingStatusOf(row: Pick<PhoneNumberRow, 'agent_id' | 'routing_status' | 'unassigned_routing_status'>): RoutingStatus | null {
+  if (row.agent_id) return 'ASSIGNED';
+  // An agent deleted while assigned leaves agent_id null behind it (agents' own delete): the number is free again.
+  if (row.routing_status === 'ASSIGNED') return row.unassigned_routing_status ?? 'READY';
+  return row.routing_status;
+}
+
+function phoneNumberRecord(row: RecordRow): PhoneNumberRecord {
+  const agent = row.agent_id && row.agent_name !== null ? { id: row.agent_id, name: row.agent_name } : null;
+  const metadata = row.metadata ?? {};
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    integrationId: row.integration_id,
+    provider: row.provider,
+    phoneNumber: row.phone_number,
+    countryCode: row.country_code,
+    providerNumberId: row.provider_number_id,
+    friendlyName: row.friendly_name,
+    status: row.status,
+    routingStatus: routingStatusOf(row),
+    capabilities: { voice: row.capabilities?.voice === true, sms: row.capabilities?.sms === true },
+    agentId: agent?.id ?? null,
+    agent,
+    assignedAgents: agent ? [agent] : [],
+    outboundAgents: row.outbound_agents,
+    customerRatePerMin: row.customer_rate_per_min === null ? null : Number(row.customer_rate_per_min),
+    monthlyCostUsd: row.monthly_cost_usd === null ? null : Number(row.monthly_cost_usd),
+    metadata: {
+      ...metadata,
+      source: (metadata.source as string | undefined) ?? null,
+      type: (metadata.type as string | undefined) ?? null,
+      region: (metadata.region as string | undefined) ?? null,
+      capabilities: (metadata.capabilities as Record<string, unknown> | undefined) ?? {},
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The organisation's active numbers, newest first (spec: GET /telephony/numbers). */
+export async function listActiveNumbers(sql: Queryable, organisationId: string): Promise<PhoneNumberRecord[]> {
+  const rows = await sql.unsafe<RecordRow[]>(
+    `${SELECT_RECORD} where p.organisation_id = $1 and p.status = 'ACTIVE' and p.deleted_at is null
+      order by p.created_at desc, p.id desc`,
+    [organisationId],
+  );
+  return rows.map(phoneNumberRecord);
+}
+
+/** One number of the organisation as the API shows it, active or not (never a deleted one). */
+export async function readNumber(sql: Queryable, organisationId: string, id: string): Promise<PhoneNumberRecord | undefined> {
+  const [row] = await sql.unsafe<RecordRow[]>(
+    `${SELECT_RECORD} where p.id = $1 and p.organisation_id = $2 and p.deleted_at is null`,
+    [id, organisationId],
+  );
+  return row && phoneNumberRecord(row);
+}
+
+/** An active number's row; `lock` holds it until the transaction ends. */
+export async function findActiveNumber(sql: Queryable, organisationId: string, id: string, lock = false): Promise<PhoneNumberRow | undefined> {
+  const [row] = await sql.unsafe<PhoneNumberRow[]>(
+    `select * from phone_numbers where id = $1 and organisation_id = $2 and status = 'ACTIVE' and deleted_at is null${lock ? ' for update' : ''}`,
+    [id, organisationId],
+  );
+  return row;
+}
+
+/** The number's columns that describe it at the carrier, from what the carrier reports. */
+export function carrierColumns(remote: RemoteNumber, source: string): Record<string, unknown> {
+  return {
+    provider_number_id: remote.providerNumberId,
+    friendly_name: remote.friendlyName,
+    country_code: remote.countryCode,
+    capabilities: remote.capabilities,
+    metadata: { source, type: remote.type, region: remote.region, capabilities: remote.carrierCapabilities },
+  };
+}
+
+export interface SavePurchased {
+  organisationId: string;
+  provider: Carrier;
+  integrationId: string | null;
+  remote: RemoteNumber;
+  /** READY for numbers bought and routed by Parley itself (India), PURCHASED for carrier-b purchases. */
+  routingStatus: UnassignedStatus;
+  customerRatePerMin?: number | null;
+  monthlyCostUsd?: number | null;
+}
+
+/**
+ * Records a number just bought: ACTIVE, no agent, with the given routing status. A row of the same number the
+ * organisation had before (retired, or on another carrier) is taken over rather than duplicated. Returns its id.
+ */
+export async function savePurchasedNumber(sql: Queryable, input: SavePurchased): Promise<string> {
+  const columns = carrierColumns(input.remote, 'purchase');
+  const json = (value: unknown) => (sql as Sql).json(value as never);
+  const [row] = await sql<{ id: string }[]>`
+    insert into phone_numbers (id, organisation_id, integration_id, provider, phone_number, country_code, provider_number_id,
+                               friendly_name, status, routing_status, unassigned_routing_status, capabilities, metadata,
+                               customer_rate_per_min, monthly_cost_usd, last_synced_at)
+    values (${newId()}, ${input.organisationId}, ${input.integrationId}, ${input.provider}, ${input.remote.phoneNumber},
+            ${columns.country_code as string | null}, ${input.remote.providerNumberId}, ${input.remote.friendlyName}, 'ACTIVE',
+            ${input.routingStatus}, ${input.routingStatus}, ${json(columns.capabilities)}, ${json(columns.metadata)},
+            ${input.customerRatePerMin ?? null}, ${input.monthlyCostUsd ?? null}, now())
+    on conflict (organisation_id, phone_number) where deleted_at is null do update set
+      integration_id = excluded.integration_id, provider = excluded.provider, country_code = excluded.country_code,
+      provider_number_id = excluded.provider_number_id, friendly_name = excluded.friendly_name, status = 'ACTIVE',
+      routing_status = excluded.routing_status, unassigned_routing_status = excluded.unassigned_routing_status,
+      capabilities = excluded.capabilities, metadata = excluded.metadata, agent_id = null,
+      customer_rate_per_min = excluded.customer_rate_per_min, monthly_cost_usd = excluded.monthly_cost_usd,
+      last_synced_at = now(), updated_at = now()
+    returning id`;
+  return row!.id;
+}
+
+/** Points the number's inbound calls at `agentId` (ASSIGNED), remembering where it returns once unassigned. */
+export async function assignInboundAgent(sql: Queryable, id: string, agentId: string, returnsTo: UnassignedStatus): Promise<void> {
+  await sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED', unassigned_routing_status = ${returnsTo},
+    updated_at = now() where id = ${id}`;
+}
+
+/** Detaches the number from its agent; it returns to the status it had before assignment. */
+export async function unassignInboundAgent(sql: Queryable, id: string): Promise<void> {
+  await sql`update phone_numbers set agent_id = null,
+    routing_status = case when routing_status = 'ASSIGNED' then coalesce(unassigned_routing_status, 'READY') else routing_status end,
+    updated_at = now() where id = ${id}`;
+}
+
+export interface NumberInUse {
+  agentId: string;
+  agentName: string;
+  phoneNumber: string;
+  /** answers: the number routes inbound calls to the agent; dials: the agent calls out with it as caller number. */
+  use: 'answers' | 'dials';
+}
+
+/** Agents (not deleted, paused ones included) answering on or dialling out from active numbers of an integration. */
+export async function agentsUsingNumbers(sql: Queryable, integrationId: string): Promise<NumberInUse[]> {
+  const rows = await sql<{ agent_id: string; agent_name: string; phone_number: string; answers: boolean }[]>`
+    select a.id as agent_id, a.name as agent_name, p.phone_number, a.id = p.agent_id as answers
+      from phone_numbers p
+      join agents a on a.organisation_id = p.organisation_id and a.deleted_at is null
+                   and (a.id = p.agent_id or a.calling_number = p.phone_number)
+     where p.integration_id = ${integrationId} and p.status = 'ACTIVE' and p.deleted_at is null
+     order by p.phone_number, a.name, a.id`;
+  return rows.map((r) => ({ agentId: r.agent_id, agentName: r.agent_name, phoneNumber: r.phone_number, use: r.answers ? 'answers' : 'dials' }));
+}
+
+/** Deactivates every active number of an integration (an account switched away from); returns how many. */
+export async function retireNumbers(sql: Queryable, integrationId: string): Promise<number> {
+  const rows = await sql`update phone_numbers set status = 'INACTIVE', agent_id = null,
+      routing_status = case when routing_status = 'ASSIGNED' then unassigned_routing_status else routing_status end, updated_at = now()
+    where integration_id = ${integrationId} and status = 'ACTIVE' and deleted_at is null returning id`;
+  return rows.length;
+}
