@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { CallEventPersister } from '../src/calls/call-event-persister.ts';
 import { eventKey } from '../src/calls/call-event-store.ts';
+import { finishCall } from '../src/calls/call-repository.ts';
 import { newId } from '../src/db/ids.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
@@ -125,6 +126,25 @@ describe('call events from the bus', () => {
     // A state event after the end never reopens the call.
     await persisters[1]!.persist(callId, { type: 'state', state: 'listening', atMs: 62_000 });
     expect((await record(callId)).callStatus).toBe('COMPLETED');
+  });
+
+  it("never deadlocks when the engine's end and a carrier's end of the same call arrive together", async () => {
+    // Both lock the call's row and queue its analysis job (whose foreign key takes KEY SHARE on that row): the carrier's
+    // end must hold the row lock through the job's insert, or Postgres may kill one of the two as a deadlock. The window
+    // is a few milliseconds wide, so this stresses it rather than forcing it.
+    // The carrier's end starts first; the engine's follows at staggered moments, so some land inside its statements.
+    const ids = await Promise.all(Array.from({ length: 40 }, () =>
+      seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', answered_at: new Date() })));
+    const results = await Promise.allSettled(ids.flatMap((callId, i) => [
+      finishCall(t.db.sql, callId, { outcome: 'completed', reason: 'carrier_completed' }),
+      new Promise((resolve) => setTimeout(resolve, (i % 10) * 0.5)).then(() =>
+        persisters[0]!.persist(callId, { type: 'ended', reason: 'caller_hangup', outcome: 'completed', durationMs: 5_000, latency: { turns: [] } })),
+    ]));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    const jobs = await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_analysis_jobs where call_id in ${t.db.sql(ids)}`;
+    expect(jobs[0]!.n).toBe(ids.length);
+    const ended = await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_records where id in ${t.db.sql(ids)} and call_status = 'COMPLETED' and ended_at is not null`;
+    expect(ended[0]!.n).toBe(ids.length);
   });
 
   it('records a failed call as FAILED', async () => {

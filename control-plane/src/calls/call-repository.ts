@@ -158,6 +158,18 @@ export interface FinishedCall {
  * never both finish it.
  */
 export async function finishCall(sql: Queryable, callId: string, end: CallEnd): Promise<FinishedCall | undefined> {
+  // The row lock must be held until the analysis job is queued: a job's insert takes KEY SHARE on the call's row for
+  // its foreign key, and the event persister locks that row FOR UPDATE before queuing the same job — run statement by
+  // statement, the two deadlock. Given the pool, take a transaction; given one, the caller's is used.
+  if (isPool(sql)) return sql.begin((tx) => finishLockedCall(tx, callId, end)) as Promise<FinishedCall | undefined>;
+  return finishLockedCall(sql, callId, end);
+}
+
+function isPool(sql: Queryable): sql is Sql {
+  return typeof (sql as Partial<Sql>).begin === 'function';
+}
+
+async function finishLockedCall(sql: Queryable, callId: string, end: CallEnd): Promise<FinishedCall | undefined> {
   const [before] = await sql<{ call_status: CallStatus | null; ended_at: Date | null; organisation_id: string }[]>`
     select call_status, ended_at, organisation_id from call_records where id = ${callId} for update`;
   if (!before || before.ended_at) return undefined;
