@@ -36,7 +36,7 @@ import analyticsRoutes from './routes/v1/analytics/index.ts';
 import invitePageRoutes from './routes/pages/invite.ts';
 import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
 import webhookRoutes from './routes/webhooks/index.ts';
-import { CallPlacement } from './calls/placement.ts';
+import { createPhoneCalls, type PhoneCalls } from './calls/phone-calls.ts';
 
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '0.1.0';
@@ -58,6 +58,8 @@ declare module 'fastify' {
     /** Every route registered, in registration order. */
     routeCatalogue: RouteEntry[];
     organisationCache: OrganisationCache;
+    /** Placing and answering phone calls; the server's background jobs (scheduler, carrier control) use it too. */
+    phoneCalls: PhoneCalls;
   }
 }
 
@@ -123,7 +125,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
-  const placement = new CallPlacement({
+  const phoneCalls = createPhoneCalls({
     sql: deps.sql,
     bus: deps.bus,
     publicUrl: deps.config.publicUrl,
@@ -131,7 +133,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     keyRing: deps.secrets,
     log: (level, message, detail) => app.log[level](detail, message),
   });
-  await app.register(webhookRoutes, { placement });
+  app.decorate('phoneCalls', phoneCalls);
+  await app.register(webhookRoutes, { calls: phoneCalls.carrierCalls, publicUrl: deps.config.publicUrl });
   await app.register(async (v1) => {
     await v1.register(apiKeyRoutes);
     await v1.register(organisationRoutes);
@@ -141,7 +144,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await v1.register(voiceRoutes);
     await v1.register(aiEnhancementRoutes);
     await v1.register(voiceSessionRoutes, { recordingsDir: deps.recordingsDir });
-    await v1.register(voiceSessionPlacementRoutes, { placement });
+    await v1.register(voiceSessionPlacementRoutes, { placement: phoneCalls.placement });
     await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
     await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });
     await v1.register(analyticsRoutes);

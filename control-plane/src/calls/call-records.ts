@@ -28,8 +28,11 @@ export const NOT_ANSWERED_CLASSES: readonly OutcomeClass[] = ['no_answer', 'busy
 /** How a call came about: the results' `source` filter. */
 export const CALL_SOURCES = ['campaign', 'inbound', 'api', 'manual', 'widget', 'unknown'] as const;
 
-/** metaData keys that hold secrets of the call's plumbing (a one-use media stream URL), never returned. */
-const PRIVATE_META_KEYS = ['mediaStreamUrl'];
+/**
+ * metaData keys of the call's plumbing, never returned: the one-use media stream URL, and a scheduled call's own
+ * function tools (sealed secrets inside).
+ */
+const PRIVATE_META_KEYS = ['mediaStreamUrl', 'callFunctionTools'];
 
 function publicMetaData(metaData: Record<string, unknown>): Record<string, unknown> {
   if (!PRIVATE_META_KEYS.some((key) => key in metaData)) return metaData;

@@ -1,8 +1,8 @@
-/** Carriers' webhooks: public routes (no API key), each carrier checking its own request signatures. */
+/** Carriers' webhooks: public routes (no API key), each request checked against its carrier account's signature. */
 import type { FastifyInstance } from 'fastify';
-import type { CallPlacement } from '../../calls/placement.ts';
-import carrierBWebhookRoutes from './carrier-b.ts';
+import type { CarrierCalls } from '../../calls/carrier-calls.ts';
+import carrierVoiceRoutes from './carrier-voice.ts';
 
-export default async function webhookRoutes(app: FastifyInstance, options: { placement: CallPlacement }) {
-  await app.register(carrierBWebhookRoutes, options);
+export default async function webhookRoutes(app: FastifyInstance, options: { calls: CarrierCalls; publicUrl: string }) {
+  await app.register(carrierVoiceRoutes, options);
 }

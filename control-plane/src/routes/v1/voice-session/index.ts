@@ -1,6 +1,6 @@
 /**
- * POST /voice/session: places a phone call (spec document 2, "Calls: placing and call records"; DESIGN.md §3).
- * Scope calls:create; rate limited per calling host with the other call placements.
+ * POST /voice/session and POST /voice/callback: place (or schedule) a phone call (spec document 2, "Calls: placing
+ * and call records"; DESIGN.md §3). Scope calls:create; rate limited per calling host with the other call placements.
  */
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
@@ -16,6 +16,15 @@ export default async function voiceSessionPlacementRoutes(app: FastifyInstance, 
       const placed = await options.placement.placeOutbound(principalOf(request), request.body);
       const message = placed.status === 'scheduled' ? 'Call scheduled' : 'Call initiated';
       return reply.code(201).send(ok(placed, message));
+    },
+  );
+
+  app.post<{ Body: schemas.CallbackBody }>(
+    '/voice/callback',
+    { schema: schemas.placeCallback, config: { scope: 'calls:create' }, preHandler: [app.limit('callPlacement', 'ip')] },
+    async (request, reply) => {
+      const placed = await options.placement.placeCallback(principalOf(request), request.body);
+      return reply.code(201).send(ok(placed, placed.message));
     },
   );
 }
