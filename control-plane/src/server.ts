@@ -17,6 +17,8 @@ import { GreetingCache } from './greetings/greeting-cache.ts';
 import { CallAnalyst } from './calls/analysis/call-analyst.ts';
 import { CallEventPersister } from './calls/call-event-persister.ts';
 import { CallSweeper } from './calls/call-sweeper.ts';
+import { CarrierCallControl } from './calls/carrier-call-control.ts';
+import { CallScheduler } from './calls/call-scheduler.ts';
 import { PostCallAnalysisJob } from './jobs/post-call-analysis.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
@@ -55,9 +57,6 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     closers.push(() => greetings.close());
 
     // After the call (DESIGN.md §3 step 6): the engines' events persisted, lost calls finished, calls analysed.
-    const callLog = log.child({ job: 'call-events' });
-    const persister = new CallEventPersister(database.sql, (level, message, detail) => callLog[level](detail, message)).listen(bus);
-    closers.push(() => persister.close());
     const sweeperLog = log.child({ job: 'call-sweeper' });
     const sweeper = new CallSweeper(database.sql, bus, (level, message, detail) => sweeperLog[level](detail, message)).start();
     closers.push(() => sweeper.stop());
@@ -74,6 +73,20 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       recordingsDir: config.engine.recordingsDir,
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
+
+    // Phone calls (DESIGN.md §3): scheduled calls placed when due; engines' transfers and ends carried to the carriers;
+    // the engines' events persisted. The persister starts after the app, whose carrier control it tells.
+    const phoneLog = log.child({ job: 'phone-calls' });
+    const logPhone = (level: 'info' | 'warn' | 'error', message: string, detail: object) => phoneLog[level](detail, message);
+    const carrierControl = new CarrierCallControl(app.phoneCalls.carrierCalls, logPhone).listen(bus);
+    closers.push(() => carrierControl.close());
+    const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();
+    closers.push(() => scheduler.stop());
+    const callLog = log.child({ job: 'call-events' });
+    const persister = new CallEventPersister(database.sql, (level, message, detail) => callLog[level](detail, message), {
+      onApplied: carrierControl.onEventApplied,
+    }).listen(bus);
+    closers.push(() => persister.close());
     await app.listen({ port: config.port, host: config.host });
     const url = `http://127.0.0.1:${config.port}`;
 

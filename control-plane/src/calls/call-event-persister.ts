@@ -28,9 +28,15 @@ const WRITE_RETRY_DELAY_MS = 250;
 
 export type PersisterLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
 
+export interface PersisterOptions {
+  /** Told after an event was applied (not for duplicates): what must follow a call's events beyond the database. */
+  onApplied?: (callId: string, event: CallEvent) => void;
+}
+
 export class CallEventPersister {
   readonly #sql: Sql;
   readonly #log: PersisterLog;
+  readonly #onApplied: PersisterOptions['onApplied'];
   /** The tail of each call's chain of writes. */
   readonly #chains = new Map<string, Promise<void>>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -38,9 +44,10 @@ export class CallEventPersister {
   #reading: Promise<void> | undefined;
   #closed = false;
 
-  constructor(sql: Sql, log: PersisterLog = () => {}) {
+  constructor(sql: Sql, log: PersisterLog = () => {}, options: PersisterOptions = {}) {
     this.#sql = sql;
     this.#log = log;
+    this.#onApplied = options.onApplied;
   }
 
   /** Starts taking events from the bus. */
@@ -108,6 +115,7 @@ export class CallEventPersister {
       try {
         const outcome = await persistCallEvent(this.#sql, callId, event);
         if (outcome === 'unknown_call') this.#log('warn', 'call event ignored: no such call record', { callId, type: event.type });
+        if (outcome === 'applied') this.#onApplied?.(callId, event);
         return outcome;
       } catch (error) {
         if (attempt >= WRITE_ATTEMPTS || this.#closed) {

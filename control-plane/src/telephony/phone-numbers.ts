@@ -35,6 +35,9 @@ export interface PhoneNumberRecord {
   outboundAgents: AgentRef[];
   customerRatePerMin: number | null;
   monthlyCostUsd: number | null;
+  /** Where the number may call (calls/calling-scope.ts). */
+  callingScope: string;
+  allowedCountries: string[];
   metadata: { source: string | null; type: string | null; region: string | null; capabilities: Record<string, unknown> } & Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
@@ -57,6 +60,8 @@ export interface PhoneNumberRow {
   metadata: Record<string, unknown>;
   customer_rate_per_min: string | null;
   monthly_cost_usd: string | null;
+  calling_scope: string;
+  allowed_countries: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -101,6 +106,8 @@ function phoneNumberRecord(row: RecordRow): PhoneNumberRecord {
     outboundAgents: row.outbound_agents,
     customerRatePerMin: row.customer_rate_per_min === null ? null : Number(row.customer_rate_per_min),
     monthlyCostUsd: row.monthly_cost_usd === null ? null : Number(row.monthly_cost_usd),
+    callingScope: row.calling_scope,
+    allowedCountries: row.allowed_countries,
     metadata: {
       ...metadata,
       source: (metadata.source as string | undefined) ?? null,
@@ -228,4 +235,11 @@ export async function retireNumbers(sql: Queryable, integrationId: string): Prom
       routing_status = case when routing_status = 'ASSIGNED' then unassigned_routing_status else routing_status end, updated_at = now()
     where integration_id = ${integrationId} and status = 'ACTIVE' and deleted_at is null returning id`;
   return rows.length;
+}
+
+/** Changes where the number may call; the number as the API shows it, or undefined when it is not the organisation's. */
+export async function setCallingScope(sql: Queryable, organisationId: string, id: string, scope: { callingScope: string; allowedCountries: readonly string[] }): Promise<PhoneNumberRecord | undefined> {
+  const updated = await sql`update phone_numbers set calling_scope = ${scope.callingScope}, allowed_countries = ${scope.allowedCountries as string[]}, updated_at = now()
+    where id = ${id} and organisation_id = ${organisationId} and deleted_at is null returning id`;
+  return updated.length ? readNumber(sql, organisationId, id) : undefined;
 }

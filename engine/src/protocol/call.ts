@@ -165,9 +165,26 @@ export const CallEvent = Type.Union([
 ]);
 export type CallEvent = Static<typeof CallEvent>;
 
+/** A carrier call's transfer, asked of the control plane (`v1.telephony.transfer`). */
+export const CarrierTransferRequest = Type.Object({
+  callId: Type.String({ minLength: 1 }),
+  /** E.164. */
+  to: Type.String({ minLength: 1 }),
+});
+export type CarrierTransferRequest = Static<typeof CarrierTransferRequest>;
+
+export const CarrierTransferReply = Type.Object({
+  ok: Type.Boolean(),
+  /** Why not, when not. */
+  message: Type.Optional(Type.String()),
+});
+export type CarrierTransferReply = Static<typeof CarrierTransferReply>;
+
 export const callCodecs = {
   spec: messageCodec(CallSpec, 'call spec'),
   dispatchReply: messageCodec(DispatchReply, 'dispatch reply'),
   control: messageCodec(CallControl, 'call control'),
   event: messageCodec(CallEvent, 'call event'),
+  transferRequest: messageCodec(CarrierTransferRequest, 'carrier transfer request'),
+  transferReply: messageCodec(CarrierTransferReply, 'carrier transfer reply'),
 } as const;

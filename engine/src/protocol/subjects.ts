@@ -72,6 +72,12 @@ export const subjects = {
   /** Request (queue `control-plane`): an agent's cached greeting audio, or a miss (greeting-audio.ts). */
   greetingAudio: () => `${PREFIX}.greeting.audio`,
 
+  /**
+   * Request (queue `control-plane`): move a carrier call's caller to another number through the carrier's REST API
+   * (a media websocket cannot transfer by itself); answers whether the carrier took it (call.ts CarrierTransfer).
+   */
+  carrierTransfer: () => `${PREFIX}.telephony.transfer`,
+
   /** The `open` request subject of a worker kind. */
   workerOpen: (kind: WorkerKind) => `${PREFIX}.${workerKind(kind)}.open`,
 

@@ -25,6 +25,7 @@ import type { RoleLog } from './role-log.ts';
 import { loadVoiceActivity, type VoiceActivitySource } from './voice-activity.ts';
 import { cachedGreeting } from './greeting-lookup.ts';
 import { startMediaEndpoint } from './media-endpoint.ts';
+import { requestCarrierTransfer } from './carrier-transfer.ts';
 import type { MediaServer } from '../transports/media-server/media-server.ts';
 import { StreamTokens, type StreamTokenRefusal } from './stream-tokens.ts';
 
@@ -358,7 +359,12 @@ export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleL
   try {
     // Streams arriving before the role exists (none should: no token has been issued yet) are refused as unknown.
     media = config.media
-      ? await startMediaEndpoint({ claim: (token) => role ? role.claim(token) : { ok: false, reason: 'unknown' } }, { port: config.media.port, host: config.media.host, log })
+      ? await startMediaEndpoint({ claim: (token) => role ? role.claim(token) : { ok: false, reason: 'unknown' } }, {
+        port: config.media.port,
+        host: config.media.host,
+        log,
+        transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
+      })
       : undefined;
   } catch (error) {
     await voiceActivity.close();

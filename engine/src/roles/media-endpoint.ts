@@ -34,6 +34,8 @@ export interface MediaEndpointOptions {
   startTimeoutMs?: number;
   /** Heartbeat period of the media server, ms. */
   pingIntervalMs?: number;
+  /** Transfers a call through its carrier (the control plane's `v1.telephony.transfer`); none: calls cannot transfer. */
+  transfer?: (callId: string, to: string) => Promise<void>;
 }
 
 /**
@@ -65,7 +67,11 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
           return;
         }
         const { callId } = claim;
-        const transport = new CarrierTransport(socket, protocol, { startTimeoutMs: options.startTimeoutMs });
+        const transfer = options.transfer;
+        const transport = new CarrierTransport(socket, protocol, {
+          startTimeoutMs: options.startTimeoutMs,
+          transfer: transfer && ((to) => transfer(callId, to)),
+        });
         transport.started.then(
           (start) => {
             log('media stream started', { carrier: protocol.carrier, callId, streamId: start.streamId, format: start.format });

@@ -52,8 +52,11 @@ export interface SessionDependencies {
   greetingAudio?: Promise<Int16Array[]>;
   /** The call's voice activity detector (the engine role's choice: Silero behind the gate); default the gate alone. */
   voiceActivity?: FrameClassifier;
-  /** Where the call is recorded; `path` is what the `recording` event names (relative to the recordings store). */
-  recording?: { recorder: CallRecorder; path: string };
+  /**
+   * Where the call is recorded; `path` is what the `recording` event names (relative to the recordings store), unless
+   * `store` — which moves the finished file to its storage (a bucket) — resolves with another. `store` never rejects.
+   */
+  recording?: { recorder: CallRecorder; path: string; store?: () => Promise<string> };
   log?: (event: string, detail?: object) => void;
 }
 
@@ -203,10 +206,17 @@ export class CallSession {
     this.#conversation.push({ role: 'system', content: text });
   }
 
-  /** Transfers the call when the transport can; otherwise the agent stays on the line and the answer is false. */
+  /**
+   * Transfers the call when the transport can; otherwise — or when the carrier refuses — the agent stays on the line
+   * and the answer is false.
+   */
   async transfer(to: string): Promise<boolean> {
     if (!this.#deps.transport.transfer || this.#ending) return false;
-    await this.#deps.transport.transfer(to);
+    try {
+      await this.#deps.transport.transfer(to);
+    } catch {
+      return false;
+    }
     await this.end('transferred', 'transferred', false);
     return true;
   }
@@ -513,14 +523,20 @@ export class CallSession {
     return summary;
   }
 
-  /** Closes the recording file and says where it is; a recording that cannot be finished is logged, not fatal. */
+  /**
+   * Closes the recording file, stores it, and says where it is; a recording that cannot be finished is logged, not
+   * fatal.
+   */
   #finishRecording(): void {
     const recording = this.#deps.recording;
     if (!recording) return;
     recording.recorder.close().then(
-      (durationMs) => this.#events.publish({ type: 'recording', path: recording.path, format: RECORDING_FORMAT, durationMs }),
+      async (durationMs) => {
+        const path = recording.store ? await recording.store() : recording.path;
+        this.#events.publish({ type: 'recording', path, format: RECORDING_FORMAT, durationMs });
+      },
       (error: unknown) => this.#log('recording failed', { error: String(error) }),
-    );
+    ).catch((error: unknown) => this.#log('recording not announced', { error: String(error) }));
   }
 
   #fail(error: unknown): void {

@@ -61,7 +61,7 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
   const callId = newId();
   const roomName = `room-${callId}`;
   await seedCall(sql, org.organisationId, agentId, {
-    id: callId, room_name: roomName, call_status: 'COMPLETED', call_outcome: 'completed', dispatched_at: new Date(),
+    id: callId, room_name: roomName, call_status: 'COMPLETED', call_outcome: 'completed', dispatched_at: new Date(), phone_number: '+15555550123',
     ended_at: new Date(), call_duration: 30_000, overview: { score: 7, summary: ['A call'] },
   });
   await sql`insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, transcript_text, parsed_analysis, token_usage, model)

@@ -83,6 +83,11 @@ export class CarrierTransport implements MediaTransport {
   readonly started: Promise<StreamStart>;
   /** Plays DTMF to the caller; present only on carriers whose stream can (carrier-a). */
   readonly sendDigits?: (digits: string) => void;
+  /**
+   * Moves the caller to another number; present when the endpoint was given a way (the carrier's REST API, through
+   * the control plane). Rejects when the carrier did not take it.
+   */
+  readonly transfer?: (to: string) => Promise<void>;
   readonly #socket: MediaSocket;
   readonly #protocol: CarrierProtocol;
   readonly #events = new Channel<TransportEvent>(INBOUND_EVENT_CAPACITY, 'drop-oldest', { evictable: (e) => e.type === 'audio' });
@@ -103,8 +108,11 @@ export class CarrierTransport implements MediaTransport {
   #rejectStarted!: (error: Error) => void;
   readonly #startTimer: NodeJS.Timeout;
 
-  /** @param options.startTimeoutMs how long to wait for the carrier's `start`; STREAM_START_TIMEOUT_MS by default */
-  constructor(socket: MediaSocket, protocol: CarrierProtocol, options: { startTimeoutMs?: number } = {}) {
+  /**
+   * @param options.startTimeoutMs how long to wait for the carrier's `start`; STREAM_START_TIMEOUT_MS by default
+   * @param options.transfer how to transfer the call (a media stream cannot by itself)
+   */
+  constructor(socket: MediaSocket, protocol: CarrierProtocol, options: { startTimeoutMs?: number; transfer?: (to: string) => Promise<void> } = {}) {
     this.#socket = socket;
     this.#protocol = protocol;
     this.carrier = protocol.carrier;
@@ -120,6 +128,7 @@ export class CarrierTransport implements MediaTransport {
     }, options.startTimeoutMs ?? STREAM_START_TIMEOUT_MS);
     this.#startTimer.unref();
     if (protocol.encodeDigits) this.sendDigits = (digits) => this.#sendDigits(digits);
+    if (options.transfer) this.transfer = options.transfer;
     socket.listen({
       message: (data, binary) => this.#onMessage(data, binary),
       closed: (code, reason) => this.#onClosed(code, reason),

@@ -7,7 +7,8 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import { telephonyOverview } from '../../../telephony/overview.ts';
-import { listActiveNumbers } from '../../../telephony/phone-numbers.ts';
+import { listActiveNumbers, setCallingScope } from '../../../telephony/phone-numbers.ts';
+import { notFound } from '../../../errors.ts';
 import { NumberRouting } from '../../../telephony/routing.ts';
 import * as schemas from './schemas.ts';
 
@@ -45,5 +46,17 @@ export default async function numberRoutes(app: FastifyInstance, options: { tele
     '/telephony/numbers/:id/agent',
     { schema: schemas.unassignAgent, config: { scope: 'numbers:write' }, preHandler },
     async (request) => ok(await routing.unassign(principalOf(request).organisationId, request.params.id), 'Number unassigned'),
+  );
+
+  app.put<{ Params: NumberParams; Body: schemas.CallingScopeBody }>(
+    '/telephony/numbers/:id/calling-scope',
+    { schema: schemas.setCallingScope, config: { scope: 'numbers:write' }, preHandler },
+    async (request) => {
+      const { callingScope, allowedCountries } = request.body;
+      const scope = { callingScope, allowedCountries: callingScope === 'ALLOWED_COUNTRIES' ? allowedCountries ?? [] : [] };
+      const number = await setCallingScope(telephony.sql, principalOf(request).organisationId, request.params.id, scope);
+      if (!number) throw notFound('Phone number');
+      return ok(number, 'Calling scope updated');
+    },
   );
 }

@@ -3,6 +3,7 @@
  * the overview and numbers reads, and the routing routes (assign and unassign: Parley's design, the spec leaves
  * them out). Carrier routes reference the records as `PhoneNumber` and `TelephonyIntegration`.
  */
+import { CALLING_SCOPES } from '../../../calls/calling-scope.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 import { CARRIERS } from '../../../integrations/carriers/carrier.ts';
@@ -38,6 +39,8 @@ export const PhoneNumberSchema = Type.Object(
     outboundAgents: Type.Array(AgentRef, { description: 'Agents dialling out with the number as their caller number (callingNumber)' }),
     customerRatePerMin: NullableNumber,
     monthlyCostUsd: NullableNumber,
+    callingScope: StringEnum(CALLING_SCOPES, { description: 'Where the number may call: SAME_COUNTRY (default), ALLOWED_COUNTRIES (its country and allowedCountries) or ANY. A destination outside it is refused with 403' }),
+    allowedCountries: Type.Array(Type.String(), { description: 'ISO 3166 alpha-2 countries it may also call under ALLOWED_COUNTRIES' }),
     metadata: Type.Object(
       { source: NullableString, type: NullableString, region: NullableString, capabilities: JsonObject },
       { additionalProperties: true, description: 'source: import or purchase; type, region and capabilities as the carrier gives them' },
@@ -138,5 +141,26 @@ export const unassignAgent = {
     'changes nothing. 404 number not found or not active.',
   params: NumberParams,
   querystring: UnassignQuery,
+  response: { 200: Envelope(PhoneNumberRef), ...authErrors, ...errors(404) },
+};
+
+export const CallingScopeBody = Type.Object(
+  {
+    organisationId: Id('Own organisation'),
+    callingScope: StringEnum(CALLING_SCOPES),
+    allowedCountries: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2, upper case' }), { maxItems: 250, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+export type CallingScopeBody = Static<typeof CallingScopeBody>;
+
+export const setCallingScope = {
+  tags: TAGS,
+  summary: 'Set where the number may call',
+  description: 'Not in the spec: Parley\'s calling scope of a carrier number (the spec shows callingScope on SIP configurations). '
+    + 'POST /voice/session and /voice/callback refuse with 403 a destination outside it. SAME_COUNTRY is the default; '
+    + 'allowedCountries counts only with ALLOWED_COUNTRIES and is cleared otherwise. 404 when the number is not the organisation\'s.',
+  params: NumberParams,
+  body: CallingScopeBody,
   response: { 200: Envelope(PhoneNumberRef), ...authErrors, ...errors(404) },
 };
