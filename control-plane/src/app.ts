@@ -79,6 +79,8 @@ export interface AppDependencies {
   agentListeners?: AgentListeners;
   /** The engine's recordings folder, from which GET /voice-sessions/{id}/recording serves (embedded or a shared volume). */
   recordingsDir?: string;
+  /** The recordings bucket (PARLEY_RECORDINGS_BUCKET), from which it serves recordings the engines uploaded. */
+  recordingsBucket?: Config['engine']['recordingsBucket'];
   /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
   languageModel?: boolean;
 }
@@ -143,7 +145,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await v1.register(agentRoutes, { keyRing: deps.secrets, languageModel: deps.languageModel ?? true, ...deps.agentListeners });
     await v1.register(voiceRoutes);
     await v1.register(aiEnhancementRoutes);
-    await v1.register(voiceSessionRoutes, { recordingsDir: deps.recordingsDir });
+    await v1.register(voiceSessionRoutes, { recordingsDir: deps.recordingsDir, recordingsBucket: deps.recordingsBucket });
     await v1.register(voiceSessionPlacementRoutes, { placement: phoneCalls.placement });
     await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
     await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });

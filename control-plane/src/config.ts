@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
+import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
 import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './integrations/carriers/carrier.ts';
 
@@ -109,11 +110,26 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
     openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
     vad: readVadMode(env.PARLEY_VAD),
     recordingsDir: path.join(path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'), 'recordings'),
+    recordingsBucket: readBucket(env),
     vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
     // The media server carriers stream calls to. Without PARLEY_MEDIA_URL it names the port it actually bound
     // (ENGINE_PORT=0 picks a free one).
     media: { port: enginePort, publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl) },
   };
+}
+
+/**
+ * PARLEY_RECORDINGS_BUCKET and PARLEY_S3_*: the bucket engines upload finished recordings to and the control plane
+ * serves them from; undefined keeps them in the recordings folder. Read by the engine's own reader, so both roles
+ * agree on what the variables mean.
+ */
+function readBucket(env: Env): S3BucketConfig | undefined {
+  try {
+    return readRecordingsBucket(env);
+  } catch (error) {
+    if (error instanceof StorageConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** Every VadMode (the compiler checks it against the engine's type; the engine root is not loaded for a list). */

@@ -71,6 +71,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       agentListeners: greetings.agentListeners(),
       languageModel: config.engine.llm !== undefined,
       recordingsDir: config.engine.recordingsDir,
+      recordingsBucket: config.engine.recordingsBucket,
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
 

@@ -1,3 +1,5 @@
+import type { S3BucketConfig } from '../storage/s3-config.ts';
+
 /** PARLEY_VAD: Silero behind the energy gate when its model loads (auto), always (silero), or never (energy). */
 export type VadMode = 'auto' | 'silero' | 'energy';
 
@@ -24,6 +26,12 @@ export interface EngineConfig {
   vadModelPath?: string;
   /** Where calls are recorded (stereo Ogg Opus, `<organisationId>/<callId>.ogg`); unset: calls are not recorded. */
   recordingsDir?: string;
+  /**
+   * PARLEY_RECORDINGS_BUCKET and PARLEY_S3_* (storage/s3-config.ts reads them): finished recordings are uploaded
+   * there as `<prefix>/<organisationId>/<callId>.ogg` and their local file removed. They are still written to
+   * `recordingsDir` while the call runs (so without it nothing is recorded), and stay there when uploads fail.
+   */
+  recordingsBucket?: S3BucketConfig;
   /** The media websocket server carriers stream calls to; absent: the engine role runs none (tests, the bench). */
   media?: EngineMediaConfig;
 }

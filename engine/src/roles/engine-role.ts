@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FileSink } from '../audio/byte-sink.ts';
-import { CallRecorder } from '../session/call-recorder.ts';
+import { CallRecorder, RECORDING_FORMAT } from '../session/call-recorder.ts';
+import { RecordingStorage } from '../storage/recording-storage.ts';
 import type { PacingClock } from '../audio/pacing-clock.ts';
 import { processPacingClock } from '../audio/pacing-clock.ts';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
@@ -93,6 +94,8 @@ export class EngineRole {
   readonly #mediaTimeoutMs: number;
   readonly #voiceActivity: VoiceActivitySource | undefined;
   readonly #onClose: (() => Promise<void>) | undefined;
+  /** Where recordings go (the local folder, then the bucket when configured); undefined: calls are not recorded. */
+  readonly #recordings: RecordingStorage | undefined;
 
   /**
    * @param options.mediaTimeoutMs how long an accepted call waits for its media; MEDIA_CONNECT_TIMEOUT_MS by default
@@ -113,6 +116,7 @@ export class EngineRole {
     this.#onClose = options.onClose;
     this.#mediaUrl = options.mediaUrl;
     this.#tokens = options.tokens ?? new StreamTokens();
+    this.#recordings = config.recordingsDir ? RecordingStorage.forConfig(config.recordingsDir, config.recordingsBucket, log) : undefined;
   }
 
   /** Where carriers reach this engine's media streams, when it runs a media server. */
@@ -182,7 +186,7 @@ export class EngineRole {
 
   async #run(pending: PendingCall, transport: MediaTransport): Promise<CallSummary> {
     // Only a recorded call waits here (to open its file); others start at once.
-    const recording = this.#config.recordingsDir ? await this.#openRecording(pending.spec, this.#config.recordingsDir) : undefined;
+    const recording = this.#recordings ? await this.#openRecording(pending.spec, this.#recordings) : undefined;
     const session = new CallSession(pending.spec, {
       bus: this.#bus,
       transport,
@@ -202,6 +206,9 @@ export class EngineRole {
       this.#sessions.delete(callId);
       this.#controls.get(callId)?.unsubscribe();
       this.#controls.delete(callId);
+      // The recording is closed and stored after the call; a closing role waits for that (recording.stored is set
+      // by then: the session's own continuation of close() runs first and starts the storing).
+      if (recording) this.#recordings?.track(recording.recorder.close().then(() => recording.stored));
     });
   }
 
@@ -223,6 +230,7 @@ export class EngineRole {
       this.#pending.delete(token);
     }
     await Promise.all([...this.#sessions.values()].map((s) => s.end('engine_shutdown', 'failed', false)));
+    await this.#recordings?.close();
     await this.#onClose?.();
   }
 
@@ -261,15 +269,23 @@ export class EngineRole {
   }
 
   /**
-   * The call's recording file, `<organisationId>/<callId>.ogg` under the recordings folder; none when the file
-   * cannot be opened (the call goes on unrecorded, and says so in the log).
+   * The call's recording file, `<organisationId>/<callId>.ogg` under the recordings folder, and how it is stored once
+   * finished (uploaded when a bucket is configured); none when the file cannot be opened (the call goes on
+   * unrecorded, and says so in the log).
    */
-  async #openRecording(spec: CallSpec, root: string): Promise<{ recorder: CallRecorder; path: string } | undefined> {
+  async #openRecording(spec: CallSpec, storage: RecordingStorage): Promise<OpenRecording | undefined> {
     try {
       const relative = `${pathSegment('organisationId', spec.organisationId)}/${pathSegment('callId', spec.callId)}.ogg`;
-      await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
-      const sink = await FileSink.open(path.join(root, relative));
-      return { recorder: new CallRecorder(sink, { CALL_ID: spec.callId, AGENT: spec.agent.name }), path: relative };
+      const file = storage.localFile(relative);
+      await mkdir(path.dirname(file), { recursive: true });
+      const sink = await FileSink.open(file);
+      const recording: OpenRecording = {
+        recorder: new CallRecorder(sink, { CALL_ID: spec.callId, AGENT: spec.agent.name }),
+        path: relative,
+        stored: undefined,
+        store: () => (recording.stored ??= storage.finish(relative, RECORDING_FORMAT)),
+      };
+      return recording;
     } catch (error) {
       this.#log('recording unavailable', { callId: spec.callId, error: String(error) });
       return undefined;
@@ -334,6 +350,14 @@ async function collect(pieces: AsyncIterable<Int16Array>): Promise<Int16Array[]>
   const all: Int16Array[] = [];
   for await (const piece of pieces) all.push(piece);
   return all;
+}
+
+/** A call's recording while it runs; `stored` is its storing, once the session has asked for it. */
+interface OpenRecording {
+  recorder: CallRecorder;
+  path: string;
+  store: () => Promise<string>;
+  stored: Promise<string> | undefined;
 }
 
 export interface EngineRoleOptions {

@@ -121,6 +121,10 @@ export class CallSession {
   #turnCount = 0;
   #told = false;
   #ending: Promise<CallSummary> | undefined;
+  /** A transfer is with the carrier: the stream closing now is the carrier leaving it, not the caller hanging up. */
+  #transferring = false;
+  /** How the stream ended while a transfer was with the carrier, if it did. */
+  #closedDuringTransfer: string | undefined;
   #resolveEnded!: (summary: CallSummary) => void;
   readonly ended: Promise<CallSummary>;
 
@@ -212,9 +216,13 @@ export class CallSession {
    */
   async transfer(to: string): Promise<boolean> {
     if (!this.#deps.transport.transfer || this.#ending) return false;
+    this.#transferring = true;
     try {
       await this.#deps.transport.transfer(to);
     } catch {
+      this.#transferring = false;
+      // Refused: the agent stays on the line — unless the caller hung up meanwhile.
+      if (this.#closedDuringTransfer) void this.end(this.#closedDuringTransfer, 'completed', false);
       return false;
     }
     await this.end('transferred', 'transferred', false);
@@ -235,7 +243,16 @@ export class CallSession {
     } catch (error) {
       this.#log('transport failed', { error: String(error) });
     }
-    void this.end('caller_hangup', 'completed', false);
+    this.#transportEnded('caller_hangup');
+  }
+
+  /** The stream is gone: the caller hung up — or, while a transfer is with the carrier, the carrier left it. */
+  #transportEnded(reason: string): void {
+    if (this.#transferring) {
+      this.#closedDuringTransfer ??= reason;
+      return;
+    }
+    void this.end(reason, 'completed', false);
   }
 
   #onTransport(event: TransportEvent): void {
@@ -254,7 +271,7 @@ export class CallSession {
         if (event.who === 'machine') void this.#voicemail();
         return;
       case 'hangup':
-        void this.end(event.dropped ? 'media_dropped' : 'caller_hangup', 'completed', false);
+        return this.#transportEnded(event.dropped ? 'media_dropped' : 'caller_hangup');
     }
   }
 

@@ -6,8 +6,11 @@
 import type { Readable } from 'node:stream';
 import { ObjectStoreError } from './storage-error.ts';
 
-/** What to store: a finished file on local disk (re-readable, so an upload can be retried), or bytes in memory. */
-export type ObjectSource = { file: string } | Uint8Array;
+/**
+ * What to store: a finished file on local disk (re-readable, so an upload can be retried), bytes in memory, or a
+ * stream of known length (read once: a failed put of a stream cannot be retried with the same stream).
+ */
+export type ObjectSource = { file: string } | { stream: Readable; length: number } | Uint8Array;
 
 /** Bytes `start` to `end` of an object, both inclusive (as in HTTP's Range and Content-Range). */
 export interface ByteRange {
@@ -61,7 +64,6 @@ export function checkObjectKey(key: string): string {
 function keyProblem(key: string): string | undefined {
   if (key.length === 0) return 'is empty';
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`;
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
   if (/[\u0000-\u001f\u007f\\]/.test(key)) return 'holds a control character or a backslash';
   const segments = key.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) return 'must be relative, without empty, "." or ".." segments';

@@ -175,3 +175,14 @@ export function plivoStream(xml: string): StreamInstruction {
     keepCallAlive: attributes.keepCallAlive === 'true',
   };
 }
+
+/** The number a transfer's XML dials: `<Response><Dial>+1…</Dial></Response>` or `<Dial><Number>…</Number></Dial>`. */
+export function dialTarget(xml: string): string {
+  const root = parseXml(xml);
+  if (root.name !== 'Response') throw new AnswerError(`root is <${root.name}>, not <Response>`);
+  const dial = root.children.find((c) => c.name === 'Dial');
+  if (!dial) throw new AnswerError('no <Dial> in the XML');
+  const number = dial.children.find((c) => c.name === 'Number')?.text ?? dial.text;
+  if (!/^\+?\d{6,15}$/.test(number)) throw new AnswerError(`<Dial> names no number: "${number}"`);
+  return number;
+}

@@ -4,14 +4,16 @@
  * - `POST /v1/Account/{auth_id}/Call/` (HTTP basic: auth id and auth token; JSON — or form — with from, to,
  *   answer_url, answer_method, hangup_url, hangup_method, ring_url, ring_method) → 201
  *   `{ api_id, message: "call fired", request_uuid }`; 401 and 400 as `{ api_id, error }`.
- * - `DELETE /v1/Account/{auth_id}/Call/{call_uuid}/` hangs the call up (204); `GET` reads it.
+ * - `DELETE /v1/Account/{auth_id}/Call/{call_uuid}/` hangs the call up (204); `GET` reads it; `POST` with
+ *   `legs=aleg` and `aleg_url` transfers it: the carrier fetches aleg_url (signed) and follows its <Dial>.
+ * - A `<Stream keepCallAlive="true">` keeps the call up after its stream closes, until the API or the callee ends it.
  * - When answered, the carrier requests answer_url (signed X-Plivo-Signature-V3 with its nonce) and reads the XML;
  *   ring_url hears the ringing, the <Stream>'s statusCallbackUrl its StartStream and StopStream, and hangup_url
  *   the end (CallStatus, Duration, HangupCause, HangupSource), all signed the same way.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerError, plivoStream } from './answer-xml.ts';
+import { AnswerError, dialTarget, plivoStream } from './answer-xml.ts';
 import { SimCall, type CallDriver, type SimCallStatus } from './sim-call.ts';
 import type { CarrierApi, InboundCallOptions, SimContext } from './sim-context.ts';
 import { formatOfContentType } from './sim-format.ts';
@@ -142,6 +144,29 @@ export function carrierAApi(context: SimContext): CarrierApi {
     context.register(call, driver);
   }
 
+  /** Call transfer (`legs=aleg`, `aleg_url`): the carrier fetches the URL, signed, and follows its <Dial>. */
+  async function transfer(req: IncomingMessage, res: ServerResponse, url: URL, call: SimCall): Promise<void> {
+    const params = await readParams(req);
+    call.apiRequests.push({ method: 'POST', path: url.pathname, params });
+    const target = param(params, 'aleg_url');
+    if (param(params, 'legs') !== 'aleg' || !target) return error(res, req, url, 400, 'legs must be aleg with an aleg_url');
+    if (call.status !== 'in-progress') return error(res, req, url, 400, 'call is not in progress');
+    const method = param(params, 'aleg_method')?.toUpperCase() === 'GET' ? 'GET' : 'POST';
+    const fetchParams = { ...base(call), CallStatus: 'in-progress', Event: 'Transfer' };
+    const record = await callWebhook(target, method, fetchParams, signed(method, fetchParams));
+    call.webhooks.push(record);
+    let number: string;
+    try {
+      if (record.status !== 200) throw new AnswerError(`the aleg_url answered ${record.status}`);
+      number = dialTarget(record.body);
+    } catch (problem) {
+      call.errors.push(problem instanceof Error ? problem.message : String(problem));
+      return error(res, req, url, 400, 'the transfer XML could not be followed');
+    }
+    void call.transferTo(number);
+    reply(res, 202, { api_id: randomUUID(), message: 'call transferred' });
+  }
+
   return {
     carrier: 'carrier-a',
     async handle(req, res, url) {
@@ -162,9 +187,11 @@ export function carrierAApi(context: SimContext): CarrierApi {
       if (!call) error(res, req, url, 404, 'call not found');
       else if (req.method === 'GET') reply(res, 200, resource(call));
       else if (req.method === 'DELETE') {
+        call.apiRequests.push({ method: 'DELETE', path: url.pathname, params: {} });
         void call.hangupByApi();
         res.writeHead(204).end();
-      } else error(res, req, url, 405, 'method not allowed');
+      } else if (req.method === 'POST') await transfer(req, res, url, call);
+      else error(res, req, url, 405, 'method not allowed');
       return true;
     },
     inbound(options: InboundCallOptions) {

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerError, twimlStream } from './answer-xml.ts';
+import { AnswerError, dialTarget, twimlStream } from './answer-xml.ts';
 import { SimCall, type CallDriver, type SimCallEvent } from './sim-call.ts';
 import type { CarrierApi, InboundCallOptions, SimContext } from './sim-context.ts';
 import { basicAuth, callWebhook, param, paramList, readParams, reply, type FormParams } from './sim-http.ts';
@@ -127,6 +127,20 @@ export function carrierBApi(context: SimContext): CarrierApi {
 
   async function update(req: IncomingMessage, res: ServerResponse, url: URL, call: SimCall): Promise<void> {
     const params: FormParams = await readParams(req);
+    call.apiRequests.push({ method: 'POST', path: url.pathname, params });
+    const twiml = param(params, 'Twiml');
+    if (twiml !== undefined) {
+      // New instructions for a live call: the simulator follows a <Dial> (a transfer) and nothing else.
+      if (call.status !== 'in-progress') return error(res, req, url, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+      let number: string;
+      try {
+        number = dialTarget(twiml);
+      } catch (problem) {
+        return error(res, req, url, 400, 12100, `Document parse failure: ${problem instanceof Error ? problem.message : String(problem)}`);
+      }
+      void call.transferTo(number);
+      return reply(res, 200, resource(call));
+    }
     const status = param(params, 'Status');
     if (status !== 'completed' && status !== 'canceled') return error(res, req, url, 400, 21218, `Invalid Status: ${status ?? '(none)'}; the simulator takes completed or canceled`);
     const ended = call.ended;

@@ -71,6 +71,10 @@ export class SimCall {
   readonly webhooks: SimRequestRecord[] = [];
   /** What went wrong on the carrier's side (an answer that failed or did not read). */
   readonly errors: string[] = [];
+  /** The number the application moved the caller to (the carrier's transfer API), when it did. */
+  transferredTo: string | undefined;
+  /** Requests the application made about this call to the carrier's API (hang-ups, transfers), in order. */
+  readonly apiRequests: { method: string; path: string; params: Record<string, string | string[]> }[] = [];
   /** Resolves with the media stream once the carrier opened it; rejects when the call ends without one. */
   readonly stream: Promise<SimStream>;
   /** Resolves when the call is over. */
@@ -83,6 +87,8 @@ export class SimCall {
   #rejectStream!: (error: Error) => void;
   #resolveEnded!: (end: SimCallEnd) => void;
   #wakeRinging: (() => void) | undefined;
+  /** Wakes a call kept alive after its stream closed (carrier-a's keepCallAlive) when someone hangs up. */
+  #wakeKeptAlive: (() => void) | undefined;
 
   constructor(init: SimCallInit) {
     this.#init = init;
@@ -113,6 +119,15 @@ export class SimCall {
 
   /** The application ends the call through the carrier's API (carrier-b Status=completed, carrier-a DELETE). */
   async hangupByApi(): Promise<void> {
+    await this.#end('api');
+  }
+
+  /**
+   * The application moves the caller to `number` through the carrier's API: the carrier leaves the media stream and
+   * dials; for the application the call is over (the simulator does not play the new leg).
+   */
+  async transferTo(number: string): Promise<void> {
+    this.transferredTo = number;
     await this.#end('api');
   }
 
@@ -154,10 +169,12 @@ export class SimCall {
       this.#resolveStream(stream);
       await driver.notify(this, 'stream-started');
       await stream.closed;
+      await driver.notify(this, 'stream-stopped');
+      // carrier-a's keepCallAlive: the call outlives its stream, in silence, until someone hangs up.
+      if (instruction.keepCallAlive && !this.#hangupSource) await new Promise<void>((resolve) => { this.#wakeKeptAlive = resolve; });
       // The stream closed: the application ended it, unless someone hung up first. Nothing follows it in a voice
       // agent's answer, so the call ends with it.
       this.#hangupSource ??= 'application';
-      await driver.notify(this, 'stream-stopped');
       await this.#finish('completed');
     } catch (error) {
       this.errors.push(error instanceof Error ? error.message : String(error));
@@ -168,6 +185,7 @@ export class SimCall {
   async #end(source: SimHangupSource): Promise<void> {
     this.#hangupSource ??= source;
     this.#wakeRinging?.();
+    this.#wakeKeptAlive?.();
     if (this.#stream?.isOpen) await this.#stream.hangup();
     await this.ended;
   }

@@ -60,5 +60,5 @@ export default async function voiceSessionRoutes(app: FastifyInstance, options: 
     async (request) => ok(await calls.get(principalOf(request), request.params.sessionId)),
   );
 
-  recordingRoute(app, { recordingsDir: options.recordingsDir });
+  recordingRoute(app, { recordingsDir: options.recordingsDir, recordingsBucket: options.recordingsBucket });
 }

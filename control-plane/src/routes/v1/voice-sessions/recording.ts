@@ -1,12 +1,12 @@
 /**
  * GET /voice-sessions/{sessionId}/recording (spec document 2): the call's recording as the engine wrote it (stereo
- * Ogg Opus, caller left, agent right), streamed from the recordings folder with single byte ranges — 206 with
- * Content-Range for a satisfiable range, 416 with a Content-Range giving the size for one that is not. As the spec
- * says, a call that does not exist or belongs to another organisation is a 403 here; 404 means no recording yet.
+ * Ogg Opus, caller left, agent right), streamed from where the engine stored it — the recordings folder, or the
+ * recordings bucket (call_records.recording_path `s3://<bucket>/<key>`, @parley/engine/storage) — with single byte
+ * ranges: 206 with Content-Range for a satisfiable range, 416 with a Content-Range giving the size for one that is
+ * not, the same bytes and headers from either store. As the spec says, a call that does not exist or belongs to
+ * another organisation is a 403 here; 404 means no recording yet; a store that fails is a 500.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
+import { RecordingStores, type S3BucketConfig } from '@parley/engine/storage';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../errors.ts';
@@ -18,18 +18,25 @@ import { SessionParams } from './schemas.ts';
 const RECORDING_CONTENT_TYPE = 'audio/ogg';
 
 export interface RecordingRouteOptions {
-  /** The engine's recordings folder (EngineConfig.recordingsDir); unset: no recording can be served (404). */
+  /** The engine's recordings folder (EngineConfig.recordingsDir); unset: no local recording can be served (404). */
   recordingsDir: string | undefined;
+  /** The recordings bucket (EngineConfig.recordingsBucket); unset: no bucket recording can be served (404). */
+  recordingsBucket?: S3BucketConfig;
 }
 
 export function recordingRoute(app: FastifyInstance, options: RecordingRouteOptions): void {
+  const stores = new RecordingStores({ recordingsDir: options.recordingsDir, recordingsBucket: options.recordingsBucket });
   app.get<{ Params: { sessionId: string } }>('/voice-sessions/:sessionId/recording', {
     schema: {
       tags: ['calls'],
       summary: "The call's recording (Ogg Opus, stereo: caller left, agent right), with Range support",
       description: 'Send `Range: bytes=<start>-<end>` (or `bytes=<start>-`, `bytes=-<suffix>`) for part of it: 206 with '
         + 'Content-Range; an unsatisfiable range is 416. 403 when the call does not exist or is another organisation\'s, '
-        + '404 before the recording exists.',
+        + '404 before the recording exists, 500 when its storage fails. The engine stores recordings in '
+        + '`$PARLEY_DATA_DIR/recordings` or, with `PARLEY_RECORDINGS_BUCKET=s3://<bucket>/<prefix>` (and `PARLEY_S3_ENDPOINT`, '
+        + '`PARLEY_S3_REGION`, `PARLEY_S3_ACCESS_KEY_ID`, `PARLEY_S3_SECRET_ACCESS_KEY`, `PARLEY_S3_FORCE_PATH_STYLE`), in an '
+        + 'S3-compatible bucket under `<prefix>/<organisationId>/<callId>.ogg`; either way this route streams it, forwarding '
+        + 'the range to the bucket, with the same answers.',
       params: SessionParams,
       response: {
         200: Type.Unsafe<Buffer>({ description: 'audio/ogg', type: 'string', format: 'binary' }),
@@ -37,6 +44,7 @@ export function recordingRoute(app: FastifyInstance, options: RecordingRouteOpti
         ...authErrors,
         ...errors(404),
         416: Type.Ref('ErrorBody'),
+        500: Type.Ref('ErrorBody'),
       },
     },
     config: { scope: 'recordings:read' },
@@ -45,9 +53,9 @@ export function recordingRoute(app: FastifyInstance, options: RecordingRouteOpti
     const [call] = await app.sql<{ recording_path: string | null }[]>`
       select recording_path from call_records where id = ${request.params.sessionId} and organisation_id = ${principal.organisationId}`;
     if (!call) throw new ApiError('forbidden', 'No such call in your organisation');
-    const file = call.recording_path && options.recordingsDir ? resolveInside(options.recordingsDir, call.recording_path) : undefined;
-    const size = file ? await stat(file).then((s) => (s.isFile() ? s.size : undefined), () => undefined) : undefined;
-    if (!file || size === undefined) throw new ApiError('not_found', 'This call has no recording yet');
+    const located = call.recording_path ? stores.locate(call.recording_path) : undefined;
+    const size = located ? (await storeCall(() => located.store.head(located.key)))?.size : undefined;
+    if (!located || size === undefined) throw new ApiError('not_found', 'This call has no recording yet');
 
     void reply.header('accept-ranges', 'bytes');
     const range = parseRange(request.headers.range, size);
@@ -55,20 +63,25 @@ export function recordingRoute(app: FastifyInstance, options: RecordingRouteOpti
       return reply.code(416).header('content-range', `bytes */${size}`)
         .send({ success: false, message: `The range is outside the recording's ${size} bytes`, code: 'range_not_satisfiable' });
     }
+    // The range was read here against the size, so a bucket is asked for exactly the bytes a file would give.
+    const object = await storeCall(() => located.store.get(located.key, range));
+    if (!object) throw new ApiError('not_found', 'This call has no recording yet');
     void reply.type(RECORDING_CONTENT_TYPE);
-    if (!range) return reply.header('content-length', size).send(createReadStream(file));
+    if (!range) return reply.header('content-length', object.size).send(object.body);
     return reply.code(206)
-      .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('content-range', `bytes ${range.start}-${range.end}/${object.size}`)
       .header('content-length', range.end - range.start + 1)
-      .send(createReadStream(file, { start: range.start, end: range.end }));
+      .send(object.body);
   });
 }
 
-/** `relative` inside `root`, or undefined when it would leave it (a recording path is written by an engine). */
-function resolveInside(root: string, relative: string): string | undefined {
-  const base = path.resolve(root);
-  const full = path.resolve(base, relative);
-  return full.startsWith(base + path.sep) ? full : undefined;
+/** A store's failure (a bucket down or refusing our key) is a 500, as the spec says; its detail goes to the log only. */
+async function storeCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw new ApiError('internal', 'The recording could not be fetched from storage', { cause: error });
+  }
 }
 
 /**
