@@ -1,8 +1,8 @@
 /**
  * What happens to phone calls besides the conversation, end to end against the carrier simulator: scheduled calls
  * placed when due (once, with two schedulers racing), callbacks (now, later, for a chat conversation), destinations
- * outside a number's calling scope (403), the carrier told to hang up when the call is ended on Parley's side, and
- * transfers carried out through the carrier's API (or refused, the agent staying on the line).
+ * outside a number's calling scope (403), the carrier told to hang up when the call is ended on Parley's side or its
+ * stream drops, and transfers carried out through the carrier's API (or refused, the agent staying on the line).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '@parley/engine/protocol';
@@ -166,6 +166,18 @@ describe('ending and transferring at the carrier', () => {
     expect(call.apiRequests.map((r) => r.method)).toContain('DELETE');
     await rig.persister.settled();
     expect(await rig.record(callId)).toMatchObject({ call_status: 'COMPLETED' });
+  }, 60_000);
+
+  it('finishes the record and hangs the carrier call up when the media stream drops mid-call (carrier-a)', async () => {
+    const { callId, call, stream } = await liveCall(agentA, OUR_NUMBERS['carrier-a']);
+    stream.drop();
+    // The engine ends the session (media_dropped); the record is final; carrier-a, which keeps the call alive past
+    // its stream, is told to hang up.
+    const end = await call.ended;
+    expect(end.source).toBe('api');
+    expect(call.apiRequests.map((r) => r.method)).toContain('DELETE');
+    const row = await waitFor(() => rig.record(callId), (r) => r.ended_at !== null && r.latency !== null, 'the record to end');
+    expect(row).toMatchObject({ call_status: 'COMPLETED', meta_data: expect.objectContaining({ endReason: 'media_dropped' }) });
   }, 60_000);
 
   it.each([['carrier-b'], ['carrier-a']] as const)('moves the caller to another number through %s when the agent transfers', async (carrier) => {

@@ -8,180 +8,30 @@
  * pocketsphinx is wideband and carrier-b streams μ-law at 8 kHz: what it hears of the caller is not checked word for
  * word, only that a user transcript line was written.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { startEngineRole, startSttWorkerRole, type EngineRole, type WorkerRoleHandle } from '@parley/engine';
-import type { Bus } from '@parley/engine/bus';
-import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
-import { CarrierSimulator, twilioSignature } from '@parley/engine/testing';
-import { buildApp } from '../src/app.ts';
-import { KeyStore } from '../src/auth/key-store.ts';
-import { CARRIERS, type Carrier } from '../src/integrations/carriers/carrier.ts';
-import { CallEventPersister } from '../src/calls/call-event-persister.ts';
-import { RATE_LIMIT_DEFAULTS } from '../src/rate-limits.ts';
-import { KeyRing } from '../src/secrets/key-ring.ts';
+import { twilioSignature } from '@parley/engine/testing';
 import { IntegrationStore } from '../src/telephony/integrations.ts';
-import { createTestDatabase, type TestDatabase } from './support/database.ts';
-import { seedAgent, seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns, type SeededOrganisation } from './support/seed.ts';
-import { createIsolatedBus, OFFLINE_SPEECH, startTestLlm, startTestTts, TEST_LLM_MODEL, type TestLlm } from './support/workers.ts';
+import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
+import { seedAgent, seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns } from './support/seed.ts';
 
 const CALLER_SENTENCE = 'please book me for tuesday morning';
 const REPLY = 'Done. You are booked for Tuesday at ten in the morning.';
-const OUR_NUMBER = '+14155550100';
+const OUR_NUMBER = OUR_NUMBERS['carrier-b'];
 
-let bus: Bus;
-let db: TestDatabase;
-let app: FastifyInstance;
-let publicUrl: string;
-let sim: CarrierSimulator;
-let tts: WorkerRoleHandle;
-let stt: WorkerRoleHandle;
-let llm: TestLlm;
-let engine: EngineRole | undefined;
-let persister: CallEventPersister;
-let org: SeededOrganisation;
+let rig: PhoneCallRig;
 let agentId: string;
-let tmp: string;
-const secrets = KeyRing.generate('test').ring;
-/** Only carrier-b is configured (the simulator); the others are not, never their real APIs. */
-const NO_CARRIERS = Object.fromEntries(CARRIERS.map((c) => [c, undefined])) as Record<Carrier, string | undefined>;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startEngine(): Promise<EngineRole> {
-  // The engine is told a language model exists; the LLM worker role (against the fake) answers its turns.
-  const languageModel = { baseUrl: llm.fake.baseUrl, apiKey: 'sk-test-key', model: TEST_LLM_MODEL };
-  return startEngineRole({ ...OFFLINE_SPEECH, llm: languageModel, vad: 'energy', media: { port: 0, host: '127.0.0.1' } }, bus, () => {});
-}
 
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'parley-voice-session-'));
-  bus = await createIsolatedBus();
-  db = await createTestDatabase();
-  sim = await CarrierSimulator.start();
-  tts = await startTestTts(bus);
-  llm = await startTestLlm(bus);
-  stt = await startSttWorkerRole(OFFLINE_SPEECH, bus, () => {});
-  engine = await startEngine();
-  persister = new CallEventPersister(db.sql).listen(bus);
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  const keys = new KeyStore(db.sql, bus, (error) => { throw error; });
-  keys.listen();
-  app = await buildApp({
-    config: { publicUrl, rateLimits: { ...RATE_LIMIT_DEFAULTS, callPlacement: 10_000 }, carrierApiUrls: { ...NO_CARRIERS, 'carrier-b': sim.url } },
-    sql: db.sql,
-    bus,
-    keys,
-    logger: false,
-    secrets,
-  });
-  await app.listen({ port, host: '127.0.0.1' });
-
-  org = await seedOrganisation(db.sql, 'Sunrise');
-  await seedWallet(db.sql, org.organisationId, { balanceMinor: 5_000 });
-  const account = sim.accounts['carrier-b'];
-  const integration = await new IntegrationStore(secrets).save(db.sql, {
-    organisationId: org.organisationId,
-    provider: 'carrier-b',
-    accountRef: account.accountSid,
-    config: { label: 'test account' },
-    credentials: { account_sid: account.accountSid, auth_token: account.authToken },
-  });
-  await seedPhoneNumber(db.sql, org.organisationId, { provider: 'carrier-b', phoneNumber: OUR_NUMBER });
-  await db.sql`update phone_numbers set integration_id = ${integration.id} where phone_number = ${OUR_NUMBER} and organisation_id = ${org.organisationId}`;
-  agentId = await createAgent();
+  rig = await PhoneCallRig.start();
+  agentId = await rig.createAgent(OUR_NUMBER);
 }, 120_000);
 
 afterAll(async () => {
-  await sim?.close();
-  await app?.close();
-  await persister?.close();
-  await engine?.close();
-  await stt?.close();
-  await llm?.close();
-  await tts?.close();
-  await db?.close();
-  await bus?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+  await rig?.close();
 }, 60_000);
 
-async function createAgent(extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/voice/agents',
-    headers: { authorization: `Bearer ${org.key}` },
-    payload: {
-      name: 'Booking line',
-      agentIdentity: 'You are the booking assistant of Sunrise Dental.',
-      agentTask: 'Book appointments.',
-      greetingMessage: 'Hello {{participantName}}, this is Sunrise Dental.',
-      ...extra,
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const id = res.json().data.id as string;
-  await updateAgentColumns(db.sql, id, { calling_number: OUR_NUMBER });
-  return id;
-}
-
-let numberSeq = 100;
-const nextNumber = () => `+1415555${String(numberSeq++).padStart(4, '0')}`;
-
-function place(body: Record<string, unknown>, key = org.key) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/v1/voice/session',
-    headers: { authorization: `Bearer ${key}` },
-    payload: { agentId, participantName: 'Ravi', callType: 'sip', participantNumber: nextNumber(), ...body },
-  });
-}
-
-async function record(id: string) {
-  const [row] = await db.sql<Record<string, unknown>[]>`select * from call_records where id = ${id}`;
-  return row!;
-}
-
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The call's events as the engine publishes them. */
-function watchEvents(callId: string): { events: CallEvent[]; stop(): void } {
-  const events: CallEvent[] = [];
-  const subscription = bus.subscribe(subjects.callEvents(callId));
-  void (async () => {
-    for await (const message of subscription) events.push(callCodecs.event.decode(message.data));
-  })();
-  return { events, stop: () => subscription.unsubscribe() };
-}
-
-async function fliteWav(text: string): Promise<Uint8Array> {
-  const file = join(tmp, `say-${Date.now()}.wav`);
-  await promisify(execFile)('flite', ['-t', text, '-o', file]);
-  return readFile(file);
-}
+const place = (body: Record<string, unknown>, key?: string) => rig.place({ agentId, participantNumber: rig.nextNumber(), ...body }, key);
+const record = (id: string) => rig.record(id);
 
 async function signedPost(url: string, params: Record<string, string>, authToken: string | undefined) {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -191,21 +41,21 @@ async function signedPost(url: string, params: Record<string, string>, authToken
 
 describe('POST /voice/session over carrier-b', () => {
   it('places the call: the carrier streams it to the engine, the agent greets and answers, and the record ends COMPLETED', async () => {
-    llm.fake.chat.enqueue({ tokens: REPLY.split(/(?<= )/) });
+    rig.llm.fake.chat.enqueue({ tokens: REPLY.split(/(?<= )/) });
     const res = await place({ useCase: 'booking', customVariables: { note: 'first visit' } });
     expect(res.statusCode, res.body).toBe(201);
     const data = res.json().data;
     expect(data).toMatchObject({ success: true, callType: 'sip', status: 'initiated' });
     const callId = data.sessionId as string;
     expect(data.roomName).toBe(`call-${callId}`);
-    const watch = watchEvents(callId);
+    const watch = rig.watchEvents(callId);
 
-    const call = await sim.nextCall();
+    const call = await rig.sim.nextCall();
     expect(call.request).toMatchObject({
       To: expect.stringMatching(/^\+1415555/),
       From: OUR_NUMBER,
-      Url: `${publicUrl}/webhooks/carrier-b/answer/${callId}`,
-      StatusCallback: `${publicUrl}/webhooks/carrier-b/status/${callId}`,
+      Url: `${rig.publicUrl}/webhooks/carrier-b/answer/${callId}`,
+      StatusCallback: `${rig.publicUrl}/webhooks/carrier-b/status/${callId}`,
     });
     const stream = await call.stream;
     expect(call.answerFetch?.status).toBe(200);
@@ -215,32 +65,32 @@ describe('POST /voice/session over carrier-b', () => {
 
     // The greeting is heard.
     await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
-    await waitFor(async () => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'listening'), 'the agent to listen');
+    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'listening'), 'the agent to listen');
     expect((await record(callId)).call_status).toBe('IN_PROGRESS');
 
     // The caller speaks; the fake LLM answers; the caller hears it.
     const heardBefore = stream.receivedAudio().length;
     await stream.pause(300);
-    await stream.sayWav(await fliteWav(CALLER_SENTENCE));
+    await stream.sayWav(await rig.fliteWav(CALLER_SENTENCE));
     await stream.pause(1_500);
-    await waitFor(async () => watch.events, (e) => e.some((x) => x.type === 'transcript' && x.speaker === 'assistant' && x.text === REPLY), 'the reply', 30_000);
+    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'transcript' && x.speaker === 'assistant' && x.text === REPLY), 'the reply', 30_000);
     await stream.until(() => stream.receivedAudio().length > heardBefore + 8_000, 'the reply audio', 15_000);
 
     await call.hangup();
     const ended = await waitFor(() => record(callId), (r) => r.ended_at !== null && r.call_duration !== null && r.call_outcome !== null, 'the record to end');
-    await persister.settled();
+    await rig.persister.settled();
     const final = await waitFor(() => record(callId), (r) => r.latency !== null, 'the engine\'s ended event');
     watch.stop();
     expect(ended.call_status).toBe('COMPLETED');
     expect(final).toMatchObject({ call_status: 'COMPLETED', call_outcome: 'completed', call_direction: 'OUTBOUND', use_case: 'booking', calling_number: OUR_NUMBER });
     expect(final.call_duration as number).toBeGreaterThan(1_000);
     expect(final.answered_at).not.toBeNull();
-    const lines = await db.sql<{ speaker: string; text: string }[]>`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
+    const lines = await rig.db.sql<{ speaker: string; text: string }[]>`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
     expect(lines.some((l) => l.speaker === 'user' && l.text.length > 0), JSON.stringify(lines)).toBe(true);
     expect(lines.some((l) => l.speaker === 'assistant' && l.text === REPLY), JSON.stringify(lines)).toBe(true);
     expect(lines.some((l) => l.speaker === 'assistant' && /Sunrise Dental/.test(l.text)), JSON.stringify(lines)).toBe(true);
     // The carrier's status callbacks were accepted (signed).
-    const callbacks = call.requestsTo(`${publicUrl}/webhooks/carrier-b/status/${callId}`);
+    const callbacks = call.requestsTo(`${rig.publicUrl}/webhooks/carrier-b/status/${callId}`);
     expect(callbacks.map((w) => `${w.params.CallStatus} ${w.status} ${w.body}`)).toEqual(callbacks.map((w) => `${w.params.CallStatus} 200 <Response/>`));
   }, 90_000);
 
@@ -251,12 +101,12 @@ describe('POST /voice/session over carrier-b', () => {
     expect(res.json().data.status).toBe('scheduled');
     const row = await record(res.json().data.sessionId);
     expect(row).toMatchObject({ call_status: 'SCHEDULED', dispatched_at: null });
-    expect(sim.calls.filter((c) => c.direction === 'outbound' && c.to === row.phone_number)).toEqual([]);
+    expect(rig.sim.calls.filter((c) => c.direction === 'outbound' && c.to === row.phone_number)).toEqual([]);
     expect((await place({ callTime: new Date(Date.now() - 60_000).toISOString() })).statusCode).toBe(400);
   });
 
   it('refuses 409 for the same agent, number and key owner within 5 seconds', async () => {
-    const participantNumber = nextNumber();
+    const participantNumber = rig.nextNumber();
     const first = await place({ participantNumber, callTime: new Date(Date.now() + 3_600_000).toISOString() });
     expect(first.statusCode, first.body).toBe(201);
     const second = await place({ participantNumber, callTime: new Date(Date.now() + 3_600_000).toISOString() });
@@ -264,11 +114,11 @@ describe('POST /voice/session over carrier-b', () => {
   });
 
   it('refuses 400 for an inactive agent, a CHAT agent, a missing participantNumber, and web calls', async () => {
-    const inactive = await createAgent();
-    await updateAgentColumns(db.sql, inactive, { is_active: false });
+    const inactive = await rig.createAgent(OUR_NUMBER);
+    await updateAgentColumns(rig.db.sql, inactive, { is_active: false });
     expect((await place({ agentId: inactive })).json()).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/not active/) });
     expect((await place({ agentId: inactive })).statusCode).toBe(400);
-    const chat = await seedAgent(db.sql, org.organisationId, 'CHAT');
+    const chat = await seedAgent(rig.db.sql, rig.org.organisationId, 'CHAT');
     const chatRes = await place({ agentId: chat });
     expect(chatRes.statusCode).toBe(400);
     expect(chatRes.json().message).toMatch(/VOICE/);
@@ -284,11 +134,11 @@ describe('POST /voice/session over carrier-b', () => {
   });
 
   it('refuses 402 when the wallet is below the minimum', async () => {
-    const poor = await seedOrganisation(db.sql, 'Poor');
-    await seedWallet(db.sql, poor.organisationId, { balanceMinor: 10 });
-    await seedPhoneNumber(db.sql, poor.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550199' });
-    const poorAgent = await seedAgent(db.sql, poor.organisationId, 'VOICE');
-    await updateAgentColumns(db.sql, poorAgent, { calling_number: '+14155550199' });
+    const poor = await seedOrganisation(rig.db.sql, 'Poor');
+    await seedWallet(rig.db.sql, poor.organisationId, { balanceMinor: 10 });
+    await seedPhoneNumber(rig.db.sql, poor.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550199' });
+    const poorAgent = await seedAgent(rig.db.sql, poor.organisationId, 'VOICE');
+    await updateAgentColumns(rig.db.sql, poorAgent, { calling_number: '+14155550199' });
     const res = await place({ agentId: poorAgent }, poor.key);
     expect(res.statusCode, res.body).toBe(402);
   });
@@ -296,62 +146,62 @@ describe('POST /voice/session over carrier-b', () => {
   it('answers 502 when the carrier refuses the call, and finishes the record FAILED', async () => {
     // The carrier refuses: the account's credentials are not the carrier's (401 Authenticate).
     const unknownSid = `AC${'0'.repeat(32)}`;
-    const bad = await seedOrganisation(db.sql, 'Refused');
-    await seedWallet(db.sql, bad.organisationId, { balanceMinor: 5_000 });
-    await new IntegrationStore(secrets).save(db.sql, {
+    const bad = await seedOrganisation(rig.db.sql, 'Refused');
+    await seedWallet(rig.db.sql, bad.organisationId, { balanceMinor: 5_000 });
+    await new IntegrationStore(rig.secrets).save(rig.db.sql, {
       organisationId: bad.organisationId, provider: 'carrier-b', accountRef: unknownSid, config: {},
       credentials: { account_sid: unknownSid, auth_token: 'wrong-token' },
     });
-    await seedPhoneNumber(db.sql, bad.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550188' });
-    const badAgent = await seedAgent(db.sql, bad.organisationId, 'VOICE');
-    await updateAgentColumns(db.sql, badAgent, { calling_number: '+14155550188', greeting_message: 'Hello.', agent_task: 'Talk.' });
+    await seedPhoneNumber(rig.db.sql, bad.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550188' });
+    const badAgent = await seedAgent(rig.db.sql, bad.organisationId, 'VOICE');
+    await updateAgentColumns(rig.db.sql, badAgent, { calling_number: '+14155550188', greeting_message: 'Hello.', agent_task: 'Talk.' });
     const refused = await place({ agentId: badAgent }, bad.key);
     expect(refused.statusCode, refused.body).toBe(502);
-    const [row] = await db.sql<{ call_status: string; call_outcome: string }[]>`select call_status, call_outcome from call_records where agent_id = ${badAgent}`;
+    const [row] = await rig.db.sql<{ call_status: string; call_outcome: string }[]>`select call_status, call_outcome from call_records where agent_id = ${badAgent}`;
     expect(row).toMatchObject({ call_status: 'FAILED', call_outcome: 'failed' });
   }, 30_000);
 
   it('refuses a forged or unsigned webhook with 403', async () => {
     const res = await place({ callTime: new Date(Date.now() + 3_600_000).toISOString() });
     const callId = res.json().data.sessionId as string;
-    const url = `${publicUrl}/webhooks/carrier-b/status/${callId}`;
-    const params = { AccountSid: sim.accounts['carrier-b'].accountSid, CallSid: 'CA0', CallStatus: 'completed' };
+    const url = `${rig.publicUrl}/webhooks/carrier-b/status/${callId}`;
+    const params = { AccountSid: rig.sim.accounts['carrier-b'].accountSid, CallSid: 'CA0', CallStatus: 'completed' };
     expect((await signedPost(url, params, undefined)).status).toBe(403);
     expect((await signedPost(url, params, 'not-the-token')).status).toBe(403);
-    expect((await signedPost(`${publicUrl}/webhooks/carrier-b/answer/${callId}`, params, 'not-the-token')).status).toBe(403);
-    expect((await signedPost(`${publicUrl}/webhooks/carrier-b/voice`, { ...params, To: OUR_NUMBER, From: '+15550001111' }, 'not-the-token')).status).toBe(403);
+    expect((await signedPost(`${rig.publicUrl}/webhooks/carrier-b/answer/${callId}`, params, 'not-the-token')).status).toBe(403);
+    expect((await signedPost(`${rig.publicUrl}/webhooks/carrier-b/voice`, { ...params, To: OUR_NUMBER, From: '+15550001111' }, 'not-the-token')).status).toBe(403);
     expect((await record(callId)).call_status).toBe('SCHEDULED');
     // Signed properly, the same callback is taken.
-    const accepted = await signedPost(url, params, sim.accounts['carrier-b'].authToken);
+    const accepted = await signedPost(url, params, rig.sim.accounts['carrier-b'].authToken);
     expect(accepted.status).toBe(200);
     expect((await record(callId)).ended_at).not.toBeNull();
   });
 
   it('answers an inbound call to an assigned number with a stream to the engine, and a polite refusal for an unknown one', async () => {
-    await db.sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED' where phone_number = ${OUR_NUMBER} and organisation_id = ${org.organisationId}`;
-    const inbound = sim.inboundCall('carrier-b', { from: '+15550002222', to: OUR_NUMBER, url: `${publicUrl}/webhooks/carrier-b/voice` });
+    await rig.db.sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED' where phone_number = ${OUR_NUMBER} and organisation_id = ${rig.org.organisationId}`;
+    const inbound = rig.sim.inboundCall('carrier-b', { from: '+15550002222', to: OUR_NUMBER, url: `${rig.publicUrl}/webhooks/carrier-b/voice` });
     const stream = await inbound.stream;
     expect(inbound.answerFetch?.body).toMatch(/<Connect><Stream url="ws:/);
     await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
-    const [row] = await db.sql<{ id: string; call_direction: string; source: string; calling_number: string; phone_number: string }[]>`
+    const [row] = await rig.db.sql<{ id: string; call_direction: string; source: string; calling_number: string; phone_number: string }[]>`
       select id, call_direction, source, calling_number, phone_number from call_records where phone_number = '+15550002222'`;
     expect(row).toMatchObject({ call_direction: 'INBOUND', source: 'inbound', calling_number: OUR_NUMBER });
     await inbound.hangup();
     await waitFor(() => record(row!.id), (r) => r.ended_at !== null, 'the inbound call to end');
 
-    const unknown = sim.inboundCall('carrier-b', { from: '+15550003333', to: '+14155559999', url: `${publicUrl}/webhooks/carrier-b/voice` });
+    const unknown = rig.sim.inboundCall('carrier-b', { from: '+15550003333', to: '+14155559999', url: `${rig.publicUrl}/webhooks/carrier-b/voice` });
     await unknown.ended;
     expect(unknown.answerFetch?.status).toBe(200);
     expect(unknown.answerFetch?.body).toMatch(/<Response><Say>[^<]+<\/Say><Hangup\/><\/Response>/);
   }, 60_000);
 
   it('answers 503 when no engine takes the call, and finishes the record FAILED', async () => {
-    await engine!.close();
-    engine = undefined;
+    await rig.engine!.close();
+    rig.engine = undefined;
     const res = await place({});
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json().code).toBe('unavailable');
-    const [row] = await db.sql<{ call_status: string }[]>`select call_status from call_records where organisation_id = ${org.organisationId} order by created_at desc limit 1`;
+    const [row] = await rig.db.sql<{ call_status: string }[]>`select call_status from call_records where organisation_id = ${rig.org.organisationId} order by created_at desc limit 1`;
     expect(row!.call_status).toBe('FAILED');
   }, 30_000);
 });
