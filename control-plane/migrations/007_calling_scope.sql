@@ -6,3 +6,6 @@ alter table phone_numbers
 
 -- Scheduled calls come due in time order; the scheduler reads only those still waiting.
 create index call_records_due_idx on call_records (scheduled_time) where scheduled_status = 'PENDING';
+
+-- A carrier's webhooks about inbound calls name the call by the carrier's id of it (carrier-a's hangup_url).
+create index call_records_carrier_call_idx on call_records ((meta_data ->> 'carrierCallSid')) where meta_data ? 'carrierCallSid';

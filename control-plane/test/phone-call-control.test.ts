@@ -134,6 +134,29 @@ describe('POST /voice/callback', () => {
   });
 });
 
+describe('answering-machine detection (carrier-b accounts with amd)', () => {
+  it('ends a call a machine answered as voicemail, without a conversation', async () => {
+    await rig.db.sql`update telephony_integrations set config = config || '{"amd": true}'::jsonb
+                     where organisation_id = ${rig.org.organisationId} and provider = 'carrier-b'`;
+    try {
+      rig.sim.answerNextWith('machine');
+      const res = await rig.place({ agentId: agentB, participantNumber: rig.nextNumber() });
+      expect(res.statusCode, res.body).toBe(201);
+      const callId = res.json().data.sessionId as string;
+      const call = await rig.sim.nextCall();
+      expect(call.request.MachineDetection).toBe('Enable');
+      await call.ended;
+      expect(call.answerFetch?.body).toMatch(/<Response><Hangup\/><\/Response>/);
+      const row = await waitFor(() => rig.record(callId), (r) => r.ended_at !== null, 'the call to end');
+      expect(row).toMatchObject({ call_status: 'COMPLETED', call_outcome: 'voicemail', meta_data: expect.objectContaining({ endReason: 'answering_machine' }) });
+      expect(row.answered_at).not.toBeNull();
+    } finally {
+      await rig.db.sql`update telephony_integrations set config = config - 'amd'
+                       where organisation_id = ${rig.org.organisationId} and provider = 'carrier-b'`;
+    }
+  }, 30_000);
+});
+
 describe("a number's calling scope", () => {
   it('refuses 403 a destination in another country until the number may call there', async () => {
     const abroad = '+442079460123';

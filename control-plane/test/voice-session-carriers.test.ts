@@ -88,14 +88,20 @@ describe.each(['carrier-a', 'carrier-c'] as const)('phone calls over %s', (carri
     const voiceUrl = `${rig.publicUrl}/webhooks/${carrier}/voice`;
     const caller = rig.nextNumber(ourNumber);
     await rig.db.sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED' where phone_number = ${ourNumber}`;
-    const inbound = rig.sim.inboundCall(carrier, { from: caller, to: ourNumber, url: voiceUrl, method: carrier === 'carrier-c' ? 'GET' : 'POST' });
+    // carrier-a's application tells its hangup URL about the end; carrier-c's flow has no callback here.
+    const statusCallback = carrier === 'carrier-a' ? `${rig.publicUrl}/webhooks/carrier-a/hangup` : undefined;
+    const inbound = rig.sim.inboundCall(carrier, { from: caller, to: ourNumber, url: voiceUrl, method: carrier === 'carrier-c' ? 'GET' : 'POST', statusCallback });
     const stream = await inbound.stream;
     await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
     const [row] = await rig.db.sql<{ id: string; call_direction: string; source: string; calling_number: string }[]>`
       select id, call_direction, source, calling_number from call_records where phone_number = ${caller}`;
     expect(row).toMatchObject({ call_direction: 'INBOUND', source: 'inbound', calling_number: ourNumber });
     await inbound.hangup();
-    await waitFor(() => rig.record(row!.id), (r) => r.ended_at !== null, 'the inbound call to end');
+    const ended = await waitFor(() => rig.record(row!.id), (r) => r.ended_at !== null, 'the inbound call to end');
+    expect(ended).toMatchObject({ call_status: 'COMPLETED', call_outcome: 'completed' });
+    await inbound.ended;
+    expect(inbound.webhooks.map((w) => `${w.url.split('?')[0]} ${w.status}`).filter((w) => !w.endsWith(' 200'))).toEqual([]);
+    if (statusCallback) expect(inbound.requestsTo(statusCallback)).toHaveLength(1);
 
     await rig.db.sql`update phone_numbers set agent_id = null, routing_status = 'READY' where phone_number = ${ourNumber}`;
     const refused = rig.sim.inboundCall(carrier, { from: rig.nextNumber(ourNumber), to: ourNumber, url: voiceUrl, method: carrier === 'carrier-c' ? 'GET' : 'POST' });

@@ -60,6 +60,14 @@ export class CarrierCalls {
     return row;
   }
 
+  /** The call the carrier knows as `callRef` (its CallUUID, CallSid), the newest should ids repeat across accounts. */
+  async callByCarrierRef(carrier: VoiceCarrierName, callRef: string): Promise<CallRow | undefined> {
+    const [row] = await this.#o.sql<CallRow[]>`select * from call_records
+      where meta_data ->> ${META_CARRIER_CALL} = ${callRef} and meta_data ->> 'carrier' = ${carrier}
+      order by created_at desc limit 1`;
+    return row;
+  }
+
   /**
    * The answer of an outbound call: the stream URL kept at dispatch, taken once (removed from metaData). A call that
    * has ended, or whose stream was already taken, is hung up. The carrier's id of the call, when the answer request
@@ -68,6 +76,13 @@ export class CarrierCalls {
   async answerOutbound(call: CallRow, carrier: VoiceCarrierName, params: Record<string, string>): Promise<CarrierDocument> {
     const voice = voiceCarriers[carrier];
     const callRef = voice.callRefOf(params);
+    if (voice.answeredByMachine?.(params)) {
+      // Answering-machine detection: a voicemail box, not the person. The call ends here, outcome voicemail.
+      await markAnswered(this.#o.sql, call.id);
+      const finished = await finishCall(this.#o.sql, call.id, { outcome: 'voicemail', reason: 'answering_machine', analyse: false });
+      if (finished) this.#o.dispatcher.end(call.id, 'answering_machine');
+      return voice.refusal('');
+    }
     const [taken] = await this.#o.sql<{ url: string }[]>`
       with kept as (select meta_data ->> ${META_STREAM_URL} as url from call_records
                      where id = ${call.id} and ended_at is null and meta_data ? ${META_STREAM_URL} for update)

@@ -53,6 +53,11 @@ export function carrierBSignature(authToken: string, url: string, params: Record
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
 }
 
+/** Whether a request says a machine picked up (AnsweredBy of answering-machine detection). */
+function answeredByMachine(params: Record<string, string>): boolean {
+  return params.AnsweredBy?.startsWith('machine') === true || params.AnsweredBy === 'fax';
+}
+
 export const carrierB: VoiceCarrier = {
   name: 'carrier-b',
   media: 'carrier-b',
@@ -117,7 +122,7 @@ export const carrierB: VoiceCarrier = {
     if (status === 'in-progress' || status === 'answered') return { kind: 'answered' };
     const end = ENDS[status];
     if (!end) return { kind: 'other' };
-    const machine = params.AnsweredBy?.startsWith('machine') || params.AnsweredBy === 'fax';
+    const machine = answeredByMachine(params);
     return {
       kind: 'ended',
       status: end.status,
@@ -127,6 +132,8 @@ export const carrierB: VoiceCarrier = {
     };
   },
 
+  answeredByMachine,
+
   callRefOf: (params) => params.CallSid || undefined,
 
   inbound(params) {
@@ -135,7 +142,3 @@ export const carrierB: VoiceCarrier = {
   },
 };
 
-/** Whether the answer request says a machine picked up (AnsweredBy of answering-machine detection). */
-export function answeredByMachine(params: Record<string, string>): boolean {
-  return params.AnsweredBy?.startsWith('machine') === true || params.AnsweredBy === 'fax';
-}

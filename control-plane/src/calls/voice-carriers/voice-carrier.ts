@@ -102,6 +102,8 @@ export interface VoiceCarrier {
   refusal(sentence: string): CarrierDocument;
   /** Whether `request` carries the account's valid signature. */
   verify(secret: string, request: WebhookRequest): boolean;
+  /** Whether answering-machine detection says a machine picked up (only carriers that detect: carrier-b). */
+  answeredByMachine?(params: Record<string, string>): boolean;
   /** Reads a status callback. */
   progress(params: Record<string, string>): CarrierProgress;
   /** The carrier's id of the call a webhook is about, when it names one. */

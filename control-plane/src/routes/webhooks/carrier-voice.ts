@@ -8,6 +8,8 @@
  * - POST /webhooks/:carrier/dial/:callId    carrier-a fetches a transferred call's dial instructions here
  * - POST /webhooks/:carrier/voice           an inbound call to one of the account's numbers (carrier-c: GET, from
  *                                           the flow's Voicebot applet, answered `{ "url": "wss://…" }`)
+ * - POST /webhooks/:carrier/hangup          the end of an inbound call, named by the carrier's id of it (carrier-a's
+ *                                           application hangup_url)
  *
  * An inbound call nobody can take hears a polite refusal and is hung up; it is never answered 500.
  */
@@ -110,6 +112,20 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
       order by updated_at desc limit 1`;
     return row?.organisation_id;
   }
+
+  app.post<{ Params: { carrier: string } }>('/webhooks/:carrier/hangup', { schema: { hide: true, params: CarrierParams }, config }, async (request, reply) => {
+    const { carrier } = request.params;
+    if (!isVoiceCarrier(carrier)) return reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
+    const voice = voiceCarriers[carrier];
+    const callRef = voice.callRefOf(paramsOf(request));
+    const call = callRef ? await calls.callByCarrierRef(carrier, callRef) : undefined;
+    // A call Parley never answered (refused, or not ours): nothing to record.
+    if (!call) return send(reply, voice.refusal(''));
+    const account = await calls.accounts.find(app.sql, call.organisation_id, carrier);
+    if (!account || !voice.verify(account.secret, webhook(request))) return forbidden(reply, carrier);
+    await calls.progress(call, carrier, paramsOf(request));
+    return send(reply, { contentType: 'text/xml; charset=utf-8', body: '<Response/>' });
+  });
 
   const inboundRoute = { schema: { hide: true, params: CarrierParams }, config };
   app.post('/webhooks/:carrier/voice', inboundRoute, inbound);

@@ -91,7 +91,12 @@ export function carrierBApi(context: SimContext): CarrierApi {
   };
 
   function baseParams(call: SimCall, status: string): Record<string, string> {
+    // Answering-machine detection, when the call asked for it, reports who picked up from the answer on.
+    const detected: Record<string, string> = param(call.request, 'MachineDetection') && call.answeredAt
+      ? { AnsweredBy: call.answeredByMachine ? 'machine_start' : 'human' }
+      : {};
     return {
+      ...detected,
       AccountSid: account.accountSid,
       ApiVersion: API_VERSION,
       CallSid: call.sid,

@@ -9,8 +9,11 @@ import type { SimCarrier, SimFormat } from './sim-format.ts';
 import type { SimRequestRecord } from './sim-http.ts';
 import { SimStream } from './sim-stream.ts';
 
-/** How a simulated callee answers: picks up, is busy, lets it ring out, or the call cannot be put through. */
-export type SimOutcome = 'answer' | 'busy' | 'no-answer' | 'failed';
+/**
+ * How a simulated callee answers: picks up, an answering machine picks up, is busy, lets it ring out, or the call
+ * cannot be put through.
+ */
+export type SimOutcome = 'answer' | 'machine' | 'busy' | 'no-answer' | 'failed';
 
 export type SimCallStatus = 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
 
@@ -71,6 +74,11 @@ export class SimCall {
   readonly webhooks: SimRequestRecord[] = [];
   /** What went wrong on the carrier's side (an answer that failed or did not read). */
   readonly errors: string[] = [];
+  /** A machine answered (the `machine` outcome): what answering-machine detection reports, when asked for. */
+  get answeredByMachine(): boolean {
+    return this.#init.outcome === 'machine';
+  }
+
   /** The number the application moved the caller to (the carrier's transfer API), when it did. */
   transferredTo: string | undefined;
   /** Requests the application made about this call to the carrier's API (hang-ups, transfers), in order. */
@@ -146,7 +154,7 @@ export class SimCall {
         };
       });
       if (this.#hangupSource) return await this.#finish('canceled');
-      if (this.#init.outcome !== 'answer') return await this.#finish(this.#init.outcome);
+      if (this.#init.outcome !== 'answer' && this.#init.outcome !== 'machine') return await this.#finish(this.#init.outcome);
       this.status = 'in-progress';
       this.answeredAt = new Date();
       await driver.notify(this, 'answered');
