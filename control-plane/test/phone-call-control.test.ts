@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '@parley/engine/protocol';
+import { SimStream } from '@parley/engine/testing';
 import { CallScheduler } from '../src/calls/call-scheduler.ts';
 import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
 import { seedAgent, seedCall, seedOrganisation, updateAgentColumns } from './support/seed.ts';
@@ -132,6 +133,28 @@ describe('POST /voice/callback', () => {
     const other = await seedOrganisation(rig.db.sql, 'Elsewhere');
     expect((await rig.callback({ roomName: `room-${noNumber}` }, other.key)).statusCode).toBe(403);
   });
+});
+
+describe('websocket calls', () => {
+  it('answers a one-use stream URL the client streams the call over; the call runs and ends like a phone call', async () => {
+    const res = await rig.place({ agentId: agentB, callType: 'websocket', participantName: 'Web visitor' });
+    expect(res.statusCode, res.body).toBe(201);
+    const data = res.json().data;
+    expect(data).toMatchObject({ success: true, callType: 'websocket', status: 'initiated', websocketUrl: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/media\/carrier-b\//) });
+    const watch = rig.watchEvents(data.sessionId);
+    const stream = await SimStream.connect({ carrier: 'carrier-b', url: data.websocketUrl, callId: 'client-1' });
+    await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
+    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'listening'), 'the greeting to be played');
+    watch.stop();
+    // The URL is spent: a second client is refused.
+    const second = await SimStream.connect({ carrier: 'carrier-b', url: data.websocketUrl, callId: 'client-2' });
+    expect(await second.closed).toEqual({ code: 1008, reason: 'stream token refused: reused' });
+    await stream.hangup();
+    const row = await waitFor(() => rig.record(data.sessionId), (r) => r.ended_at !== null && r.latency !== null, 'the call to end');
+    expect(row).toMatchObject({ call_type: 'websocket', call_status: 'COMPLETED', call_outcome: 'completed', phone_number: null, participant_name: 'Web visitor' });
+    expect((await rig.transcript(data.sessionId)).some((l) => l.speaker === 'assistant' && /Sunrise Dental/.test(l.text))).toBe(true);
+    expect((await rig.place({ agentId: agentB, callType: 'websocket', callTime: inSeconds(600) })).statusCode).toBe(400);
+  }, 60_000);
 });
 
 describe('answering-machine detection (carrier-b accounts with amd)', () => {

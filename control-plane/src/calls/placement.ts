@@ -31,6 +31,7 @@ import { assertDestinationAllowed } from './calling-scope.ts';
 import { callLimits, EngineDispatcher, roomNameFor, type PlacementLog } from './engine-dispatch.ts';
 import { isVoiceCarrier, voiceCarriers, type VoiceCarrierName } from './voice-carriers/index.ts';
 import type { VoiceAccounts } from './voice-carriers/voice-accounts.ts';
+import { placeWebsocketCall, type PlacedWebsocketCall } from './websocket-placement.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -134,9 +135,10 @@ export class CallPlacement {
   }
 
   /** POST /voice/session. */
-  async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall> {
+  async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
-    if (body.callType !== 'sip') throw new ApiError('invalid_state', `callType "${body.callType}" is not supported yet: use callType "sip"`);
+    if (body.callType === 'websocket') return placeWebsocketCall({ sql: this.#o.sql, dispatcher: this.dispatcher, keyRing: this.#o.keyRing }, principal, agent, body);
+    if (body.callType !== 'sip') throw new ApiError('invalid_state', `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`);
     if (!body.participantNumber) throw badField('body.participantNumber', 'is required when callType is sip');
     if (!E164.test(body.participantNumber)) throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100');
     const scheduledAt = futureTime(body.callTime, 'body.callTime');

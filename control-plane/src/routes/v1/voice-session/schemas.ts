@@ -12,8 +12,8 @@ const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unkn
 export const PlaceCallBody = Type.Object({
   agentId: Id('A VOICE agent of the organisation'),
   participantName: Type.String({ minLength: 1, maxLength: 255 }),
-  callType: StringEnum(['sip', 'web', 'websocket'] as const, { description: 'sip places a phone call over the calling number\'s carrier (carrier-a, carrier-b or carrier-c); web and websocket are not supported yet (400)' }),
-  participantNumber: Type.Optional(Type.String({ maxLength: 16, description: 'E.164; required when callType is sip' })),
+  callType: StringEnum(['sip', 'web', 'websocket'] as const, { description: 'sip places a phone call over the calling number\'s carrier (carrier-a, carrier-b or carrier-c); websocket answers a one-use websocketUrl the client streams the call over (Media Streams format: μ-law 8 kHz in base64 JSON, marks, clear); web (WebRTC) is not supported yet (400)' }),
+  participantNumber: Type.Optional(Type.String({ maxLength: 16, description: 'E.164; required when callType is sip, optional for websocket' })),
   useCase: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Stored on the call: the results' use case `use:<name>`" })),
   customVariables: Type.Optional(JsonObject('Filled into {{placeholders}}; `campaignId` inside links the call to a campaign')),
   orgId: Type.Optional(Type.String({ description: 'Ignored: the organisation is the agent\'s' })),
@@ -31,6 +31,7 @@ const PlacedCall = Type.Object({
   sessionId: Type.String({ description: 'The call record id' }),
   callType: Type.String(),
   status: Type.String({ description: 'initiated: an engine accepted the call and the carrier is placing it; scheduled: recorded for callTime' }),
+  websocketUrl: Type.Optional(Type.String({ description: 'callType websocket only: the one-use URL the client opens within 60 s to stream the call (the Media Streams dialect of carrier-b, DESIGN.md §5)' })),
 });
 
 export const placeCall = {
