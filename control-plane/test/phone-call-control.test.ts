@@ -34,12 +34,14 @@ async function liveCall(agentId: string, ourNumber: string) {
   const res = await rig.place({ agentId, participantNumber: rig.nextNumber(ourNumber) });
   expect(res.statusCode, res.body).toBe(201);
   const callId = res.json().data.sessionId as string;
+  const watch = rig.watchEvents(callId);
   const call = await rig.sim.nextCall();
   const stream = await call.stream;
   await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
   await waitFor(() => rig.record(callId), (r) => r.call_status === 'IN_PROGRESS', 'the call to be in progress');
-  // The greeting's line is written once it has played in full: the agent listens from then on.
-  await waitFor(() => rig.transcript(callId), (lines) => lines.some((l) => l.speaker === 'assistant'), 'the greeting to be played', 20_000);
+  // The greeting has played in full once the agent listens.
+  await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'listening'), 'the agent to listen', 20_000);
+  watch.stop();
   return { callId, call, stream };
 }
 
@@ -141,17 +143,19 @@ describe('barge-in on a phone call', () => {
   const LONG_REPLY = 'Let me check the calendar for you. We have openings on Monday morning. There is also Tuesday at ten. '
     + 'Wednesday afternoon is free as well. Thursday is fully booked I am afraid. Friday has a slot at four.';
 
-  // carrier-c only: on the μ-law lines of carrier-a and carrier-b the offline recogniser and the energy gate did not
-  // take the caller's interruption within 20 s in this end-to-end rig (under investigation; the engine's own barge-in
-  // tests, engine/test/transports/carrier-barge-in.test.ts, cover all three carriers with a scripted recogniser).
-  it.each([['carrier-c']] as const)('%s: the caller cuts in, the carrier is told to clear, and the line keeps what was played', async (carrier) => {
-    const { callId, call, stream } = await liveCall(agentC, OUR_NUMBERS[carrier]);
-    rig.llm.fake.chat.enqueue({ tokens: LONG_REPLY.split(/(?<= )/) }, { tokens: ['All right.'] });
+  const AGENTS = { 'carrier-a': () => agentA, 'carrier-b': () => agentB, 'carrier-c': () => agentC } as const;
+
+  it.each([['carrier-a'], ['carrier-b'], ['carrier-c']] as const)('%s: the caller cuts in, the carrier is told to clear, and the line keeps what was played', async (carrier) => {
+    const { callId, call, stream } = await liveCall(AGENTS[carrier](), OUR_NUMBERS[carrier]);
+    rig.llm.fake.chat.enqueue({ tokens: LONG_REPLY.split(/(?<= )/) });
     const watch = rig.watchEvents(callId);
     await stream.pause(300);
     await stream.sayWav(await rig.fliteWav('when is my appointment'));
     await stream.pause(500);
-    await stream.until(() => stream.marks().length >= 1, 'the first clause played', 30_000);
+    // The caller cuts in once the reply is playing: its first clause has been played (its mark echoed).
+    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'speaking'), 'the reply to start', 30_000);
+    const marksBeforeReply = stream.marks().length;
+    await stream.until(() => stream.marks().length > marksBeforeReply, "the reply's first clause played", 30_000);
     void stream.sayWav(await rig.fliteWav('wait wait I need to change the day of my appointment please'));
     await stream.until(() => stream.record.clears.length >= 1, 'the clear', 20_000);
     const cut = await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'transcript' && x.speaker === 'assistant' && x.interrupted === true), 'the interrupted line');
@@ -161,8 +165,7 @@ describe('barge-in on a phone call', () => {
     expect(line.text, line.text).not.toMatch(/Sunrise Dental/);
     expect(LONG_REPLY.startsWith(line.text.replace(/[.,]$/, ''))).toBe(true);
     expect(line.text.length).toBeLessThan(LONG_REPLY.length);
-    await stream.hangup();
-    await call.ended;
+    await call.hangup();
     await rig.persister.settled();
     const stored = await rig.db.sql<{ text: string; interrupted: boolean }[]>`select text, interrupted from call_transcripts where call_id = ${callId} and interrupted`;
     expect(stored).toEqual([{ text: line.text, interrupted: true }]);
