@@ -194,6 +194,25 @@ describe('websocket calls', () => {
   }, 60_000);
 });
 
+describe("the carrier's word on calls nobody took", () => {
+  it.each([['carrier-a', 'busy', 'busy'], ['carrier-a', 'no-answer', 'no_answer'], ['carrier-b', 'busy', 'busy'], ['carrier-b', 'no-answer', 'no_answer'], ['carrier-c', 'busy', 'busy'], ['carrier-b', 'failed', 'failed']] as const)(
+    '%s %s → outcome %s, the record finished, every callback taken',
+    async (carrier, simOutcome, outcome) => {
+      rig.sim.answerNextWith(simOutcome);
+      const agentId = carrier === 'carrier-a' ? agentA : carrier === 'carrier-b' ? agentB : agentC;
+      const res = await rig.place({ agentId, participantNumber: rig.nextNumber(OUR_NUMBERS[carrier]) });
+      expect(res.statusCode, res.body).toBe(201);
+      const callId = res.json().data.sessionId as string;
+      const call = await rig.sim.nextCall();
+      await call.ended;
+      const row = await waitFor(() => rig.record(callId), (r) => r.ended_at !== null, 'the record to end');
+      expect(row).toMatchObject({ call_outcome: outcome, call_status: outcome === 'failed' ? 'FAILED' : 'COMPLETED', answered_at: null });
+      expect(call.webhooks.filter((w) => w.status !== 200)).toEqual([]);
+    },
+    30_000,
+  );
+});
+
 describe('answering-machine detection (carrier-b accounts with amd)', () => {
   it('ends a call a machine answered as voicemail, without a conversation', async () => {
     await rig.db.sql`update telephony_integrations set config = config || '{"amd": true}'::jsonb
