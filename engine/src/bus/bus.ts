@@ -48,6 +48,79 @@ export interface Subscription extends AsyncIterable<BusMessage> {
   readonly closed: Promise<void>;
 }
 
+/**
+ * A stream: the NATS server keeps every message published on its subjects, whether or not anyone is listening,
+ * for `maxAgeMs` (limits retention: acknowledging a message does not remove it; age does).
+ */
+export interface StreamSpec {
+  /** Letters, digits, `-` and `_` only (NATS stream names take no dots, wildcards or slashes). */
+  readonly name: string;
+  /** The subjects it captures, wildcards allowed; they must not overlap another stream's subjects. */
+  readonly subjects: readonly string[];
+  /** How long a message is kept, in milliseconds. */
+  readonly maxAgeMs: number;
+}
+
+export interface ConsumeOptions {
+  /** The stream the messages are kept in; created, or updated to this spec, when the consumer starts. */
+  readonly stream: StreamSpec;
+  /**
+   * The durable consumer's name (letters, digits, `-`, `_`). Every consumer started with the same name, in any
+   * process, shares one position in the stream: each message goes to one of them, like a queue group, and what
+   * none of them acknowledged is delivered again, including after every one of them was stopped and restarted.
+   */
+  readonly durable: string;
+  /**
+   * How long a delivered message may stay unanswered (no `ack`, no `nak`) before the server delivers it again, in
+   * milliseconds. A list is a backoff: the n-th delivery waits the n-th entry, the last one repeating.
+   * Default DURABLE_DEFAULTS.ackWaitMs.
+   */
+  readonly ackWaitMs?: number | readonly number[];
+  /**
+   * Deliveries of one message at most (the first included); after that the server stops delivering it, though it
+   * stays in the stream until `maxAgeMs`. Must exceed the length of an `ackWaitMs` list. Default unlimited.
+   */
+  readonly maxDeliver?: number;
+  /** Messages this consumer holds at once, delivered but not yet iterated (one pull). Default DURABLE_DEFAULTS. */
+  readonly batch?: number;
+  /**
+   * Messages delivered and not yet answered, summed over every consumer of the durable: the server delivers no more
+   * beyond it (a bound on a burst in memory; the backlog itself waits in the stream). Default DURABLE_DEFAULTS.
+   */
+  readonly maxAckPending?: number;
+}
+
+/** A message of a durable consumer: answer it with `ack` once handled, or `nak` to have it delivered again. */
+export interface DurableMessage extends BusMessage {
+  /** 1 on the first delivery, 2 on the first redelivery, and so on. */
+  readonly deliveryCount: number;
+  /** Handled: never deliver it again. Never throws; an ack that cannot reach the server is a redelivery later. */
+  ack(): void;
+  /**
+   * Not handled: deliver it again after `delayMs` milliseconds (at once when omitted), to this consumer or another
+   * of the durable. Never throws.
+   */
+  nak(delayMs?: number): void;
+}
+
+/** The messages of a durable consumer, as an async iterable; iterate it once. */
+export interface DurableSubscription extends AsyncIterable<DurableMessage> {
+  /** The subject (pattern) consumed. */
+  readonly subject: string;
+  /**
+   * Settles once the stream and the consumer exist and messages flow; rejects with a BusError when they could not
+   * be set up (iteration then throws the same error). Nothing needs to wait for it: iteration waits by itself.
+   */
+  readonly ready: Promise<void>;
+  /**
+   * Stops taking new messages. Those already handed to this consumer are still iterated; whatever is left
+   * unanswered is delivered again (after the ack wait) to another consumer of the durable or a later one.
+   */
+  stop(): void;
+  /** Settles when iteration has ended (or, never iterated, when stopped), for whatever reason. */
+  readonly closed: Promise<void>;
+}
+
 export interface RequestOptions {
   /** How long to wait for an answer, in milliseconds. */
   timeoutMs: number;
@@ -63,6 +136,24 @@ export interface Bus {
    * came in time, `closed` when the bus is closed.
    */
   request(subject: string, data: Payload | undefined, options: RequestOptions): Promise<BusMessage>;
+  /**
+   * Takes the messages of a stream through a durable consumer: at-least-once delivery that survives this process,
+   * for what must not be lost when no consumer is running (the engines' call events). Publishers need nothing
+   * special: a plain `publish` on a subject the stream captures is kept by the server.
+   *
+   * Over NATS this is JetStream (a file-backed stream, a durable pull consumer with explicit acks). In-process
+   * there is no server to keep anything: a plain queue subscription under the durable's name, where `ack` does
+   * nothing and `nak` delivers the message again within this process — nothing outlives the process anyway.
+   * @param subject the subjects to take (wildcards allowed), within the stream's subjects
+   * @throws BusError `closed` when the bus is closed, `bad_subject` for an invalid subject; RangeError when a name
+   *   breaks NATS naming rules, a number is not positive, or the subject lies outside the stream's subjects
+   */
+  consume(subject: string, options: ConsumeOptions): DurableSubscription;
+  /**
+   * Removes a stream with its consumers and every message it holds; false when there was no such stream (and
+   * always in-process, where there are no streams). For tests and namespaces that clean up after themselves.
+   */
+  deleteStream(name: string): Promise<boolean>;
   /** Resolves once everything published so far has reached the server (NATS) or the subscribers (in-process). */
   flush(): Promise<void>;
   /** Drains every subscription, then closes. */

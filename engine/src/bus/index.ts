@@ -6,7 +6,19 @@ import type { Bus } from './bus.ts';
 import { MemoryBus } from './memory-bus.ts';
 import { NatsBus } from './nats-bus.ts';
 
-export type { Bus, BusMessage, Payload, RequestOptions, SubscribeOptions, Subscription } from './bus.ts';
+export type {
+  Bus,
+  BusMessage,
+  ConsumeOptions,
+  DurableMessage,
+  DurableSubscription,
+  Payload,
+  RequestOptions,
+  StreamSpec,
+  SubscribeOptions,
+  Subscription,
+} from './bus.ts';
+export { DURABLE_DEFAULTS } from './options.ts';
 export { BUS_ERROR_CODES, BusError, isBusError, type BusErrorCode } from './errors.ts';
 export { SUBSCRIPTION_BUFFER_MESSAGES } from './buffered-subscription.ts';
 export { MEMORY_BUS_MAX_PAYLOAD_BYTES, MemoryBus } from './memory-bus.ts';

@@ -8,11 +8,22 @@
  * runs inside the publisher's call).
  */
 import { randomBytes } from 'node:crypto';
-import type { Bus, BusMessage, Payload, RequestOptions, SubscribeOptions, Subscription } from './bus.ts';
+import type {
+  Bus,
+  BusMessage,
+  ConsumeOptions,
+  DurableMessage,
+  DurableSubscription,
+  Payload,
+  RequestOptions,
+  SubscribeOptions,
+  Subscription,
+} from './bus.ts';
 import { BufferedSubscription } from './buffered-subscription.ts';
-import { BusMessageImpl, payloadBytes } from './bus-message.ts';
+import { BusMessageImpl, DurableMessageImpl, payloadBytes } from './bus-message.ts';
 import { BusError } from './errors.ts';
-import { assertRequestTimeout, assertSubscribeOptions } from './options.ts';
+import { MemoryDurableSubscription } from './memory-durable.ts';
+import { assertRequestTimeout, assertSubscribeOptions, resolveConsumeOptions } from './options.ts';
 import {
   assertPublishSubject,
   assertSubscribeSubject,
@@ -39,6 +50,12 @@ interface Route {
   delivered: number;
 }
 
+/** The queue group standing for a durable consumer in-process, and its deliveries per message at most (-1: no limit). */
+interface DurableGroup {
+  readonly queue: string;
+  readonly maxDeliver: number;
+}
+
 interface PendingRequest {
   resolve(message: BusMessage): void;
   reject(error: BusError): void;
@@ -57,6 +74,8 @@ export class MemoryBus implements Bus {
   readonly #queueCursor = new Map<string, number>();
   readonly #inboxPrefix = `_INBOX.${randomBytes(INBOX_ID_BYTES).toString('hex')}.`;
   #inboxSequence = 0;
+  /** Nak'd durable messages waiting for their delay; dropped when the bus closes. */
+  readonly #redeliveries = new Set<NodeJS.Timeout>();
   #state: State = 'open';
 
   get isClosed(): boolean {
@@ -73,6 +92,29 @@ export class MemoryBus implements Bus {
     if (this.#state !== 'open') throw closedError();
     assertSubscribeSubject(subject);
     assertSubscribeOptions(options);
+    return this.#open(subject, options);
+  }
+
+  /**
+   * In-process, a durable consumer is a queue subscription named after the durable: its consumers split the
+   * messages; `ack` does nothing and `nak` delivers the message again, after its delay, to a consumer of the
+   * durable still running. The stream options are checked, then ignored: nothing outlives the process anyway.
+   */
+  consume(subject: string, options: ConsumeOptions): DurableSubscription {
+    if (this.#state !== 'open') throw closedError();
+    const { stream, durable, maxDeliver } = resolveConsumeOptions(subject, options);
+    // Not a name a caller's queue group can take by accident: `$` marks system names in NATS too.
+    const durableGroup = { queue: `$durable.${stream.name}.${durable}`, maxDeliver };
+    return new MemoryDurableSubscription(this.#open(subject, { queue: durableGroup.queue }), (message) =>
+      this.#durableMessage(durableGroup, message.subject, message.data, 1));
+  }
+
+  /** There are no streams in-process: nothing to delete. */
+  deleteStream(_name: string): Promise<boolean> {
+    return this.isClosed ? Promise.reject(closedError()) : Promise.resolve(false);
+  }
+
+  #open(subject: string, options: SubscribeOptions): BufferedSubscription {
     let route: Route | undefined;
     const subscription = new BufferedSubscription(subject, {
       detach: () => this.#removeRoute(route),
@@ -134,6 +176,8 @@ export class MemoryBus implements Bus {
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
+    for (const timer of this.#redeliveries) clearTimeout(timer);
+    this.#redeliveries.clear();
     for (const route of this.#allRoutes()) route.subscription.discard();
     this.#literal.clear();
     this.#wildcard.length = 0;
@@ -180,6 +224,32 @@ export class MemoryBus implements Bus {
       this.#removeRoute(route);
       route.subscription.seal();
     }
+  }
+
+  #durableMessage(group: DurableGroup, subject: string, data: Uint8Array, deliveryCount: number): DurableMessage {
+    return new DurableMessageImpl(subject, data, deliveryCount, {
+      ack: () => {},
+      nak: (delayMs) => {
+        // As on NATS: after its last delivery a message is not delivered again.
+        if (group.maxDeliver !== -1 && deliveryCount >= group.maxDeliver) return;
+        this.#redeliverLater(group, subject, data, deliveryCount + 1, delayMs ?? 0);
+      },
+    });
+  }
+
+  /** After `delayMs`, gives a nak'd message to one running consumer of its durable; none running: it is gone. */
+  #redeliverLater(group: DurableGroup, subject: string, data: Uint8Array, deliveryCount: number, delayMs: number): void {
+    if (this.#state !== 'open') return;
+    const timer = setTimeout(() => {
+      this.#redeliveries.delete(timer);
+      const members = this.#matching(subject).filter((route) => route.queue === group.queue);
+      const cursor = this.#queueCursor.get(group.queue) ?? 0;
+      this.#queueCursor.set(group.queue, cursor + 1);
+      members[cursor % Math.max(members.length, 1)]?.subscription.push(this.#durableMessage(group, subject, data, deliveryCount));
+    }, delayMs);
+    // A pending redelivery never holds the process open: it would be lost at exit anyway.
+    timer.unref();
+    this.#redeliveries.add(timer);
   }
 
   /** A snapshot: delivery may remove routes (`max`) while we walk the result. */

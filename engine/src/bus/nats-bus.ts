@@ -1,15 +1,27 @@
 /**
  * The Bus over a NATS server (scale-out mode), on @nats-io/transport-node v3. Messages reach each subscription
  * through a client callback into our own bounded buffer (BufferedSubscription), not the client's unbounded
- * iterator, so both buses share one bound, one drop policy and one unsubscribe/drain behaviour.
+ * iterator, so both buses share one bound, one drop policy and one unsubscribe/drain behaviour. Durable consumers
+ * (`consume`) use JetStream over the same connection (nats-durable.ts); core publish and subscribe are untouched.
  */
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription as NatsSubscription } from '@nats-io/transport-node';
-import type { Bus, BusMessage, Payload, RequestOptions, SubscribeOptions, Subscription } from './bus.ts';
+import type {
+  Bus,
+  BusMessage,
+  ConsumeOptions,
+  DurableSubscription,
+  Payload,
+  RequestOptions,
+  SubscribeOptions,
+  Subscription,
+} from './bus.ts';
 import { BufferedSubscription } from './buffered-subscription.ts';
 import { BusMessageImpl, payloadBytes } from './bus-message.ts';
 import { BusError } from './errors.ts';
+import { deleteStream, NatsDurableSubscription, type NatsDurableSource } from './nats-durable.ts';
 import { toBusError } from './nats-errors.ts';
-import { assertRequestTimeout, assertSubscribeOptions } from './options.ts';
+import { assertRequestTimeout, assertSubscribeOptions, resolveConsumeOptions } from './options.ts';
 import { assertPublishSubject, assertSubscribeSubject } from './subject-match.ts';
 
 /** How long the first connection may take, in ms: a role should fail its start clearly, not hang on a bad URL. */
@@ -28,14 +40,18 @@ export class NatsBus implements Bus {
   readonly #nc: NatsConnection;
   /** Live subscriptions, so `close` can end their iteration at once. */
   readonly #subscriptions = new Set<BufferedSubscription>();
+  /** Live durable consumers, so `close` and `drain` can stop them. */
+  readonly #durables = new Set<NatsDurableSubscription>();
+  readonly #durableSource: NatsDurableSource;
   /** Set when close or drain starts: a connection error from then on is our own doing, reported as `closed`. */
   #closing = false;
   /** The one close in progress or done, so a second `close` waits for the first instead of closing twice. */
   #closed: Promise<void> | undefined;
 
-  private constructor(nc: NatsConnection, description: string) {
+  private constructor(nc: NatsConnection, jsm: JetStreamManager, description: string) {
     this.#nc = nc;
     this.description = description;
+    this.#durableSource = { nc, jsm, closing: () => this.#closing };
   }
 
   /**
@@ -52,7 +68,10 @@ export class NatsBus implements Bus {
         timeout: NATS_CONNECT_TIMEOUT_MS,
         maxReconnectAttempts: NATS_RECONNECT_ATTEMPTS_FOREVER,
       });
-      return new NatsBus(nc, description);
+      // Made here, with no API check (no request), so that `consume` sends its stream's create within its own call:
+      // a message published on this connection right after `consume` returns then reaches the stream.
+      const jsm = await jetstreamManager(nc, { checkAPI: false });
+      return new NatsBus(nc, jsm, description);
     } catch (err) {
       throw toBusError(err, `connect to ${description}`, false);
     }
@@ -107,6 +126,23 @@ export class NatsBus implements Bus {
     return subscription;
   }
 
+  consume(subject: string, options: ConsumeOptions): DurableSubscription {
+    if (this.#closing) throw new BusError('closed', `consume ${subject}: the bus is closed`);
+    const durable = new NatsDurableSubscription(this.#durableSource, subject, resolveConsumeOptions(subject, options));
+    this.#durables.add(durable);
+    void durable.closed.then(() => this.#durables.delete(durable));
+    return durable;
+  }
+
+  async deleteStream(name: string): Promise<boolean> {
+    if (this.#closing) throw new BusError('closed', `delete stream ${name}: the bus is closed`);
+    try {
+      return await deleteStream(this.#durableSource.jsm, name);
+    } catch (err) {
+      throw toBusError(err, `delete stream ${name}`, this.#closing);
+    }
+  }
+
   async request(subject: string, data: Payload | undefined, options: RequestOptions): Promise<BusMessage> {
     if (this.#closing) throw new BusError('closed', `request on ${subject}: the bus is closed`);
     assertPublishSubject(subject);
@@ -130,6 +166,8 @@ export class NatsBus implements Bus {
   async drain(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    // Unanswered durable messages go back to the server: another consumer of the durable takes them.
+    for (const durable of this.#durables) durable.stop();
     try {
       await this.#nc.drain();
     } catch (err) {
@@ -144,6 +182,8 @@ export class NatsBus implements Bus {
       this.#closing = true;
       for (const subscription of this.#subscriptions) subscription.discard();
       this.#subscriptions.clear();
+      for (const durable of this.#durables) durable.stop();
+      this.#durables.clear();
       this.#closed = this.#nc.isClosed() ? Promise.resolve() : this.#nc.close();
     }
     return this.#closed;

@@ -8,6 +8,7 @@ import {
   hasWildcard,
   publishSubjectProblem,
   subjectMatches,
+  subjectWithin,
   subscribeSubjectProblem,
 } from './subject-match.ts';
 
@@ -142,5 +143,28 @@ describe('queue group names', () => {
     expect(() => assertQueueName('engine')).not.toThrow();
     expect(() => assertQueueName('')).toThrow(BusError);
     expect(() => assertQueueName('a b')).toThrow(BusError);
+  });
+});
+
+describe('subjectWithin (a consumer filter inside its stream subjects)', () => {
+  it.each([
+    ['v1.call.*.event', 'v1.call.*.event', true],
+    ['v1.call.abc.event', 'v1.call.*.event', true],
+    ['v1.call.*.event', 'v1.>', true],
+    ['v1.call.>', 'v1.call.>', true],
+    ['v1.call.>', 'v1.call.*', false],
+    ['v1.call.*.event', 'v1.call.abc.event', false],
+    ['v1.call.*.event', 'v1.call.*', false],
+    ['v1.call', 'v1.call.>', false],
+    ['a.>', '>', true],
+  ])('%s within %s: %s', (pattern, outer, within) => {
+    expect(subjectWithin(pattern, outer)).toBe(within);
+  });
+
+  it('agrees with subjectMatches for literal subjects', () => {
+    fc.assert(fc.property(tokens, tokens, (subject, pattern) => {
+      const outer = pattern.map((t, i) => (i % 2 === 0 ? t : '*')).join('.');
+      expect(subjectWithin(subject.join('.'), outer)).toBe(subjectMatches(outer, subject.join('.')));
+    }));
   });
 });

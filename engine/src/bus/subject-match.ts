@@ -79,6 +79,22 @@ export function tokensMatch(pattern: readonly string[], subject: readonly string
   return pattern.length === subject.length;
 }
 
+/**
+ * True when every subject the (possibly wildcard) `pattern` matches is also matched by `outer`: a consumer's filter
+ * must stay within its stream's subjects. `a.*.c` is within `a.>` and `a.*.c`, not within `a.b.c`.
+ */
+export function subjectWithin(pattern: string, outer: string): boolean {
+  const inner = splitSubject(pattern);
+  const cover = splitSubject(outer);
+  for (const [index, token] of cover.entries()) {
+    if (token === TRAILING_TOKENS) return inner.length > index;
+    const own = inner[index];
+    if (own === undefined || own === TRAILING_TOKENS) return false;
+    if (token !== ONE_TOKEN && token !== own) return false;
+  }
+  return inner.length === cover.length;
+}
+
 function commonProblem(subject: string): string | undefined {
   if (subject.length === 0) return 'must not be empty';
   if (WHITESPACE.test(subject)) return 'must not contain whitespace';
