@@ -7,10 +7,11 @@ import { parseCommand, usage } from './options.ts';
 import { engineSuite } from './engine/index.ts';
 import { engineAudioSuite } from './engine-audio/index.ts';
 import { restSuite } from './rest/index.ts';
+import { callsSuite } from './calls/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
-/** Every suite, by name. Later issues add calls, … */
-const SUITES: readonly Suite[] = [restSuite, engineAudioSuite, engineSuite];
+/** Every suite, by name. */
+const SUITES: readonly Suite[] = [restSuite, engineAudioSuite, engineSuite, callsSuite];
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCommand(argv, SUITES);
