@@ -322,6 +322,10 @@ export class CallSession {
         }
         const ended = this.#turns.finalTranscript();
         if (ended) this.#userTurnEnded(ended);
+        // Words settled after their turn had ended (a recogniser that finalised part of a sentence early, then the
+        // rest): they are a turn of their own now, or they would wait for the caller's next sentence — and if they
+        // just cancelled the reply to the first part, the caller would get no answer at all.
+        else if (!this.#turns.speaking) this.#userTurnEnded(undefined);
       }
     } catch (error) {
       this.#fail(error);

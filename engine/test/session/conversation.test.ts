@@ -4,6 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_LLM_MESSAGE, NUDGE_MESSAGE } from '../../src/session/call-session.ts';
+import { Channel } from '../../src/streams/channel.ts';
+import type { SttEvent, SttProvider } from '../../src/providers/stt-provider.ts';
 import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-providers.ts';
 import { callSpec, startCall, type RunningCall } from './call-harness.ts';
 
@@ -16,7 +18,46 @@ afterEach(async () => {
 const userLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'user' ? [e.text] : []));
 const agentLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
 
+/**
+ * A recogniser that settles the first words of a sentence at once and the rest `lateMs` later — after the turn has
+ * ended on them, as a streaming recogniser under load can.
+ */
+function earlyFinalStt(first: string, rest: string, lateMs: number): SttProvider {
+  return {
+    name: 'early-final-stt',
+    open(_options, signal) {
+      const events = new Channel<SttEvent>(16, 'fail');
+      let heard = false;
+      let said = false;
+      signal.addEventListener('abort', () => events.end(), { once: true });
+      return {
+        push: (frame) => { if (frame.some((v) => Math.abs(v) > 1000)) heard = true; },
+        endOfUtterance: () => {
+          if (!heard || said) return;
+          said = true;
+          events.push({ type: 'final', text: first, startMs: 0, endMs: 300 });
+          setTimeout(() => events.push({ type: 'final', text: rest, startMs: 300, endMs: 600 }), lateMs);
+        },
+        end: () => events.end(),
+        [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+      };
+    },
+  };
+}
+
 describe('a conversation', () => {
+  it('answers words that were settled after their turn ended, even when they cancel the reply to the first part', async () => {
+    // The reply to the fragment is still being thought about (slow first clause) when the rest of the sentence lands.
+    const llm = scriptedChat([{ text: 'For which day would you like it booked?' }, { text: 'Tuesday morning it is.' }], { tokenDelayMs: 250 });
+    call = await startCall(callSpec({ greetingMessage: null }), { stt: earlyFinalStt('book me for', 'tuesday morning please', 400), tts: toneTts(), llm });
+    await call.speak(600);
+    await call.silence(800);
+    await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Tuesday morning it is.', 15_000);
+    expect(userLines(call)).toEqual(['book me for', 'tuesday morning please']);
+    expect(llm.requests).toHaveLength(2);
+    expect(llm.requests[1]!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['book me for', 'tuesday morning please']);
+  }, 30_000);
+
   it('greets with variables filled, hears the caller, replies, and reports latency', async () => {
     const llm = scriptedChat([{ text: 'Your appointment is on Tuesday at ten.' }]);
     const tts = toneTts();
