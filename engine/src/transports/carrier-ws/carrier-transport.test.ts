@@ -22,8 +22,10 @@ class FakeSocket implements MediaSocket {
     this.#listener = listener;
   }
 
-  send(text: string): void {
-    if (this.open) this.sent.push(JSON.parse(text) as Record<string, unknown>);
+  send(text: string): boolean {
+    if (!this.open) return false;
+    this.sent.push(JSON.parse(text) as Record<string, unknown>);
+    return true;
   }
 
   close(code: number, reason: string): void {
@@ -190,6 +192,18 @@ describe('a carrier stream as a transport', () => {
     expect(sizes().length).toBe(3);
     expect(sizes().every((n) => n % 320 === 0)).toBe(true);
     expect(socket.sent.at(-1)).toEqual({ event: 'mark', stream_sid: 'MZ9', mark: { name: 't1c0' } });
+  });
+
+  it('counts as sent only the agent audio that went out: none once the socket is closing', async () => {
+    const { socket, transport } = transportOn(carrierB, twilioStart);
+    await transport.started;
+    for (let i = 0; i < 5; i += 1) transport.send(new Int16Array(320).fill(2000));
+    const sent = transport.stats.sentPayloads;
+    expect(sent).toBe(socket.of('media').length);
+    expect(sent).toBeGreaterThan(0);
+    socket.open = false;
+    for (let i = 0; i < 5; i += 1) transport.send(new Int16Array(320).fill(2000));
+    expect(transport.stats.sentPayloads).toBe(sent);
   });
 
   it('drops agent audio instead of queueing it behind a far end that stopped reading', async () => {

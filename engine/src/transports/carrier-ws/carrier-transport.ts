@@ -202,8 +202,8 @@ export class CarrierTransport implements MediaTransport {
       this.#stats.droppedPayloads += 1;
       return;
     }
-    this.#socket.send(this.#protocol.encodeMedia(this.#start!, payload.toString('base64')));
-    this.#stats.sentPayloads += 1;
+    // A socket already closing takes nothing: only what went out counts as sent.
+    if (this.#socket.send(this.#protocol.encodeMedia(this.#start!, payload.toString('base64')))) this.#stats.sentPayloads += 1;
   }
 
   #onMessage(data: string, binary: boolean): void {

@@ -51,8 +51,8 @@ export interface MediaSocket {
    * listener that comes later.
    */
   listen(listener: MediaSocketListener): void;
-  /** Sends one text message; ignored once the socket is no longer open. Never blocks. */
-  send(text: string): void;
+  /** Sends one text message; ignored once the socket is no longer open (answers false then). Never blocks. */
+  send(text: string): boolean;
   /** Closes with a code and a reason (at most 123 bytes of UTF-8; longer is cut). Idempotent. */
   close(code: number, reason: string): void;
   /** Drops the connection at once, without a close handshake. */

@@ -116,8 +116,10 @@ class WsMediaSocket implements MediaSocket {
     this.#ws.on('close', (code: number, reason: Buffer) => listener.closed(code, reason.toString('utf8')));
   }
 
-  send(text: string): void {
-    if (this.open) this.#ws.send(text);
+  send(text: string): boolean {
+    if (!this.open) return false;
+    this.#ws.send(text);
+    return true;
   }
 
   close(code: number, reason: string): void {
