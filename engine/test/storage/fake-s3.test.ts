@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_PAYLOAD_SHA256, signRequest } from '../../src/storage/sigv4.ts';
 import { startFakeS3 } from '../fakes/index.ts';
 import { verifySigV4 } from '../fakes/s3/verify-sigv4.ts';
+import { DOCUMENTED_CREDENTIAL, DOCUMENTED_CREDENTIALS, DOCUMENTED_GET_SIGNATURE, DOCUMENTED_REGION } from './aws-documented-example.ts';
 
-const example = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', region: 'us-east-1' };
+const example = { ...DOCUMENTED_CREDENTIALS, region: DOCUMENTED_REGION };
 
 /** The documented GET Object request of S3's SigV4 examples, as it arrives on the wire. */
 function documentedGet(overrides: Record<string, string> = {}): IncomingMessage {
@@ -20,7 +21,7 @@ function documentedGet(overrides: Record<string, string> = {}): IncomingMessage 
       range: 'bytes=0-9',
       'x-amz-content-sha256': EMPTY_PAYLOAD_SHA256,
       'x-amz-date': '20130524T000000Z',
-      authorization: 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
+      authorization: `AWS4-HMAC-SHA256 Credential=${DOCUMENTED_CREDENTIAL},SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=${DOCUMENTED_GET_SIGNATURE}`,
       ...overrides,
     },
   } as unknown as IncomingMessage;

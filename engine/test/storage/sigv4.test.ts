@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EMPTY_PAYLOAD_SHA256, sha256Hex, signRequest, signingKey, toAmzDate, uriEncode } from '../../src/storage/sigv4.ts';
+import { DOCUMENTED_CREDENTIAL, DOCUMENTED_CREDENTIALS, DOCUMENTED_GET_SIGNATURE } from './aws-documented-example.ts';
 
-const credentials = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
+const credentials = DOCUMENTED_CREDENTIALS;
 const scope = { region: 'us-east-1', date: new Date('2013-05-24T00:00:00Z') };
 const host = 'https://examplebucket.s3.amazonaws.com';
 
@@ -31,13 +32,13 @@ describe('Signature Version 4', () => {
       '20130524/us-east-1/s3/aws4_request',
       '7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972',
     ].join('\n'));
-    expect(signed.signature).toBe('f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41');
+    expect(signed.signature).toBe(DOCUMENTED_GET_SIGNATURE);
     expect(signed.headers).toMatchObject({
       Range: 'bytes=0-9',
       'x-amz-date': '20130524T000000Z',
       'x-amz-content-sha256': EMPTY_PAYLOAD_SHA256,
-      authorization: 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, '
-        + 'SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
+      authorization: `AWS4-HMAC-SHA256 Credential=${DOCUMENTED_CREDENTIAL}, `
+        + `SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=${DOCUMENTED_GET_SIGNATURE}`,
     });
   });
 

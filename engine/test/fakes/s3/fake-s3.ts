@@ -57,13 +57,11 @@ export interface FakeS3 {
   close(): Promise<void>;
 }
 
-const EXAMPLE_ACCESS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
-const EXAMPLE_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
-
 export async function startFakeS3(options: FakeS3Options = {}): Promise<FakeS3> {
   const credentials: FakeS3Credentials = {
-    accessKeyId: options.accessKeyId ?? EXAMPLE_ACCESS_KEY_ID,
-    secretAccessKey: options.secretAccessKey ?? EXAMPLE_SECRET_ACCESS_KEY,
+    // Unless a test names them, each fake has keys of its own, as each real account does.
+    accessKeyId: options.accessKeyId ?? `FAKE${randomBytes(8).toString('hex').toUpperCase()}`,
+    secretAccessKey: options.secretAccessKey ?? randomBytes(30).toString('base64'),
     region: options.region ?? 'us-east-1',
   };
   const buckets = new Map<string, Map<string, FakeS3Object>>((options.buckets ?? ['recordings']).map((name) => [name, new Map()]));
