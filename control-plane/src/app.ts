@@ -37,6 +37,8 @@ import invitePageRoutes from './routes/pages/invite.ts';
 import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
 import webhookRoutes from './routes/webhooks/index.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/phone-calls.ts';
+import { mcpPlugin, injectRestClient } from '@parley/mcp';
+import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '0.1.0';
@@ -158,6 +160,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       resellers: { 'carrier-d': deps.config.carrierDReseller },
     });
   }, { prefix: API_PREFIX });
+
+  // The MCP server is a client of the routes above, reached in-process (DESIGN.md §1).
+  await app.register(mcpPlugin, {
+    rest: injectRestClient(app, API_PREFIX),
+    publicUrl: deps.config.publicUrl,
+    requestsPerMinute: deps.config.rateLimits.mcp,
+    scopes: CUSTOMER_SCOPES,
+  });
 
   return app;
 }

@@ -25,6 +25,11 @@ export const RATE_LIMIT_DEFAULTS = {
   dialerStatus: 100,
   /** Call placement and call-record creation, per calling host (client address); the spec gives no figure. */
   callPlacement: 60,
+  /**
+   * The MCP endpoint, per connection (its bearer token); the spec gives no figure. An AI host makes a few requests per
+   * user turn; 300 a minute leaves room for a busy agent loop and still stops a runaway one within seconds.
+   */
+  mcp: 300,
 } as const satisfies Record<string, number>;
 
 export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;

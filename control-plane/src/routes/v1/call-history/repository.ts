@@ -60,6 +60,10 @@ export function historyCondition(organisationId: string, filters: HistoryFilters
     if (isId(filters.search.toLowerCase())) terms.push(`c.id = $${params.push(filters.search.toLowerCase())}`);
     where.push(`(${terms.join(' or ')})`);
   }
+  if (filters.transcript) {
+    const n = params.push(`%${filters.transcript.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    where.push(`exists (select 1 from call_transcripts t where t.call_id = c.id and t.text ilike $${n})`);
+  }
   return { where: where.join(' and '), params };
 }
 

@@ -25,6 +25,7 @@ const filterFields = {
   campaignsOnly: Type.Optional(Type.Boolean({ description: 'true: only calls of campaigns' })),
   excludeCallType: Type.Optional(StringEnum(CALL_TYPES, { description: 'e.g. chat' })),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive, in the name, the number (digits anywhere) or the Call ID (room name, or the session id)' })),
+  transcript: Type.Optional(Type.String({ minLength: 2, maxLength: 200, description: 'Not in the spec (MCP tool calls_search): case-insensitive, in what was said by either side of the call' })),
 };
 
 export const HistoryFilters = Type.Object(filterFields);

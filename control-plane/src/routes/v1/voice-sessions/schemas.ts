@@ -134,6 +134,7 @@ export const ListCallsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   callType: Type.Optional(StringEnum(CALL_TYPES)),
+  agentId: Type.Optional(Id('Not in the spec (MCP tool sessions_by_agent): only calls of this agent')),
 });
 export type ListCallsQuery = Static<typeof ListCallsQuery>;
 

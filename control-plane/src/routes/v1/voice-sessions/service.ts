@@ -112,6 +112,7 @@ export class VoiceSessionService {
        where organisation_id = ${principal.organisationId}
          and (call_status is null or call_status <> all(${UNPLACED_STATUSES as string[]}))
          and (${query.callType ?? null}::text is null or call_type = ${query.callType ?? null})
+         and (${query.agentId ?? null}::text is null or agent_id = ${query.agentId ?? null})
        order by created_at desc, id desc
        limit ${query.limit ?? DEFAULT_LIST_LIMIT} offset ${query.offset ?? 0}`;
     return rows.map(callRecord);

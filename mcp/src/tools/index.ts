@@ -1,0 +1,14 @@
+/**
+ * Every tool the server offers today: those of spec document 2 whose REST routes Parley has (agents, calls,
+ * sessions, numbers, organisations, help). The campaigns, knowledge, wallet and top-up tools, and carrier-a number
+ * search and purchase, join with their REST APIs.
+ */
+import { accountTools } from './account.ts';
+import { agentTools } from './agents.ts';
+import { callTools } from './calls.ts';
+import { helpTools } from './help.ts';
+import { numberTools } from './numbers.ts';
+import { sessionTools } from './sessions.ts';
+import type { Tool } from './tool.ts';
+
+export const TOOLS: readonly Tool[] = [...agentTools, ...callTools, ...sessionTools, ...numberTools, ...accountTools, ...helpTools];
