@@ -8,6 +8,10 @@ import { percentile, SampleBuffer } from './percentiles.ts';
 
 export interface LoadOptions {
   url: string;
+  /** Default GET. */
+  method?: 'GET' | 'POST';
+  /** Sent with every request (a JSON-RPC call, say); give its content-type in headers. */
+  body?: string;
   headers?: Record<string, string>;
   connections: number;
   durationSeconds: number;
@@ -47,6 +51,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     const instance = autocannon(
       {
         url: options.url,
+        method: options.method ?? 'GET',
+        ...(options.body === undefined ? {} : { body: options.body }),
         headers: options.headers ?? {},
         connections: options.connections,
         duration: options.durationSeconds,

@@ -8,10 +8,11 @@ import { engineSuite } from './engine/index.ts';
 import { engineAudioSuite } from './engine-audio/index.ts';
 import { restSuite } from './rest/index.ts';
 import { callsSuite } from './calls/index.ts';
+import { mcpSuite } from './mcp/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
-const SUITES: readonly Suite[] = [restSuite, engineAudioSuite, engineSuite, callsSuite];
+const SUITES: readonly Suite[] = [restSuite, mcpSuite, engineAudioSuite, engineSuite, callsSuite];
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCommand(argv, SUITES);

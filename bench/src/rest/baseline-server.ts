@@ -17,7 +17,7 @@ export async function startBaselineServer(routes: readonly BaselineRoute[]): Pro
   const app = Fastify({ logger: false });
   for (const route of routes) {
     const body = route.body;
-    app.get(route.path, async () => body);
+    app.route({ method: route.method ?? 'GET', url: route.path, handler: async () => body });
   }
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, close: () => app.close() };

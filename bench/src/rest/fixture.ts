@@ -26,7 +26,18 @@ export interface RestFixture {
   close(): Promise<void>;
 }
 
-export async function createFixture(databaseUrl: string): Promise<RestFixture> {
+/** What the fixture holds besides the organisation and its team. */
+export interface FixtureContents {
+  /** Voice agents of the organisation, with instructions of a realistic length (the mcp suite lists them). */
+  agents?: number;
+}
+
+/** A task of about 600 characters: what a real agent's instructions look like, so list bodies have a real size. */
+const AGENT_TASK = 'Greet the caller, ask for their order number and read back what was ordered. If they want to change it, '
+  + 'confirm each change before making it. If they ask for a refund, collect the reason and promise a call back within '
+  + 'one working day. Never promise a delivery date. Close by asking whether there is anything else, then say goodbye. '.repeat(2);
+
+export async function createFixture(databaseUrl: string, contents: FixtureContents = {}): Promise<RestFixture> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   const database = await openDatabase({ databaseUrl, schema, dataDir: undefined, maxConnections: FIXTURE_POOL_SIZE });
   const close = once(() => dropAndClose(database));
@@ -44,6 +55,11 @@ export async function createFixture(databaseUrl: string): Promise<RestFixture> {
                  values (${userId}, ${`Member ${i + 1}`}, ${`member-${i + 1}-${schema}@bench.example`}, true)`;
         await tx`insert into members (id, organisation_id, user_id, role)
                  values (${newId()}, ${created.organisationId}, ${userId}, ${role})`;
+      }
+      for (let i = 0; i < (contents.agents ?? 0); i++) {
+        await tx`insert into agents (id, organisation_id, name, agent_type, agent_identity, agent_task, greeting_message)
+                 values (${newId()}, ${created.organisationId}, ${`Order desk ${i + 1}`}, 'VOICE',
+                         'You are the order desk of Bench Supplies.', ${AGENT_TASK}, 'Hello, Bench Supplies order desk!')`;
       }
     });
     return { schema, description: database.description, key: created.apiKey.key, organisationId: created.organisationId, close };

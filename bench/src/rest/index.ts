@@ -12,6 +12,7 @@ import path from 'node:path';
 import { DEFAULT_POOL_SIZE } from '@parley/control-plane';
 import { machineFacts } from '../machine.ts';
 import { runLoad } from '../http-load.ts';
+import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite, type SuiteContext, type ExitCode } from '../suite.ts';
 import { createFixture } from './fixture.ts';
 import { buildReport, evaluateEndpoint, formatReport, type EndpointResult, type Measurement } from './report.ts';
@@ -29,6 +30,7 @@ export const restSuite: Suite = {
   options: {
     'cpu-prof': { type: 'string', valueName: '<dir>', description: 'write V8 CPU profiles of the servers into <dir>/real and <dir>/baseline' },
     pool: { type: 'string', valueName: '<n>', description: `the app's Postgres pool size (default ${DEFAULT_POOL_SIZE}, the production default)` },
+    out: { type: 'string', valueName: '<dir>', description: 'where the report is written (default bench/results)' },
   },
   run: runRest,
 };
@@ -99,8 +101,12 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
       bus: natsUrl ? 'NATS' : 'in-process',
       poolSize,
     }, endpoints);
-    context.out(formatReport(report));
+    const text = formatReport(report);
+    context.out(text);
     if (context.options.json) context.out(JSON.stringify(report));
+    const command = `npm run bench -- rest --connections ${context.options.connections} --duration ${context.options.durationSeconds} --pool ${poolSize}`;
+    const out = typeof context.extra.out === 'string' ? context.extra.out : undefined;
+    context.log(`report: ${await writeResultsFile('rest', machine, reportPage('REST API benchmark', machine, command, text), out)}`);
     return report.failed ? EXIT_FAILED : EXIT_OK;
   } finally {
     for (const cleanup of cleanups.reverse()) {

@@ -9,8 +9,9 @@ import { KeyStore } from '@parley/control-plane';
 import { openDatabase } from '@parley/control-plane';
 import { RATE_LIMIT_DEFAULTS } from '@parley/control-plane';
 import type { RunningServer } from './baseline-server.ts';
+import type { ServerSpec } from './server-messages.ts';
 
-export async function startRealServer(spec: { databaseUrl: string; schema: string; natsUrl: string | undefined; poolSize: number }): Promise<RunningServer> {
+export async function startRealServer(spec: Extract<ServerSpec, { kind: 'real' }>): Promise<RunningServer> {
   const database = await openDatabase({ databaseUrl: spec.databaseUrl, schema: spec.schema, dataDir: undefined, maxConnections: spec.poolSize });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   const closeAll = async () => {
@@ -22,7 +23,7 @@ export async function startRealServer(spec: { databaseUrl: string; schema: strin
     const keys = new KeyStore(database.sql, bus, (error) => console.error('bench server: key store', error));
     keys.listen();
     const app: FastifyInstance = await buildApp({
-      config: { publicUrl: 'http://127.0.0.1', rateLimits: { ...RATE_LIMIT_DEFAULTS } },
+      config: { publicUrl: 'http://127.0.0.1', rateLimits: { ...RATE_LIMIT_DEFAULTS, ...spec.rateLimits } },
       sql: database.sql,
       bus,
       keys,
