@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fetchRestClient } from '@parley/mcp';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { newId } from '../src/db/ids.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
@@ -125,6 +126,20 @@ describe('the endpoint', () => {
   });
 });
 
+describe('the REST client over HTTP (an MCP server running apart from the control plane)', () => {
+  it('reaches the REST API with the caller\'s key and passes refusals through', async () => {
+    const rest = fetchRestClient(`${baseUrl}/api/v1/`);
+    const me = await rest({ method: 'GET', path: '/api-keys/me', token: org.key });
+    expect(me.status).toBe(200);
+    expect((me.body as { data: { organisationId: string } }).data.organisationId).toBe(org.organisationId);
+    const listed = await rest({ method: 'GET', path: '/voice/agents', query: { limit: 1, search: undefined }, token: org.key });
+    expect(listed.status).toBe(200);
+    const refused = await rest({ method: 'POST', path: '/voice/agents', body: { name: 'x' }, token: org.key });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { success: boolean }).success).toBe(false);
+  });
+});
+
 describe('tools/list and prompts', () => {
   it('lists every tool with an input schema, the confirm-gated ones saying so', async () => {
     const client = await connect(org.key);
@@ -132,6 +147,8 @@ describe('tools/list and prompts', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([...EXPECTED_TOOLS].sort());
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
+      // Unknown arguments are refused, and the listing says so.
+      expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool.description!.length).toBeGreaterThan(20);
     }
     const gated = tools.filter((tool) => tool.description!.includes('Confirm-gated')).map((tool) => tool.name).sort();
@@ -303,7 +320,8 @@ describe('calls and sessions tools', () => {
     const countCalls = async () => (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_records where agent_id = ${agentId}`)[0]!.n;
     const before = await countCalls();
     const preview = json(await client.callTool({ name: 'calls_place', arguments: { agent_id: agentId, phone_number: '+14155550123' } }));
-    expect(preview).toMatchObject({ dryRun: true, target: { to: '+14155550123', agent: { id: agentId } } });
+    expect(preview).toMatchObject({ dryRun: true, target: { to: '+14155550123', from: null, agent: { id: agentId } } });
+    expect(preview.effects).toEqual([expect.stringMatching(/no calling number/)]);
     expect(await countCalls()).toBe(before);
     // The seeded agent has no calling number: the placement route refuses, and the refusal is the tool's result.
     const placed = await client.callTool({ name: 'calls_place', arguments: { agent_id: agentId, phone_number: '+14155550123', confirm: true } });

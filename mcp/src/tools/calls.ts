@@ -121,19 +121,22 @@ const callsPlace = defineTool({
     const agent = await context.call<Agent>('Agents', { method: 'GET', path: `/voice/agents/${encodeURIComponent(args.agent_id)}` });
     const participantName = args.participant_name ?? 'Customer';
     if (!args.confirm) {
+      const from = args.calling_number ?? agent.callingNumber ?? null;
       return previewResult('calls_place', {
         action: `Call ${args.phone_number} now with the agent "${agent.name}"`,
         target: {
           agent: { id: agent.id, name: agent.name, agentType: agent.agentType, isActive: agent.isActive },
           to: args.phone_number,
-          from: args.calling_number ?? agent.callingNumber ?? null,
+          from,
           carrier: args.calling_number ? 'the carrier of that number' : agent.telephonyProvider ?? null,
           participantName,
         },
-        effects: [
-          'The phone rings at once; the agent greets whoever answers and follows its task.',
-          'The call is charged to the organisation like any other call.',
-        ],
+        effects: from
+          ? [
+            'The phone rings at once; the agent greets whoever answers and follows its task.',
+            'The call is charged to the organisation like any other call.',
+          ]
+          : ['The agent has no calling number, so the call would be refused: pass calling_number, or set one with agents_update.'],
       });
     }
     return valueResult(await context.call(SERVICE, {

@@ -48,7 +48,7 @@ export const pageArgument = {
 
 /** The tool as tools/list shows it; the JSON Schema is computed once. */
 export function listedTool(tool: Tool): ListedTool {
-  const inputSchema = z.toJSONSchema(z.object(tool.input), { io: 'input' }) as ListedTool['inputSchema'];
+  const inputSchema = z.toJSONSchema(z.object(tool.input).strict(), { io: 'input' }) as ListedTool['inputSchema'];
   delete (inputSchema as Record<string, unknown>).$schema;
   const gate = tool.confirm ? ' Confirm-gated: the first call returns a dry-run preview; call again with confirm: true to act.' : '';
   const scopes = tool.scopes.length ? ` Needs scope ${tool.scopes.join(' and ')}.` : '';
