@@ -101,6 +101,28 @@ for (const fabric of fabrics()) {
       expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
       client.close();
     }, FAILOVER_TEST_TIMEOUT_MS);
+
+    it('keeps an utterance that ends while the failover is still looking for a worker', async () => {
+      // Earlier tests' workers would take the failover at once: this one needs a moment with no worker at all.
+      for (const earlier of workers.splice(0)) await earlier.stop();
+      const a = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+      workers.push(a);
+      const client = await SttClient.open(await fabric.connect(), 'call-e', { language: 'en-US' });
+      const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
+      const reader = client.events[Symbol.asyncIterator]();
+      for (let i = 0; i < 25; i += 1) client.push(frame);
+      await new Promise((r) => setTimeout(r, 50));
+      await a.stop(); // the only worker dies: the failover starts and finds nobody
+      await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
+      // The caller finishes the sentence meanwhile; its audio and its end cannot go anywhere yet.
+      for (let i = 0; i < 25; i += 1) client.push(frame);
+      client.endOfUtterance();
+      const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+      workers.push(b);
+      // The new worker hears the whole sentence, and its end.
+      expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
+      client.close();
+    }, FAILOVER_TEST_TIMEOUT_MS);
   });
 }
 

@@ -19,6 +19,11 @@ export class SttClient {
   readonly #stream: WorkerStream;
   readonly events = new Channel<SttEvent>(EVENT_BUFFER, 'drop-oldest');
   readonly #utterance: Int16Array[] = [];
+  /**
+   * Utterances that ended while a failover was reopening the stream: their audio and their end could not be sent,
+   * so both wait here for the new worker (clearing them, as a normal end does, would lose the caller's sentence).
+   */
+  readonly #endedDuringFailover: Int16Array[][] = [];
   #sequence = 0;
 
   private constructor(bus: Bus, callId: string, options: SttOptions & { provider?: string }) {
@@ -28,6 +33,10 @@ export class SttClient {
     }, {
       message: (payload) => this.#receive(payload),
       reopened: () => {
+        for (const utterance of this.#endedDuringFailover.splice(0)) {
+          for (const frame of utterance) this.#send(frame);
+          this.#sendEndOfUtterance();
+        }
         for (const frame of this.#utterance) this.#send(frame);
       },
       failed: (error) => this.events.fail(error),
@@ -52,13 +61,18 @@ export class SttClient {
   }
 
   endOfUtterance(): void {
-    this.#utterance.length = 0;
-    this.#stream.send(codecs.sttControl.encode({ type: 'end_of_utterance' }));
+    const utterance = this.#utterance.splice(0);
+    if (this.#stream.accepting) this.#sendEndOfUtterance();
+    else this.#endedDuringFailover.push(utterance);
   }
 
   close(): void {
     this.#stream.close(codecs.sttControl.encode({ type: 'end' }));
     this.events.end();
+  }
+
+  #sendEndOfUtterance(): void {
+    this.#stream.send(codecs.sttControl.encode({ type: 'end_of_utterance' }));
   }
 
   #send(samples: Int16Array): void {

@@ -86,6 +86,11 @@ export class WorkerStream {
     this.#stopWatching = everyShared(LIVENESS_CHECK_INTERVAL_MS, () => this.#watch());
   }
 
+  /** Whether `send` goes out now: false while a failover is reopening the stream (and once it is closed). */
+  get accepting(): boolean {
+    return !this.#closed && this.#streamId !== undefined && !this.#reopening;
+  }
+
   /** Sends on the stream's `.in` subject; dropped while a failover is reopening (the owner replays after). */
   send(payload: Uint8Array | string): void {
     if (this.#closed || !this.#streamId || this.#reopening) return;
