@@ -141,21 +141,26 @@ export function agentState(row: AgentRow): AgentState {
   return state as unknown as AgentState;
 }
 
+/** The state fields a record shows: all but the resultsConfig a FLOW agent keeps aside. */
+const RECORD_STATE_FIELDS = STATE_FIELDS.filter((field) => field !== 'promptResultsConfig');
+
 export function agentRecord(row: AgentRow): AgentRecord {
-  const { promptResultsConfig: _aside, ...state } = agentState(row);
-  return {
+  // Built in one pass: a list reads hundreds of these, and copying an agentState through object rest and spread
+  // was a tenth of a page's CPU (bench: `-- mcp`, REST GET /voice/agents).
+  const record: Record<string, unknown> = {
     id: row.id,
     organisationId: row.organisation_id,
     createdById: row.created_by_id,
     createdBy: row.created_by_id && row.created_by_name !== null
       ? { id: row.created_by_id, name: row.created_by_name, email: row.created_by_email ?? '' }
       : null,
-    ...state,
-    version: row.version,
-    totalCalls: row.total_calls,
-    lastUsed: row.last_used,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    sipConfigurations: [],
   };
+  for (const field of RECORD_STATE_FIELDS) record[field] = row[COLUMN_OF[field]];
+  record.version = row.version;
+  record.totalCalls = row.total_calls;
+  record.lastUsed = row.last_used;
+  record.createdAt = row.created_at;
+  record.updatedAt = row.updated_at;
+  record.sipConfigurations = [];
+  return record as unknown as AgentRecord;
 }
