@@ -10,9 +10,9 @@ import { machineFacts } from '../machine.ts';
 import { runLoad } from '../http-load.ts';
 import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
-import { createFixture } from '../rest/fixture.ts';
+import { createFixture } from '../http-servers/fixture.ts';
 import type { Measurement } from '../rest/report.ts';
-import { forkServer, type ServerChild } from '../rest/server-child.ts';
+import { forkServer, type ServerChild } from '../http-servers/server-child.ts';
 import { buildReport, evaluateRequest, formatReport, type RequestResult } from './report.ts';
 import { answerProblem, FIXTURE_AGENTS, REQUESTS, requestHeaders, type MeasuredRequest } from './requests.ts';
 

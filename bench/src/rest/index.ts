@@ -14,9 +14,9 @@ import { machineFacts } from '../machine.ts';
 import { runLoad } from '../http-load.ts';
 import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite, type SuiteContext, type ExitCode } from '../suite.ts';
-import { createFixture } from './fixture.ts';
+import { createFixture } from '../http-servers/fixture.ts';
 import { buildReport, evaluateEndpoint, formatReport, type EndpointResult, type Measurement } from './report.ts';
-import { forkServer, type ServerChild } from './server-child.ts';
+import { forkServer, type ServerChild } from '../http-servers/server-child.ts';
 
 export const ENDPOINTS = ['/api/v1/api-keys/me', '/api/v1/organisations'] as const;
 /** The one-off requests that capture and compare the bodies; a healthy server answers in milliseconds. */

@@ -1,7 +1,7 @@
 /**
- * The rest suite's data: its own schema (`bench_<random>`) in the Postgres of DATABASE_URL, migrated, with one
- * organisation provisioned as production provisions it plus a few members, so GET /organisations does its real
- * work (organisation, owner and members). `close()` drops the schema.
+ * The HTTP suites' data (rest, mcp): its own schema (`bench_<random>`) in the Postgres of DATABASE_URL, migrated, with
+ * one organisation provisioned as production provisions it plus a few members, so GET /organisations does its real
+ * work (organisation, owner and members), and as many agents as a suite asks for. `close()` drops the schema.
  */
 import { randomBytes } from 'node:crypto';
 import { openDatabase, type Database } from '@parley/control-plane';
