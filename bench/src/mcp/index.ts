@@ -7,17 +7,14 @@
 import path from 'node:path';
 import { DEFAULT_POOL_SIZE } from '@parley/control-plane';
 import { machineFacts } from '../machine.ts';
-import { runLoad } from '../http-load.ts';
 import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
 import { createFixture } from '../http-servers/fixture.ts';
-import type { Measurement } from '../rest/report.ts';
-import { forkServer, type ServerChild } from '../http-servers/server-child.ts';
+import { forkServer } from '../http-servers/server-child.ts';
+import { measureServer, WARMUP_SECONDS } from '../http-servers/measurement.ts';
 import { buildReport, evaluateRequest, formatReport, type RequestResult } from './report.ts';
 import { answerProblem, FIXTURE_AGENTS, REQUESTS, requestHeaders, type MeasuredRequest } from './requests.ts';
 
-/** Unmeasured load before each measured run, so V8 has optimised the hot paths and pools are full. */
-export const WARMUP_SECONDS = 2;
 /** The one-off requests that capture and compare the bodies. */
 const CHECK_TIMEOUT_MS = 10_000;
 /** Far above what the load can reach in a run: the limit must not be what is measured. */
@@ -75,9 +72,9 @@ async function runMcp(context: SuiteContext): Promise<ExitCode> {
     for (const request of REQUESTS) {
       const headers = requestHeaders(request, fixture.key);
       if (context.signal.aborted) return EXIT_INTERRUPTED;
-      const baselineResult = await measure(context, baseline, { ...request, path: request.baselinePath }, headers, 'bare Fastify');
+      const baselineResult = await measureServer(context, baseline, { ...request, path: request.baselinePath, headers }, `bare Fastify ${request.label}`);
       if (context.signal.aborted) return EXIT_INTERRUPTED;
-      const realResult = await measure(context, real, request, headers, 'Parley');
+      const realResult = await measureServer(context, real, { ...request, headers }, `Parley ${request.label}`);
       if (context.signal.aborted) return EXIT_INTERRUPTED;
       const result = evaluateRequest(request.label, Buffer.byteLength(bodies.get(request)!), baselineResult, realResult);
       // autocannon counts a 200 as a success; a JSON-RPC or tool error is a 200 too, so the answer is checked after the load.
@@ -106,20 +103,6 @@ async function runMcp(context: SuiteContext): Promise<ExitCode> {
       await cleanup().catch((error: unknown) => context.log(`cleanup failed: ${String(error)}`));
     }
   }
-}
-
-async function measure(context: SuiteContext, server: ServerChild, request: MeasuredRequest, headers: Record<string, string>, label: string): Promise<Measurement> {
-  const { connections, durationSeconds } = context.options;
-  const load = { url: server.url + request.path, method: request.method, body: request.body, headers, connections, signal: context.signal };
-  context.log(`${label} ${request.label}: ${WARMUP_SECONDS} s warm-up, ${durationSeconds} s measured…`);
-  const warmup = await runLoad({ ...load, durationSeconds: WARMUP_SECONDS });
-  if (warmup.errors || warmup.non2xx) context.log(`  warm-up saw ${warmup.errors} errors and ${warmup.non2xx} non-2xx answers`);
-  const cpuBefore = await server.cpuMicros();
-  const startedAt = process.hrtime.bigint();
-  const result = await runLoad({ ...load, durationSeconds });
-  const wallMicros = Number(process.hrtime.bigint() - startedAt) / 1_000;
-  const serverMicros = (await server.cpuMicros()) - cpuBefore;
-  return { ...result, serverCpu: serverMicros / wallMicros, serverMicrosPerRequest: serverMicros / Math.max(1, result.ok + result.non2xx) };
 }
 
 /** The body of a successful answer, or undefined after logging what came instead. */

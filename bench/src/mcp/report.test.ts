@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineFacts } from '../machine.ts';
-import type { Measurement } from '../rest/report.ts';
+import type { Measurement } from '../http-servers/measurement.ts';
 import { buildReport, evaluateRequest, formatReport, type McpSettings } from './report.ts';
 import { answerProblem } from './requests.ts';
 

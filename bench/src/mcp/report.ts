@@ -4,7 +4,7 @@
  * issue sets no MCP target, so nothing is MISSED; a run with errors, non-2xx answers or failed calls is FAILED.
  */
 import { describeMachine, type MachineFacts } from '../machine.ts';
-import { failuresOf, isBusy, type Measurement } from '../rest/report.ts';
+import { failuresOf, isBusy, type Measurement } from '../http-servers/measurement.ts';
 import { formatTable } from '../table.ts';
 
 export interface RequestResult {

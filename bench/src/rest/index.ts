@@ -11,18 +11,16 @@
 import path from 'node:path';
 import { DEFAULT_POOL_SIZE } from '@parley/control-plane';
 import { machineFacts } from '../machine.ts';
-import { runLoad } from '../http-load.ts';
 import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite, type SuiteContext, type ExitCode } from '../suite.ts';
 import { createFixture } from '../http-servers/fixture.ts';
-import { buildReport, evaluateEndpoint, formatReport, type EndpointResult, type Measurement } from './report.ts';
-import { forkServer, type ServerChild } from '../http-servers/server-child.ts';
+import { buildReport, evaluateEndpoint, formatReport, type EndpointResult } from './report.ts';
+import { forkServer } from '../http-servers/server-child.ts';
+import { measureServer, WARMUP_SECONDS } from '../http-servers/measurement.ts';
 
 export const ENDPOINTS = ['/api/v1/api-keys/me', '/api/v1/organisations'] as const;
 /** The one-off requests that capture and compare the bodies; a healthy server answers in milliseconds. */
 const CHECK_TIMEOUT_MS = 10_000;
-/** Unmeasured load before each measured run, so V8 has optimised the hot paths and pools are full. */
-export const WARMUP_SECONDS = 2;
 
 export const restSuite: Suite = {
   name: 'rest',
@@ -86,9 +84,9 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
     const endpoints: EndpointResult[] = [];
     for (const endpoint of ENDPOINTS) {
       if (context.signal.aborted) return EXIT_INTERRUPTED;
-      const baselineResult = await measure(context, baseline, endpoint, {}, 'bare Fastify');
+      const baselineResult = await measureServer(context, baseline, { path: endpoint }, `bare Fastify GET ${endpoint}`);
       if (context.signal.aborted) return EXIT_INTERRUPTED;
-      const realResult = await measure(context, real, endpoint, authorization, 'Parley');
+      const realResult = await measureServer(context, real, { path: endpoint, headers: authorization }, `Parley GET ${endpoint}`);
       if (context.signal.aborted) return EXIT_INTERRUPTED;
       endpoints.push(evaluateEndpoint(`GET ${endpoint}`, Buffer.byteLength(bodies.get(endpoint)!), baselineResult, realResult));
     }
@@ -113,24 +111,6 @@ async function runRest(context: SuiteContext): Promise<ExitCode> {
       await cleanup().catch((error: unknown) => context.log(`cleanup failed: ${String(error)}`));
     }
   }
-}
-
-async function measure(context: SuiteContext, server: ServerChild, endpoint: string, headers: Record<string, string>, label: string): Promise<Measurement> {
-  const { connections, durationSeconds } = context.options;
-  const load = { url: server.url + endpoint, headers, connections, signal: context.signal };
-  context.log(`${label} GET ${endpoint}: ${WARMUP_SECONDS} s warm-up, ${durationSeconds} s measured…`);
-  const warmup = await runLoad({ ...load, durationSeconds: WARMUP_SECONDS });
-  if (warmup.errors || warmup.non2xx) context.log(`  warm-up saw ${warmup.errors} errors and ${warmup.non2xx} non-2xx answers`);
-  const cpuBefore = await server.cpuMicros();
-  const startedAt = process.hrtime.bigint();
-  const result = await runLoad({ ...load, durationSeconds });
-  const wallMicros = Number(process.hrtime.bigint() - startedAt) / 1_000;
-  const serverMicros = (await server.cpuMicros()) - cpuBefore;
-  return {
-    ...result,
-    serverCpu: serverMicros / wallMicros,
-    serverMicrosPerRequest: serverMicros / Math.max(1, result.ok + result.non2xx),
-  };
 }
 
 /** The body of a 200 answer, or undefined after logging what came instead. */

@@ -3,32 +3,21 @@
  * ratio of their throughputs, and whether each target is met. A run with errors or non-2xx answers is FAILED (it
  * measured something else); a target missed is MISSED (a finding, not a failure).
  */
-import type { LoadResult } from '../http-load.ts';
+import { failuresOf, isBusy, type Measurement } from '../http-servers/measurement.ts';
 import { describeMachine, type MachineFacts } from '../machine.ts';
 import { formatTable } from '../table.ts';
+
+export type { Measurement };
 
 /** Foundation issue target: the real endpoint keeps at least 60 % of a bare Fastify route's throughput. */
 export const TARGET_MIN_RATIO = 0.6;
 /** Foundation issue target: 99 % of real-endpoint answers within 10 ms at 10 connections. */
 export const TARGET_MAX_P99_MS = 10;
 /**
- * A 1-minute load average at or above this share of the cores when the run starts means other work competes for
- * the CPU (server, load generator and Postgres already need every core), so the report says its figures are noisy.
- */
-export const BUSY_LOAD_PER_CORE = 0.5;
-/**
  * A load generator using this share of its core or more is likely what set the pace: a baseline measured that way
  * is too low, and the ratio against it too flattering.
  */
 export const GENERATOR_SATURATED_CPU = 0.9;
-
-/** One measured run: the load generator's view plus the server process's CPU over the same run. */
-export interface Measurement extends LoadResult {
-  /** CPU the server process used during the run, as a share of one core (all its threads together). */
-  serverCpu: number;
-  /** Server CPU time per answered request, in microseconds: the cost of one request, whatever the pace. */
-  serverMicrosPerRequest: number;
-}
 
 export interface EndpointResult {
   /** e.g. `GET /api/v1/organisations` */
@@ -79,14 +68,6 @@ export function evaluateEndpoint(endpoint: string, bodyBytes: number, baseline: 
   };
 }
 
-export function failuresOf(label: string, result: LoadResult): string[] {
-  const failures: string[] = [];
-  if (result.errors > 0) failures.push(`${label}: ${result.errors} errors (${result.timeouts} timeouts)`);
-  if (result.non2xx > 0) failures.push(`${label}: ${result.non2xx} non-2xx answers`);
-  if (result.ok === 0) failures.push(`${label}: no 2xx answers`);
-  return failures;
-}
-
 export function buildReport(machine: MachineFacts, settings: RestSettings, endpoints: EndpointResult[]): RestReport {
   return {
     suite: 'rest',
@@ -135,10 +116,6 @@ export function formatReport(report: RestReport): string {
   if (missed.length) lines.push(`MISSED ${missed.length} target${missed.length > 1 ? 's' : ''}:`, ...missed.map((m) => `  ${m}`));
   if (!failures.length && !missed.length) lines.push('all targets met');
   return lines.join('\n');
-}
-
-export function isBusy(machine: MachineFacts): boolean {
-  return machine.loadAverage1m >= BUSY_LOAD_PER_CORE * machine.cores;
 }
 
 function verdict(met: boolean): string {
