@@ -1,7 +1,6 @@
 /** The account tools available so far: the organisations a connection sees (wallet and top-up tools wait for billing). */
-import { listResult } from './results.ts';
+import { DEFAULT_LIST_LIMIT, listResult } from './results.ts';
 import { defineTool, listArguments, type Tool } from './tool.ts';
-import { DEFAULT_LIST_LIMIT } from './results.ts';
 
 const accountOrg = defineTool({
   name: 'account_org',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { previewResult } from './confirm.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { confirmArgument, defineTool, listArguments, orgArgument, pageArgument, type Tool } from './tool.ts';
-import type { ToolContext } from './tool-context.ts';
+import { getAgent, type AgentSummary } from './reads.ts';
 
 const SERVICE = 'Agents';
 const agentId = z.string().min(1).max(64).describe('The agent id');
@@ -58,11 +58,7 @@ function restFields(args: Partial<Record<keyof typeof editable, unknown>>): Reco
   return body;
 }
 
-type Agent = Record<string, unknown> & { id: string; name: string };
-
-function getAgent(context: ToolContext, id: string): Promise<Agent> {
-  return context.call<Agent>(SERVICE, { method: 'GET', path: `/voice/agents/${encodeURIComponent(id)}` });
-}
+type Agent = AgentSummary;
 
 const agentsList = defineTool({
   name: 'agents_list',

@@ -7,9 +7,9 @@ import { previewResult } from './confirm.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { confirmArgument, defineTool, listArguments, orgArgument, pageArgument, type Tool } from './tool.ts';
 import type { ToolContext } from './tool-context.ts';
+import { getAgent, getCall } from './reads.ts';
 
 const SERVICE = 'Calls';
-const SESSION_ID = /^[0-9a-f]{24}$/i;
 
 const historyFilters = {
   ...orgArgument,
@@ -65,12 +65,6 @@ const callsSearch = defineTool({
   },
 });
 
-/** A call by its record id (24 hex) or by its Call ID (room name). */
-function getCall(context: ToolContext, id: string): Promise<Record<string, unknown>> {
-  const path = SESSION_ID.test(id) ? `/voice-sessions/${id.toLowerCase()}` : `/voice-sessions/room/${encodeURIComponent(id)}`;
-  return context.call(SERVICE, { method: 'GET', path });
-}
-
 const callsGet = defineTool({
   name: 'calls_get',
   title: 'Get a call',
@@ -99,8 +93,6 @@ const callsGetTranscript = defineTool({
   },
 });
 
-type Agent = { id: string; name: string; agentType?: string; isActive?: boolean; callingNumber?: string | null; telephonyProvider?: string | null };
-
 const callsPlace = defineTool({
   name: 'calls_place',
   title: 'Place a phone call',
@@ -118,7 +110,7 @@ const callsPlace = defineTool({
     ...confirmArgument,
   },
   async run(args, context) {
-    const agent = await context.call<Agent>('Agents', { method: 'GET', path: `/voice/agents/${encodeURIComponent(args.agent_id)}` });
+    const agent = await getAgent(context, args.agent_id);
     const participantName = args.participant_name ?? 'Customer';
     if (!args.confirm) {
       const from = args.calling_number ?? agent.callingNumber ?? null;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { previewResult } from './confirm.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { confirmArgument, defineTool, listArguments, orgArgument, pageArgument, type Tool } from './tool.ts';
+import { getAgent } from './reads.ts';
 import { RestFailure, type ToolContext } from './tool-context.ts';
 
 const SERVICE = 'Telephony';
@@ -68,10 +69,7 @@ const numbersAssign = defineTool({
     const orgId = context.organisation(args.org_id);
     const number = await findNumber(context, orgId, args.number);
     if (!args.confirm) {
-      const agent = await context.call<{ id: string; name: string; agentType: string; isActive: boolean }>('Agents', {
-        method: 'GET',
-        path: `/voice/agents/${encodeURIComponent(args.agent_id)}`,
-      });
+      const agent = await getAgent(context, args.agent_id);
       return previewResult('numbers_assign', {
         action: `Route ${number.phoneNumber} to the agent "${agent.name}"`,
         target: { number: summary(number), agent: { id: agent.id, name: agent.name, agentType: agent.agentType, isActive: agent.isActive } },

@@ -1,16 +1,11 @@
 /** The sessions tools (spec document 2): a voice session by id, an agent's sessions a slice at a time, a session's conversation. */
 import { z } from 'zod';
+import { getCall } from './reads.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { defineTool, listArguments, orgArgument, type Tool } from './tool.ts';
 
 const SERVICE = 'Calls';
 const sessionId = z.string().regex(/^[0-9a-fA-F]{24}$/, 'a session id is 24 hexadecimal characters').describe('The session (call record) id');
-
-interface Session {
-  id: string;
-  roomName: string;
-  [field: string]: unknown;
-}
 
 const sessionsGet = defineTool({
   name: 'sessions_get',
@@ -20,7 +15,7 @@ const sessionsGet = defineTool({
   scopes: ['calls:read'],
   input: { session_id: sessionId },
   async run(args, context) {
-    return valueResult(await context.call(SERVICE, { method: 'GET', path: `/voice-sessions/${args.session_id.toLowerCase()}` }));
+    return valueResult(await getCall(context, args.session_id));
   },
 });
 
@@ -57,7 +52,7 @@ const sessionsConversation = defineTool({
   scopes: ['calls:read'],
   input: { session_id: sessionId },
   async run(args, context) {
-    const session = await context.call<Session>(SERVICE, { method: 'GET', path: `/voice-sessions/${args.session_id.toLowerCase()}` });
+    const session = await getCall(context, args.session_id);
     const transcript = await context.call<{ transcripts: Array<{ speaker: string; text: string; startMs: number; interrupted: boolean }> }>(SERVICE, {
       method: 'GET',
       path: `/call-history/sessions/room/${encodeURIComponent(session.roomName)}/transcripts`,
