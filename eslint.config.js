@@ -72,7 +72,10 @@ const engineOnlyThroughExports = () => [
  */
 const TEST_ONLY_EXPORTS = ['@parley/engine/testing'];
 const testOnlyExportsStayInTests = () => [
-  { group: TEST_ONLY_EXPORTS, message: `${TEST_ONLY_EXPORTS.join(', ')} is for tests: import it only under test/ (${SECTION}).` },
+  {
+    group: TEST_ONLY_EXPORTS,
+    message: `${TEST_ONLY_EXPORTS.join(', ')} is for tests: import it only under test/ (${SECTION}).`,
+  },
 ];
 /** Workspaces whose src/ must not import the test-only exports. */
 const SOURCE_FOLDERS_WITHOUT_FAKES = ['control-plane/src', 'sip-gateway/src', 'mcp/src'];
@@ -80,16 +83,13 @@ const SOURCE_FOLDERS_WITHOUT_FAKES = ['control-plane/src', 'sip-gateway/src', 'm
 /** @param {string[]} names @param {string} why */
 const noParleyPackages = (names, why) => [{ group: names.map(parleyPackage), message: `${why} (${SECTION}).` }];
 
-
 /**
  * Relative imports stay inside their workspace: another workspace is reached through its package name.
  * @param {string} workspace @param {number} depth folders between the workspace root and the file
  */
 const relativeStaysInWorkspace = (workspace, depth) => [
   {
-    group: [
-      `${up(depth + 1)}*`,
-    ],
+    group: [`${up(depth + 1)}*`],
     message:
       `A relative import must stay inside ${workspace}/: reach another workspace through its package name ` +
       `and its exports (${SECTION}).`,
@@ -202,16 +202,20 @@ const patternsFor = (/** @type {Zone} */ zone, /** @type {number} */ depth) =>
  * @type {import('eslint').Linter.Config[]}
  */
 const importDirection = ZONES.flatMap((zone) =>
-  Array.from({ length: MAX_DEPTH + 1 }, (_, depth) => /** @type {import('eslint').Linter.Config} */ ({
-    name: `parley/import-direction/${zone.base}/depth-${depth}`,
-    files: [
-      depth < MAX_DEPTH
-        ? `${zone.base}/${'*/'.repeat(depth)}*.${SOURCES}`
-        : `${zone.base}/${'*/'.repeat(depth)}**/*.${SOURCES}`,
-    ],
-    ignores: zone.subZones.map((subZone) => `${subZone}/**`),
-    rules: { 'no-restricted-imports': ['error', { patterns: patternsFor(zone, depth) }] },
-  })),
+  Array.from(
+    { length: MAX_DEPTH + 1 },
+    (_, depth) =>
+      /** @type {import('eslint').Linter.Config} */ ({
+        name: `parley/import-direction/${zone.base}/depth-${depth}`,
+        files: [
+          depth < MAX_DEPTH
+            ? `${zone.base}/${'*/'.repeat(depth)}*.${SOURCES}`
+            : `${zone.base}/${'*/'.repeat(depth)}**/*.${SOURCES}`,
+        ],
+        ignores: zone.subZones.map((subZone) => `${subZone}/**`),
+        rules: { 'no-restricted-imports': ['error', { patterns: patternsFor(zone, depth) }] },
+      }),
+  ),
 );
 
 export default defineConfig(
@@ -223,7 +227,12 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+        },
       ],
       // Two objects that refer to each other (a subscription whose callbacks remove the route that holds it) need
       // `let x; … () => use(x) …; x = …`; that is not a missed `const`.

@@ -26,6 +26,8 @@ export function machineFacts(now: Date = new Date()): MachineFacts {
 }
 
 export function describeMachine(facts: MachineFacts): string {
-  return `${facts.cpuModel}, ${facts.cores} cores, ${facts.memoryGiB} GiB, ${facts.platform}, Node ${facts.node}, ` +
-    `load ${facts.loadAverage1m}, ${facts.date}`;
+  return (
+    `${facts.cpuModel}, ${facts.cores} cores, ${facts.memoryGiB} GiB, ${facts.platform}, Node ${facts.node}, ` +
+    `load ${facts.loadAverage1m}, ${facts.date}`
+  );
 }

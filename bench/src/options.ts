@@ -17,7 +17,9 @@ export function parseCommand(argv: readonly string[], suites: readonly Suite[]):
   const suite = suites.find((s) => s.name === name);
   if (!suite) return { kind: 'usage-error', message: `Unknown suite "${name}".` };
 
-  const suiteOptions = Object.fromEntries(Object.entries(suite.options ?? {}).map(([key, o]) => [key, { type: o.type }]));
+  const suiteOptions = Object.fromEntries(
+    Object.entries(suite.options ?? {}).map(([key, o]) => [key, { type: o.type }]),
+  );
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -36,9 +38,14 @@ export function parseCommand(argv: readonly string[], suites: readonly Suite[]):
   }
   const { duration, connections, json, ...extra } = values;
   const durationSeconds = positiveInteger(duration, DEFAULT_DURATION_SECONDS);
-  if (durationSeconds === undefined) return { kind: 'usage-error', message: `--duration must be a whole number of seconds ≥ 1, got "${String(duration)}".` };
+  if (durationSeconds === undefined)
+    return {
+      kind: 'usage-error',
+      message: `--duration must be a whole number of seconds ≥ 1, got "${String(duration)}".`,
+    };
   const connectionCount = positiveInteger(connections, DEFAULT_CONNECTIONS);
-  if (connectionCount === undefined) return { kind: 'usage-error', message: `--connections must be a whole number ≥ 1, got "${String(connections)}".` };
+  if (connectionCount === undefined)
+    return { kind: 'usage-error', message: `--connections must be a whole number ≥ 1, got "${String(connections)}".` };
   return { kind: 'run', suite, options: { durationSeconds, connections: connectionCount, json: json === true }, extra };
 }
 
@@ -66,7 +73,8 @@ export function usage(suites: readonly Suite[]): string {
     const own = Object.entries(suite.options ?? {});
     if (!own.length) continue;
     lines.push('', `${suite.name} options:`);
-    for (const [key, o] of own) lines.push(`  --${key}${o.valueName ? ` ${o.valueName}` : ''}`.padEnd(22) + o.description);
+    for (const [key, o] of own)
+      lines.push(`  --${key}${o.valueName ? ` ${o.valueName}` : ''}`.padEnd(22) + o.description);
   }
   return lines.join('\n');
 }

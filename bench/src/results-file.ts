@@ -23,7 +23,12 @@ export function reportPage(title: string, machine: MachineFacts, command: string
 }
 
 /** Writes `<dir>/<date>-<name>.md` and answers its path. */
-export async function writeResultsFile(name: string, machine: MachineFacts, markdown: string, dir = RESULTS_DIR): Promise<string> {
+export async function writeResultsFile(
+  name: string,
+  machine: MachineFacts,
+  markdown: string,
+  dir = RESULTS_DIR,
+): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${machine.date.slice(0, 10)}-${name}.md`);
   await writeFile(file, markdown);

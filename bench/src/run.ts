@@ -41,7 +41,9 @@ async function main(argv: readonly string[]): Promise<number> {
     });
     return controller.signal.aborted ? EXIT_INTERRUPTED : code;
   } catch (error) {
-    process.stderr.write(`bench ${command.suite.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench ${command.suite.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return controller.signal.aborted ? EXIT_INTERRUPTED : EXIT_FAILED;
   } finally {
     process.off('SIGINT', onSigint);

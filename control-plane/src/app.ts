@@ -66,7 +66,8 @@ declare module 'fastify' {
 }
 
 export interface AppDependencies {
-  config: Pick<Config, 'publicUrl' | 'rateLimits'> & Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller'>>;
+  config: Pick<Config, 'publicUrl' | 'rateLimits'> &
+    Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller'>>;
   sql: Sql;
   bus: Bus;
   keys: KeyStore;
@@ -111,12 +112,22 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      catalogue.push({ method, url: route.url, config: (route.config ?? {}) as FastifyContextConfig, schema: route.schema });
+      catalogue.push({
+        method,
+        url: route.url,
+        config: (route.config ?? {}) as FastifyContextConfig,
+        schema: route.schema,
+      });
     }
   });
   app.decorate('sql', deps.sql);
   app.decorate('bus', deps.bus);
-  const organisationCache = new OrganisationCache(deps.sql, deps.bus, (error) => app.log.error({ err: error }, 'organisation cache'), deps.organisationCacheTtlMs);
+  const organisationCache = new OrganisationCache(
+    deps.sql,
+    deps.bus,
+    (error) => app.log.error({ err: error }, 'organisation cache'),
+    deps.organisationCacheTtlMs,
+  );
   organisationCache.listen();
   app.decorate('organisationCache', organisationCache);
   app.addHook('onClose', async () => organisationCache.close());
@@ -139,27 +150,40 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   app.decorate('phoneCalls', phoneCalls);
   await app.register(webhookRoutes, { calls: phoneCalls.carrierCalls, publicUrl: deps.config.publicUrl });
-  await app.register(async (v1) => {
-    await v1.register(apiKeyRoutes);
-    await v1.register(organisationRoutes);
-    await v1.register(memberRoutes);
-    await v1.register(invitationRoutes, { publicUrl: deps.config.publicUrl, onMailQueued: deps.onMailQueued ?? (() => {}) });
-    await v1.register(agentRoutes, { keyRing: deps.secrets, languageModel: deps.languageModel ?? true, ...deps.agentListeners });
-    await v1.register(voiceRoutes);
-    await v1.register(aiEnhancementRoutes);
-    await v1.register(voiceSessionRoutes, { recordingsDir: deps.recordingsDir, recordingsBucket: deps.recordingsBucket });
-    await v1.register(voiceSessionPlacementRoutes, { placement: phoneCalls.placement });
-    await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
-    await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });
-    await v1.register(analyticsRoutes);
-    await v1.register(telephonyRoutes, {
-      publicUrl: deps.config.publicUrl,
-      carrierApiUrls: deps.config.carrierApiUrls,
-      keyRing: deps.secrets,
-      serviceAccounts: { 'carrier-a': deps.config.carrierAServiceAuthId },
-      resellers: { 'carrier-d': deps.config.carrierDReseller },
-    });
-  }, { prefix: API_PREFIX });
+  await app.register(
+    async (v1) => {
+      await v1.register(apiKeyRoutes);
+      await v1.register(organisationRoutes);
+      await v1.register(memberRoutes);
+      await v1.register(invitationRoutes, {
+        publicUrl: deps.config.publicUrl,
+        onMailQueued: deps.onMailQueued ?? (() => {}),
+      });
+      await v1.register(agentRoutes, {
+        keyRing: deps.secrets,
+        languageModel: deps.languageModel ?? true,
+        ...deps.agentListeners,
+      });
+      await v1.register(voiceRoutes);
+      await v1.register(aiEnhancementRoutes);
+      await v1.register(voiceSessionRoutes, {
+        recordingsDir: deps.recordingsDir,
+        recordingsBucket: deps.recordingsBucket,
+      });
+      await v1.register(voiceSessionPlacementRoutes, { placement: phoneCalls.placement });
+      await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
+      await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });
+      await v1.register(analyticsRoutes);
+      await v1.register(telephonyRoutes, {
+        publicUrl: deps.config.publicUrl,
+        carrierApiUrls: deps.config.carrierApiUrls,
+        keyRing: deps.secrets,
+        serviceAccounts: { 'carrier-a': deps.config.carrierAServiceAuthId },
+        resellers: { 'carrier-d': deps.config.carrierDReseller },
+      });
+    },
+    { prefix: API_PREFIX },
+  );
 
   // The MCP server is a client of the routes above, reached in-process (DESIGN.md §1).
   await app.register(mcpPlugin, {

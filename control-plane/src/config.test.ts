@@ -47,7 +47,9 @@ describe('configuration', () => {
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
-    expect(() => loadConfig({ PARLEY_VAD: 'webrtc' })).toThrow(/PARLEY_VAD: "webrtc" is not one of auto, silero, energy/);
+    expect(() => loadConfig({ PARLEY_VAD: 'webrtc' })).toThrow(
+      /PARLEY_VAD: "webrtc" is not one of auto, silero, energy/,
+    );
     expect(() => loadConfig({ RTP_PORT_MIN: '5000', RTP_PORT_MAX: '4000' })).toThrow(/RTP_PORT_MIN/);
     expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'nope=3' })).toThrow(/unknown limit "nope"/);
     expect(() => loadConfig({ PARLEY_RATE_LIMITS: 'widget=0' })).toThrow(/widget/);
@@ -56,7 +58,10 @@ describe('configuration', () => {
   });
 
   it('keeps recordings in the data folder unless a bucket is configured, and then reads it for the engine and the control plane', () => {
-    expect(loadConfig({ PARLEY_DATA_DIR: '/srv/parley' }).engine).toMatchObject({ recordingsDir: '/srv/parley/recordings', recordingsBucket: undefined });
+    expect(loadConfig({ PARLEY_DATA_DIR: '/srv/parley' }).engine).toMatchObject({
+      recordingsDir: '/srv/parley/recordings',
+      recordingsBucket: undefined,
+    });
     const config = loadConfig({
       PARLEY_RECORDINGS_BUCKET: 's3://call-audio/parley',
       PARLEY_S3_ENDPOINT: 'http://127.0.0.1:9000',
@@ -64,16 +69,27 @@ describe('configuration', () => {
       PARLEY_S3_SECRET_ACCESS_KEY: 'minio-secret',
     });
     expect(config.engine.recordingsBucket).toEqual({
-      bucket: 'call-audio', prefix: 'parley', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1',
-      accessKeyId: 'minio', secretAccessKey: 'minio-secret', forcePathStyle: true,
+      bucket: 'call-audio',
+      prefix: 'parley',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'us-east-1',
+      accessKeyId: 'minio',
+      secretAccessKey: 'minio-secret',
+      forcePathStyle: true,
     });
   });
 
   it('refuses a half-configured recordings bucket, naming the variable', () => {
     expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 's3://call-audio' })).toThrow(ConfigError);
-    expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 's3://call-audio' })).toThrow(/^PARLEY_S3_ACCESS_KEY_ID is required with PARLEY_RECORDINGS_BUCKET/);
-    expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 's3://call-audio', PARLEY_S3_ACCESS_KEY_ID: 'minio' })).toThrow(/^PARLEY_S3_SECRET_ACCESS_KEY/);
-    expect(() => loadConfig({ PARLEY_S3_ACCESS_KEY_ID: 'minio', PARLEY_S3_SECRET_ACCESS_KEY: 'x' })).toThrow(/^PARLEY_RECORDINGS_BUCKET is required/);
+    expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 's3://call-audio' })).toThrow(
+      /^PARLEY_S3_ACCESS_KEY_ID is required with PARLEY_RECORDINGS_BUCKET/,
+    );
+    expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 's3://call-audio', PARLEY_S3_ACCESS_KEY_ID: 'minio' })).toThrow(
+      /^PARLEY_S3_SECRET_ACCESS_KEY/,
+    );
+    expect(() => loadConfig({ PARLEY_S3_ACCESS_KEY_ID: 'minio', PARLEY_S3_SECRET_ACCESS_KEY: 'x' })).toThrow(
+      /^PARLEY_RECORDINGS_BUCKET is required/,
+    );
     expect(() => loadConfig({ PARLEY_RECORDINGS_BUCKET: 'call-audio' })).toThrow(/^PARLEY_RECORDINGS_BUCKET/);
   });
 });

@@ -6,7 +6,12 @@ import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
-import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './integrations/carriers/carrier.ts';
+import {
+  CARRIER_API_DEFAULTS,
+  CARRIERS,
+  carrierApiUrlVariable,
+  type Carrier,
+} from './integrations/carriers/carrier.ts';
 
 export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
 export type Role = (typeof ALL_ROLES)[number];
@@ -100,7 +105,9 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
   const llmModel = nonEmpty(env.PARLEY_LLM_MODEL);
   if (llmBaseUrl && !llmModel) throw new ConfigError('PARLEY_LLM_MODEL is required with PARLEY_LLM_BASE_URL');
   return {
-    llm: llmBaseUrl ? { baseUrl: trimSlash(llmBaseUrl), apiKey: nonEmpty(env.PARLEY_LLM_API_KEY), model: llmModel! } : undefined,
+    llm: llmBaseUrl
+      ? { baseUrl: trimSlash(llmBaseUrl), apiKey: nonEmpty(env.PARLEY_LLM_API_KEY), model: llmModel! }
+      : undefined,
     sttProvider: nonEmpty(env.PARLEY_STT) ?? 'pocketsphinx',
     ttsProvider: nonEmpty(env.PARLEY_TTS) ?? 'flite',
     sttBaseUrl: nonEmpty(env.PARLEY_STT_BASE_URL),
@@ -137,7 +144,8 @@ const VAD_MODES = ['auto', 'silero', 'energy'] as const satisfies readonly VadMo
 
 function readVadMode(value: string | undefined): VadMode {
   const mode = nonEmpty(value) ?? 'auto';
-  if (!(VAD_MODES as readonly string[]).includes(mode)) throw new ConfigError(`PARLEY_VAD: "${mode}" is not one of ${VAD_MODES.join(', ')}`);
+  if (!(VAD_MODES as readonly string[]).includes(mode))
+    throw new ConfigError(`PARLEY_VAD: "${mode}" is not one of ${VAD_MODES.join(', ')}`);
   return mode as VadMode;
 }
 
@@ -145,7 +153,10 @@ function readVadMode(value: string | undefined): VadMode {
 export function readRoles(value: string | undefined): Role[] {
   const text = nonEmpty(value);
   if (!text || text === 'all') return [...ALL_ROLES];
-  const roles = text.split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const role of roles) {
     if (!(ALL_ROLES as readonly string[]).includes(role)) {
       throw new ConfigError(`PARLEY_ROLES: unknown role "${role}"; known roles: ${ALL_ROLES.join(', ')}`);
@@ -177,14 +188,16 @@ function readCarrierApiUrls(env: Env): Record<Carrier, string | undefined> {
   for (const carrier of CARRIERS) {
     const name = carrierApiUrlVariable(carrier);
     const value = nonEmpty(env[name]);
-    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) throw new ConfigError(`${name} must be an http(s) URL`);
+    if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value))
+      throw new ConfigError(`${name} must be an http(s) URL`);
     urls[carrier] = value === undefined ? CARRIER_API_DEFAULTS[carrier] : trimSlash(value);
   }
   return urls;
 }
 
 function readReseller(username: string | undefined, password: string | undefined): Config['carrierDReseller'] {
-  if (!username !== !password) throw new ConfigError('PARLEY_CARRIER_D_USERNAME and PARLEY_CARRIER_D_PASSWORD are set together');
+  if (!username !== !password)
+    throw new ConfigError('PARLEY_CARRIER_D_USERNAME and PARLEY_CARRIER_D_PASSWORD are set together');
   return username && password ? { username, password } : undefined;
 }
 

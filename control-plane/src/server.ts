@@ -32,7 +32,11 @@ export interface RoleHandle {
 }
 
 export async function start(config: Config, bus: Bus, log: Logger): Promise<RoleHandle> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    schema: config.databaseSchema,
+    dataDir: config.dataDir,
+  });
   const closers: (() => Promise<void> | void)[] = [() => database.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close();
@@ -53,21 +57,36 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     closers.push(() => outbox.stop());
 
     const greetingLog = log.child({ job: 'greeting-cache' });
-    const greetings = new GreetingCache(database.sql, bus, (level, message, detail) => greetingLog[level](detail, message)).listen();
+    const greetings = new GreetingCache(database.sql, bus, (level, message, detail) =>
+      greetingLog[level](detail, message),
+    ).listen();
     closers.push(() => greetings.close());
 
     // After the call (DESIGN.md §3 step 6): the engines' events persisted, lost calls finished, calls analysed.
     const sweeperLog = log.child({ job: 'call-sweeper' });
-    const sweeper = new CallSweeper(database.sql, bus, (level, message, detail) => sweeperLog[level](detail, message)).start();
+    const sweeper = new CallSweeper(database.sql, bus, (level, message, detail) =>
+      sweeperLog[level](detail, message),
+    ).start();
     closers.push(() => sweeper.stop());
-    const postCall = new PostCallAnalysisJob(database.sql, new CallAnalyst(bus), log.child({ job: 'post-call-analysis' }), {
-      languageModel: config.engine.llm !== undefined,
-    }).start();
+    const postCall = new PostCallAnalysisJob(
+      database.sql,
+      new CallAnalyst(bus),
+      log.child({ job: 'post-call-analysis' }),
+      {
+        languageModel: config.engine.llm !== undefined,
+      },
+    ).start();
     closers.push(() => postCall.stop());
 
     const secrets = await loadKeyRing(config);
     const app = await buildApp({
-      config, sql: database.sql, bus, keys, logger: log, onMailQueued: () => outbox.wake(), secrets,
+      config,
+      sql: database.sql,
+      bus,
+      keys,
+      logger: log,
+      onMailQueued: () => outbox.wake(),
+      secrets,
       agentListeners: greetings.agentListeners(),
       languageModel: config.engine.llm !== undefined,
       recordingsDir: config.engine.recordingsDir,
@@ -78,15 +97,20 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     // Phone calls (DESIGN.md §3): scheduled calls placed when due; engines' transfers and ends carried to the carriers;
     // the engines' events persisted. The persister starts after the app, whose carrier control it tells.
     const phoneLog = log.child({ job: 'phone-calls' });
-    const logPhone = (level: 'info' | 'warn' | 'error', message: string, detail: object) => phoneLog[level](detail, message);
+    const logPhone = (level: 'info' | 'warn' | 'error', message: string, detail: object) =>
+      phoneLog[level](detail, message);
     const carrierControl = new CarrierCallControl(app.phoneCalls.carrierCalls, logPhone).listen(bus);
     closers.push(() => carrierControl.close());
     const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();
     closers.push(() => scheduler.stop());
     const callLog = log.child({ job: 'call-events' });
-    const persister = new CallEventPersister(database.sql, (level, message, detail) => callLog[level](detail, message), {
-      onApplied: carrierControl.onEventApplied,
-    }).listen(bus);
+    const persister = new CallEventPersister(
+      database.sql,
+      (level, message, detail) => callLog[level](detail, message),
+      {
+        onApplied: carrierControl.onEventApplied,
+      },
+    ).listen(bus);
     closers.push(() => persister.close());
     await app.listen({ port: config.port, host: config.host });
     const url = `http://127.0.0.1:${config.port}`;
@@ -114,6 +138,11 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
 
 async function closeWithin(closing: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closing, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
+  await Promise.race([
+    closing,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
   clearTimeout(timer);
 }

@@ -13,8 +13,12 @@ const deleted: AgentDeletedEvent[] = [];
 beforeAll(async () => {
   t = await startTestApp({
     agentListeners: {
-      onAgentSaved: (event) => { saved.push(event); },
-      onAgentDeleted: (event) => { deleted.push(event); },
+      onAgentSaved: (event) => {
+        saved.push(event);
+      },
+      onAgentDeleted: (event) => {
+        deleted.push(event);
+      },
     },
   });
   org = await seedOrganisation(t.db.sql, 'Sunrise');
@@ -28,13 +32,16 @@ const agent = {
   agentTask: 'Answer questions about opening hours and book appointments.',
   greetingMessage: 'Hello, Sunrise Dental, how can I help?',
 };
-const create = (key: string, body: Record<string, unknown>) => t.call(key, { method: 'POST', url: '/api/v1/voice/agents', payload: body });
+const create = (key: string, body: Record<string, unknown>) =>
+  t.call(key, { method: 'POST', url: '/api/v1/voice/agents', payload: body });
 const get = (key: string, id: string) => t.call(key, { method: 'GET', url: `/api/v1/voice/agents/${id}` });
-const update = (key: string, id: string, body: Record<string, unknown>) => t.call(key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
+const update = (key: string, id: string, body: Record<string, unknown>) =>
+  t.call(key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
 const remove = (key: string, id: string) => t.call(key, { method: 'DELETE', url: `/api/v1/voice/agents/${id}` });
 const duplicate = (key: string, id: string, body?: Record<string, unknown>) =>
   t.call(key, { method: 'POST', url: `/api/v1/voice/agents/${id}/duplicate`, ...(body ? { payload: body } : {}) });
-const list = (key: string, query: Record<string, string> = {}) => t.call(key, { method: 'GET', url: '/api/v1/voice/agents', query });
+const list = (key: string, query: Record<string, string> = {}) =>
+  t.call(key, { method: 'GET', url: '/api/v1/voice/agents', query });
 
 async function created(body: Record<string, unknown> = {}, key = org.key) {
   const res = await create(key, { ...agent, ...body });
@@ -48,7 +55,9 @@ describe('creating and reading agents', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ success: true, message: 'Agent created' });
     const data = res.json().data;
-    const [owner] = await t.db.sql<{ name: string; email: string }[]>`select name, email from users where id = ${org.ownerId}`;
+    const [owner] = await t.db.sql<
+      { name: string; email: string }[]
+    >`select name, email from users where id = ${org.ownerId}`;
     expect(data).toMatchObject({
       ...agent,
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
@@ -114,7 +123,10 @@ describe('creating and reading agents', () => {
       contextMemory: { custom_instructions: 'Remember returning visitors.' },
       handoverData: { handover_enabled: true, handover_number: '+442079460018' },
       webCallEnabled: true,
-      resultsConfig: { outcomes: [{ key: 'signed_up', label: 'Signed up' }], fields: [{ key: 'plan', label: 'Plan', type: 'choice', choices: ['basic', 'pro'] }] },
+      resultsConfig: {
+        outcomes: [{ key: 'signed_up', label: 'Signed up' }],
+        fields: [{ key: 'plan', label: 'Plan', type: 'choice', choices: ['basic', 'pro'] }],
+      },
       callingNumber: '+442079460018',
       telephonyProvider: 'carrier-b',
     };
@@ -160,7 +172,12 @@ describe('updating agents', () => {
     expect(first.json().data).toMatchObject({ ...agent, name: 'Front desk', agentPersonality: 'Calm', version: 2 });
     expect(Date.parse(first.json().data.updatedAt)).toBeGreaterThanOrEqual(Date.parse(data.updatedAt));
     const second = await update(org.key, data.id, { agentPersonality: 'Cheerful', voiceSpeed: 0.9 });
-    expect(second.json().data).toMatchObject({ name: 'Front desk', agentPersonality: 'Cheerful', voiceSpeed: 0.9, version: 3 });
+    expect(second.json().data).toMatchObject({
+      name: 'Front desk',
+      agentPersonality: 'Cheerful',
+      voiceSpeed: 0.9,
+      version: 3,
+    });
   });
 
   it('does not count an update that changes nothing', async () => {
@@ -176,7 +193,10 @@ describe('updating agents', () => {
     const paused = await update(org.key, data.id, { isActive: false });
     expect(paused.json().data).toMatchObject({ isActive: false, version: 2 });
     expect((await get(org.key, data.id)).json().data.isActive).toBe(false);
-    expect((await update(org.key, data.id, { isActive: true })).json().data).toMatchObject({ isActive: true, version: 3 });
+    expect((await update(org.key, data.id, { isActive: true })).json().data).toMatchObject({
+      isActive: true,
+      version: 3,
+    });
     const refused = await create(org.key, { ...agent, isActive: false });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().errors).toEqual([{ field: 'isActive', message: 'is not an accepted field' }]);
@@ -184,7 +204,9 @@ describe('updating agents', () => {
 
   it('serialises concurrent edits: each one is counted', async () => {
     const data = await created();
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => update(org.key, data.id, { description: `edit ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => update(org.key, data.id, { description: `edit ${i}` })),
+    );
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     expect((await get(org.key, data.id)).json().data.version).toBe(6);
   });
@@ -247,7 +269,12 @@ describe('listing agents', () => {
   it('refuses bad filters and page sizes with 400 naming them', async () => {
     const res = await list(lister.key, { agentType: 'ROBOT', limit: '101', page: '0' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['agentType', 'limit', 'page']);
+    expect(
+      res
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['agentType', 'limit', 'page']);
   });
 });
 
@@ -262,22 +289,34 @@ describe('deleting agents', () => {
     expect((await remove(org.key, data.id)).statusCode).toBe(404);
     expect((await duplicate(org.key, data.id)).statusCode).toBe(404);
     expect((await list(org.key, { search: 'Doomed' })).json().data).toMatchObject({ items: [], total: 0 });
-    const budget = await t.call(org.key, { method: 'GET', url: '/api/v1/voice/agent-instruction-budget', query: { agentId: data.id } });
+    const budget = await t.call(org.key, {
+      method: 'GET',
+      url: '/api/v1/voice/agent-instruction-budget',
+      query: { agentId: data.id },
+    });
     expect(budget.statusCode).toBe(404);
     const asCallback = await create(org.key, { ...agent, agentType: 'CHAT', callbackAgentId: data.id });
     expect(asCallback.statusCode).toBe(400);
-    expect(asCallback.json().errors).toEqual([{ field: 'callbackAgentId', message: 'is not an agent of this organisation' }]);
+    expect(asCallback.json().errors).toEqual([
+      { field: 'callbackAgentId', message: 'is not an agent of this organisation' },
+    ]);
   });
 
   it('revokes the agent’s widget tokens and clears it as chat agents’ callback agent', async () => {
     const voice = await created({ name: 'Callback voice' });
     const chat = await created({ name: 'Chat with callback', agentType: 'CHAT', callbackAgentId: voice.id });
-    const token = await t.call(org.key, { method: 'POST', url: '/api/v1/api-keys/widget', payload: { organisation_id: org.organisationId, agent_id: chat.id } });
+    const token = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/api-keys/widget',
+      payload: { organisation_id: org.organisationId, agent_id: chat.id },
+    });
     expect(token.statusCode).toBe(201);
     expect((await remove(org.key, voice.id)).statusCode).toBe(200);
     expect((await get(org.key, chat.id)).json().data).toMatchObject({ callbackAgentId: null, version: 2 });
     expect((await remove(org.key, chat.id)).statusCode).toBe(200);
-    const [key] = await t.db.sql<{ revoked_at: Date | null }[]>`select revoked_at from api_keys where id = ${token.json().data.id}`;
+    const [key] = await t.db.sql<
+      { revoked_at: Date | null }[]
+    >`select revoked_at from api_keys where id = ${token.json().data.id}`;
     expect(key!.revoked_at).not.toBeNull();
     expect(await t.keys.authenticate(token.json().data.key)).toBeUndefined();
   });
@@ -296,7 +335,9 @@ describe('duplicating agents', () => {
       customVariables: { city: 'Leeds' },
       handoverData: { handover_number: '+441130000000' },
       resultsConfig: { outcomes: [{ key: 'booked', label: 'Booked' }], fields: [] },
-      functionTools: { lookup: { description: 'Look up a booking', url: 'https://example.com/lookup', bearerToken: 'tok-123' } },
+      functionTools: {
+        lookup: { description: 'Look up a booking', url: 'https://example.com/lookup', bearerToken: 'tok-123' },
+      },
       callingNumber: '+441130000001',
       telephonyProvider: 'carrier-b',
     });
@@ -306,21 +347,49 @@ describe('duplicating agents', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().message).toBe('Agent duplicated');
     const copy = res.json().data;
-    const { id: _a, name: _b, createdAt: _c, updatedAt: _d, version: _e, createdById: _f, createdBy: _g, ...settings } = (await get(org.key, source.id)).json().data;
-    expect(copy).toMatchObject({ ...settings, name: 'Original (copy)', version: 1, createdById: member.userId, totalCalls: 0, lastUsed: null });
+    const {
+      id: _a,
+      name: _b,
+      createdAt: _c,
+      updatedAt: _d,
+      version: _e,
+      createdById: _f,
+      createdBy: _g,
+      ...settings
+    } = (await get(org.key, source.id)).json().data;
+    expect(copy).toMatchObject({
+      ...settings,
+      name: 'Original (copy)',
+      version: 1,
+      createdById: member.userId,
+      totalCalls: 0,
+      lastUsed: null,
+    });
     expect(copy.id).not.toBe(source.id);
-    const decrypted = await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${copy.id}`, query: { includeTools: 'decrypted' } });
+    const decrypted = await t.call(org.key, {
+      method: 'GET',
+      url: `/api/v1/voice/agents/${copy.id}`,
+      query: { includeTools: 'decrypted' },
+    });
     expect(decrypted.json().data.functionTools.lookup.bearerToken).toBe('tok-123');
     expect((await get(org.key, source.id)).json().data).toMatchObject({ name: 'Original', version: 2 });
   });
 
   it('takes a name, refuses unknown fields, and does not copy widget tokens', async () => {
     const source = await created({ agentType: 'CHAT', greetingMessage: null });
-    await t.call(org.key, { method: 'POST', url: '/api/v1/api-keys/widget', payload: { organisation_id: org.organisationId, agent_id: source.id } });
+    await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/api-keys/widget',
+      payload: { organisation_id: org.organisationId, agent_id: source.id },
+    });
     const res = await duplicate(org.key, source.id, { name: 'Second site' });
     expect(res.statusCode).toBe(201);
     expect(res.json().data.name).toBe('Second site');
-    const tokens = await t.call(org.key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId, agent_id: res.json().data.id } });
+    const tokens = await t.call(org.key, {
+      method: 'GET',
+      url: '/api/v1/api-keys/widget',
+      query: { organisation_id: org.organisationId, agent_id: res.json().data.id },
+    });
     expect(tokens.json().data.total).toBe(0);
     const bad = await duplicate(org.key, source.id, { name: 'x', includeTokens: true });
     expect(bad.statusCode).toBe(400);
@@ -344,7 +413,11 @@ describe('agent listeners (the greeting audio cache hook)', () => {
     expect(saved[0]).toMatchObject({ kind: 'created', agent: { id: data.id, greetingMessage: agent.greetingMessage } });
     expect(saved[0]!.changedFields).toContain('greetingMessage');
     await update(org.key, data.id, { greetingMessage: 'Good morning!' });
-    expect(saved[1]).toMatchObject({ kind: 'updated', agent: { id: data.id, greetingMessage: 'Good morning!', version: 2 }, changedFields: ['greetingMessage'] });
+    expect(saved[1]).toMatchObject({
+      kind: 'updated',
+      agent: { id: data.id, greetingMessage: 'Good morning!', version: 2 },
+      changedFields: ['greetingMessage'],
+    });
     await update(org.key, data.id, { greetingMessage: 'Good morning!' });
     expect(saved[2]).toMatchObject({ kind: 'updated', changedFields: [] });
     const copy = (await duplicate(org.key, data.id)).json().data;
@@ -357,14 +430,21 @@ describe('agent listeners (the greeting audio cache hook)', () => {
     const failing = await startTestApp({
       db: t.db,
       agentListeners: {
-        onAgentSaved: () => { throw new Error('cache down'); },
-        onAgentDeleted: async () => { throw new Error('cache down'); },
+        onAgentSaved: () => {
+          throw new Error('cache down');
+        },
+        onAgentDeleted: async () => {
+          throw new Error('cache down');
+        },
       },
     });
     try {
       const res = await failing.call(org.key, { method: 'POST', url: '/api/v1/voice/agents', payload: agent });
       expect(res.statusCode).toBe(201);
-      expect((await failing.call(org.key, { method: 'DELETE', url: `/api/v1/voice/agents/${res.json().data.id}` })).statusCode).toBe(200);
+      expect(
+        (await failing.call(org.key, { method: 'DELETE', url: `/api/v1/voice/agents/${res.json().data.id}` }))
+          .statusCode,
+      ).toBe(200);
     } finally {
       await failing.close();
     }
@@ -375,9 +455,14 @@ describe('OpenAPI document', () => {
   it('documents every agent route with a summary, the Agent and FlowDefinition schemas, and flowErrors', async () => {
     const doc = (await t.call(undefined, { method: 'GET', url: '/api/v1/openapi.json' })).json();
     const routes = [
-      ['post', '/api/v1/voice/agents'], ['get', '/api/v1/voice/agents'], ['get', '/api/v1/voice/agents/{id}'],
-      ['put', '/api/v1/voice/agents/{id}'], ['delete', '/api/v1/voice/agents/{id}'], ['post', '/api/v1/voice/agents/{id}/duplicate'],
-      ['get', '/api/v1/voice/agent-instruction-budget'], ['get', '/api/v1/voice/organisations/{organisationId}/flow-agents'],
+      ['post', '/api/v1/voice/agents'],
+      ['get', '/api/v1/voice/agents'],
+      ['get', '/api/v1/voice/agents/{id}'],
+      ['put', '/api/v1/voice/agents/{id}'],
+      ['delete', '/api/v1/voice/agents/{id}'],
+      ['post', '/api/v1/voice/agents/{id}/duplicate'],
+      ['get', '/api/v1/voice/agent-instruction-budget'],
+      ['get', '/api/v1/voice/organisations/{organisationId}/flow-agents'],
     ];
     for (const [method, path] of routes) {
       const operation = doc.paths[path!]?.[method!];

@@ -1,7 +1,13 @@
 /** The agent rules of spec documents 1–3: required fields, enums, the instruction budget, callback agents, types. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { enableFeatures, seedAgent, seedOrganisation, setInstructionBudget, type SeededOrganisation } from './support/seed.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedOrganisation,
+  setInstructionBudget,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 let t: TestApp;
 let org: SeededOrganisation;
@@ -21,9 +27,12 @@ const agent = {
   agentTask: 'Book appointments.',
   greetingMessage: 'Hello!',
 };
-const create = (body: Record<string, unknown>, key = org.key) => t.call(key, { method: 'POST', url: '/api/v1/voice/agents', payload: body });
-const update = (id: string, body: Record<string, unknown>, key = org.key) => t.call(key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
-const fields = (res: { json(): { errors?: { field: string }[] } }) => (res.json().errors ?? []).map((e) => e.field).sort();
+const create = (body: Record<string, unknown>, key = org.key) =>
+  t.call(key, { method: 'POST', url: '/api/v1/voice/agents', payload: body });
+const update = (id: string, body: Record<string, unknown>, key = org.key) =>
+  t.call(key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
+const fields = (res: { json(): { errors?: { field: string }[] } }) =>
+  (res.json().errors ?? []).map((e) => e.field).sort();
 
 async function created(body: Record<string, unknown> = {}, key = org.key) {
   const res = await create({ ...agent, ...body }, key);
@@ -71,7 +80,9 @@ describe('required fields by agent type and builder mode', () => {
 
   it('changing a CHAT agent into a VOICE agent needs a greeting', async () => {
     const chat = await created({ agentType: 'CHAT', greetingMessage: null });
-    expect((await update(chat.id, { agentType: 'VOICE' })).json().errors).toEqual([{ field: 'greetingMessage', message: 'is required for VOICE agents' }]);
+    expect((await update(chat.id, { agentType: 'VOICE' })).json().errors).toEqual([
+      { field: 'greetingMessage', message: 'is required for VOICE agents' },
+    ]);
     expect((await update(chat.id, { agentType: 'VOICE', greetingMessage: 'Hi' })).statusCode).toBe(200);
   });
 });
@@ -92,11 +103,28 @@ describe('enums and shapes', () => {
   });
 
   it('refuses unknown fields, wrong types, out-of-range numbers, bad languages and time zones, each by name', async () => {
-    const res = await create({ ...agent, colour: 'blue', voiceSpeed: 9, backgroundNoiseVolume: -1, language: 'English!', webCallEnabled: 'yes', callbackAgentId: '42' });
+    const res = await create({
+      ...agent,
+      colour: 'blue',
+      voiceSpeed: 9,
+      backgroundNoiseVolume: -1,
+      language: 'English!',
+      webCallEnabled: 'yes',
+      callbackAgentId: '42',
+    });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(['backgroundNoiseVolume', 'callbackAgentId', 'colour', 'language', 'voiceSpeed', 'webCallEnabled']);
+    expect(fields(res)).toEqual([
+      'backgroundNoiseVolume',
+      'callbackAgentId',
+      'colour',
+      'language',
+      'voiceSpeed',
+      'webCallEnabled',
+    ]);
     const zone = await create({ ...agent, timezone: 'Mars/Olympus' });
-    expect(zone.json().errors).toEqual([{ field: 'timezone', message: 'must be an IANA time zone such as Europe/London' }]);
+    expect(zone.json().errors).toEqual([
+      { field: 'timezone', message: 'must be an IANA time zone such as Europe/London' },
+    ]);
     expect((await create({ ...agent, timezone: 'Asia/Kolkata' })).statusCode).toBe(201);
   });
 
@@ -112,20 +140,32 @@ describe('enums and shapes', () => {
 });
 
 describe('the instruction budget', () => {
-  const budgeted = (length: number) => ({ ...agent, agentIdentity: 'i'.repeat(length - 40), agentTask: 't'.repeat(10), agentPersonality: 'p'.repeat(10), pronunciation: 'r'.repeat(10), languageAccent: 'a'.repeat(10) });
+  const budgeted = (length: number) => ({
+    ...agent,
+    agentIdentity: 'i'.repeat(length - 40),
+    agentTask: 't'.repeat(10),
+    agentPersonality: 'p'.repeat(10),
+    pronunciation: 'r'.repeat(10),
+    languageAccent: 'a'.repeat(10),
+  });
 
   it('allows 4,000 characters across the five fields by default and refuses one more, naming the longest field', async () => {
     expect((await create(budgeted(4000))).statusCode).toBe(201);
     const res = await create(budgeted(4001));
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{
-      field: 'agentIdentity',
-      message: "takes the instructions (agentIdentity, agentPersonality, agentTask, pronunciation, languageAccent) to 4,001 characters, over the organisation's instruction budget of 4,000",
-    }]);
+    expect(res.json().errors).toEqual([
+      {
+        field: 'agentIdentity',
+        message:
+          "takes the instructions (agentIdentity, agentPersonality, agentTask, pronunciation, languageAccent) to 4,001 characters, over the organisation's instruction budget of 4,000",
+      },
+    ]);
   });
 
   it('counts characters as people do: an emoji is one', async () => {
-    expect((await create({ ...agent, agentIdentity: '🙂'.repeat(4000 - agent.agentTask.length) })).statusCode).toBe(201);
+    expect((await create({ ...agent, agentIdentity: '🙂'.repeat(4000 - agent.agentTask.length) })).statusCode).toBe(
+      201,
+    );
   });
 
   it('is per organisation, and reported by GET /voice/agent-instruction-budget', async () => {
@@ -135,7 +175,11 @@ describe('the instruction budget', () => {
     expect(over.statusCode).toBe(400);
     expect(over.json().errors[0].message).toContain('instruction budget of 100');
     const ok = await created({ agentIdentity: 'x'.repeat(80) }, small.key);
-    const report = await t.call(small.key, { method: 'GET', url: '/api/v1/voice/agent-instruction-budget', query: { agentId: ok.id } });
+    const report = await t.call(small.key, {
+      method: 'GET',
+      url: '/api/v1/voice/agent-instruction-budget',
+      query: { agentId: ok.id },
+    });
     expect(report.statusCode).toBe(200);
     expect(report.json().data).toEqual({
       budget: 100,
@@ -145,7 +189,11 @@ describe('the instruction budget', () => {
     });
     const plain = await t.call(org.key, { method: 'GET', url: '/api/v1/voice/agent-instruction-budget' });
     expect(plain.json().data).toMatchObject({ budget: 4000, usage: null });
-    const foreign = await t.call(other.key, { method: 'GET', url: '/api/v1/voice/agent-instruction-budget', query: { agentId: ok.id } });
+    const foreign = await t.call(other.key, {
+      method: 'GET',
+      url: '/api/v1/voice/agent-instruction-budget',
+      query: { agentId: ok.id },
+    });
     expect(foreign.statusCode).toBe(404);
   });
 
@@ -161,7 +209,10 @@ describe('the instruction budget', () => {
     expect(same.statusCode).toBe(200);
     const longer = await update(data.id, { agentPersonality: 'p' }, shrinking.key);
     expect(longer.statusCode).toBe(400);
-    expect(longer.json().errors[0]).toMatchObject({ field: 'agentIdentity', message: expect.stringContaining('(268 before this edit)') });
+    expect(longer.json().errors[0]).toMatchObject({
+      field: 'agentIdentity',
+      message: expect.stringContaining('(268 before this edit)'),
+    });
     const within = await update(data.id, { agentIdentity: 'z'.repeat(50) }, shrinking.key);
     expect(within.statusCode).toBe(200);
     expect((await update(data.id, { agentIdentity: 'z'.repeat(60) }, shrinking.key)).statusCode).toBe(200);
@@ -175,11 +226,15 @@ describe('callback agents', () => {
     const chat = await created({ agentType: 'CHAT', callbackAgentId: voice.id });
     expect(chat.callbackAgentId).toBe(voice.id);
     const notVoice = await create({ ...agent, agentType: 'CHAT', callbackAgentId: chat.id });
-    expect(notVoice.json().errors).toEqual([{ field: 'callbackAgentId', message: 'must be a VOICE agent: it places the callbacks' }]);
+    expect(notVoice.json().errors).toEqual([
+      { field: 'callbackAgentId', message: 'must be a VOICE agent: it places the callbacks' },
+    ]);
     const foreignVoice = await created({ name: 'Foreign caller' }, other.key);
     const foreign = await create({ ...agent, agentType: 'CHAT', callbackAgentId: foreignVoice.id });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.json().errors).toEqual([{ field: 'callbackAgentId', message: 'is not an agent of this organisation' }]);
+    expect(foreign.json().errors).toEqual([
+      { field: 'callbackAgentId', message: 'is not an agent of this organisation' },
+    ]);
     expect(foreign.body).not.toContain('Foreign caller');
     const itself = await update(voice.id, { callbackAgentId: voice.id });
     expect(itself.json().errors).toEqual([{ field: 'callbackAgentId', message: 'cannot be the agent itself' }]);
@@ -190,7 +245,9 @@ describe('callback agents', () => {
     const voice = await created({ name: 'Caller' });
     const chat = await created({ agentType: 'CHAT', callbackAgentId: voice.id });
     const res = await update(voice.id, { agentType: 'CHAT' });
-    expect(res.json().errors).toEqual([{ field: 'agentType', message: `must stay VOICE: the agent places callbacks for chat agents ${chat.id}` }]);
+    expect(res.json().errors).toEqual([
+      { field: 'agentType', message: `must stay VOICE: the agent places callbacks for chat agents ${chat.id}` },
+    ]);
   });
 });
 
@@ -198,13 +255,24 @@ describe('rules by agent type', () => {
   it('a CHAT agent cannot have a call flow', async () => {
     const flow = { version: 1, start: 'bye', steps: { bye: { kind: 'end', outcome: { key: 'done', label: 'Done' } } } };
     const asFlow = await create({ ...agent, agentType: 'CHAT', builderMode: 'FLOW', flowDefinition: flow });
-    expect(asFlow.json().errors).toEqual([{ field: 'builderMode', message: 'FLOW is for VOICE agents: a CHAT agent cannot have a call flow' }]);
+    expect(asFlow.json().errors).toEqual([
+      { field: 'builderMode', message: 'FLOW is for VOICE agents: a CHAT agent cannot have a call flow' },
+    ]);
     const withDraft = await create({ ...agent, agentType: 'CHAT', flowDefinition: flow });
-    expect(withDraft.json().errors).toEqual([{ field: 'flowDefinition', message: 'a CHAT agent cannot have a call flow' }]);
+    expect(withDraft.json().errors).toEqual([
+      { field: 'flowDefinition', message: 'a CHAT agent cannot have a call flow' },
+    ]);
     const voice = await created({ builderMode: 'FLOW', flowDefinition: flow });
     const toChat = await update(voice.id, { agentType: 'CHAT', builderMode: 'PROMPT' });
-    expect(toChat.json().errors).toEqual([{ field: 'flowDefinition', message: 'a CHAT agent cannot have a call flow; send flowDefinition null to delete the saved flow' }]);
-    expect((await update(voice.id, { agentType: 'CHAT', builderMode: 'PROMPT', flowDefinition: null })).statusCode).toBe(200);
+    expect(toChat.json().errors).toEqual([
+      {
+        field: 'flowDefinition',
+        message: 'a CHAT agent cannot have a call flow; send flowDefinition null to delete the saved flow',
+      },
+    ]);
+    expect(
+      (await update(voice.id, { agentType: 'CHAT', builderMode: 'PROMPT', flowDefinition: null })).statusCode,
+    ).toBe(200);
   });
 
   it('webCallEnabled is for CHAT agents only', async () => {
@@ -214,21 +282,31 @@ describe('rules by agent type', () => {
     const chat = await created({ agentType: 'CHAT', webCallEnabled: true });
     expect(chat.webCallEnabled).toBe(true);
     const toVoice = await update(chat.id, { agentType: 'VOICE' });
-    expect(toVoice.json().errors).toEqual([{ field: 'agentType', message: 'a VOICE agent cannot keep webCallEnabled: send webCallEnabled false too' }]);
+    expect(toVoice.json().errors).toEqual([
+      { field: 'agentType', message: 'a VOICE agent cannot keep webCallEnabled: send webCallEnabled false too' },
+    ]);
     expect((await update(chat.id, { agentType: 'VOICE', webCallEnabled: false })).statusCode).toBe(200);
   });
 
   it('a chat agent with active widget tokens must stay CHAT', async () => {
     const chat = await created({ agentType: 'CHAT' });
-    await t.call(org.key, { method: 'POST', url: '/api/v1/api-keys/widget', payload: { organisation_id: org.organisationId, agent_id: chat.id } });
+    await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/api-keys/widget',
+      payload: { organisation_id: org.organisationId, agent_id: chat.id },
+    });
     const res = await update(chat.id, { agentType: 'VOICE' });
-    expect(res.json().errors).toEqual([{ field: 'agentType', message: 'must stay CHAT while the agent has active widget tokens: revoke them first' }]);
+    expect(res.json().errors).toEqual([
+      { field: 'agentType', message: 'must stay CHAT while the agent has active widget tokens: revoke them first' },
+    ]);
   });
 });
 
 describe('handoverData', () => {
   it('is shallow-merged on update; a key sent as null is removed; null as a whole clears it', async () => {
-    const data = await created({ handoverData: { handover_enabled: true, handover_number: '+15550100', note: 'sales', empty: null } });
+    const data = await created({
+      handoverData: { handover_enabled: true, handover_number: '+15550100', note: 'sales', empty: null },
+    });
     expect(data.handoverData).toEqual({ handover_enabled: true, handover_number: '+15550100', note: 'sales' });
     const merged = await update(data.id, { handoverData: { handover_number: null, team: { name: 'Sales' } } });
     expect(merged.json().data.handoverData).toEqual({ handover_enabled: true, note: 'sales', team: { name: 'Sales' } });
@@ -240,7 +318,10 @@ describe('handoverData', () => {
   });
 
   it('customVariables and contextMemory are replaced, not merged', async () => {
-    const data = await created({ customVariables: { a: 1, b: 2 }, contextMemory: { custom_instructions: 'x', other: true } });
+    const data = await created({
+      customVariables: { a: 1, b: 2 },
+      contextMemory: { custom_instructions: 'x', other: true },
+    });
     const res = await update(data.id, { customVariables: { c: 3 }, contextMemory: null });
     expect(res.json().data).toMatchObject({ customVariables: { c: 3 }, contextMemory: {} });
   });

@@ -30,7 +30,11 @@ const flow = {
   agentIdentity: 'You are the phone menu.',
   greetingMessage: 'Hello.',
   builderMode: 'FLOW',
-  flowDefinition: { version: 1, start: 'bye', steps: { bye: { kind: 'end', text: 'Goodbye.', outcome: { key: 'done', label: 'Done' } } } },
+  flowDefinition: {
+    version: 1,
+    start: 'bye',
+    steps: { bye: { kind: 'end', text: 'Goodbye.', outcome: { key: 'done', label: 'Done' } } },
+  },
 };
 
 describe('the no-language-model warning', () => {
@@ -39,7 +43,11 @@ describe('the no-language-model warning', () => {
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().warnings).toEqual([NO_LANGUAGE_MODEL_WARNING]);
     const id = created.json().data.id;
-    const updated = await withoutModel.call(org.key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: { name: 'Front desk' } });
+    const updated = await withoutModel.call(org.key, {
+      method: 'PUT',
+      url: `/api/v1/voice/agents/${id}`,
+      payload: { name: 'Front desk' },
+    });
     expect(updated.json().warnings).toEqual([NO_LANGUAGE_MODEL_WARNING]);
     const copy = await withoutModel.call(org.key, { method: 'POST', url: `/api/v1/voice/agents/${id}/duplicate` });
     expect(copy.json().warnings).toEqual([NO_LANGUAGE_MODEL_WARNING]);

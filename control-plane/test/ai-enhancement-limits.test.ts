@@ -57,12 +57,18 @@ describe('AI enhancement rate limits (defaults)', () => {
     expect([...first, ...second]).toEqual(Array(20).fill(200));
     const refused = await enhance(t, key, '10.1.0.3');
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ success: false, code: 'rate_limited', message: expect.stringContaining('at most 20 requests per minute') });
+    expect(refused.json()).toMatchObject({
+      success: false,
+      code: 'rate_limited',
+      message: expect.stringContaining('at most 20 requests per minute'),
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it('allow 30 requests a minute per client address, whatever the keys', async () => {
-    const keys = await Promise.all([1, 2].map(() => seedMember(t.db.sql, org.organisationId, 'EDITOR', ['ai:enhance'])));
+    const keys = await Promise.all(
+      [1, 2].map(() => seedMember(t.db.sql, org.organisationId, 'EDITOR', ['ai:enhance'])),
+    );
     const address = '10.2.0.1';
     expect(await statuses(15, () => enhance(t, keys[0]!.key, address))).toEqual(Array(15).fill(200));
     expect(await statuses(15, () => enhance(t, keys[1]!.key, address, true))).toEqual(Array(15).fill(200));
@@ -83,7 +89,11 @@ describe('AI enhancement without a language model', () => {
       const res = await enhance(lonely, org.key, '10.3.0.1', true);
       const waited = performance.now() - started;
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ success: false, code: 'unavailable', message: expect.stringContaining('No language model is available') });
+      expect(res.json()).toMatchObject({
+        success: false,
+        code: 'unavailable',
+        message: expect.stringContaining('No language model is available'),
+      });
       expect(res.json().message).toContain('PARLEY_LLM_BASE_URL');
       expect(waited).toBeGreaterThanOrEqual(LLM_WORKER_WAIT_MS - 50);
       expect(waited).toBeLessThan(LLM_WORKER_WAIT_MS + 2_000);

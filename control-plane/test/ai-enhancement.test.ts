@@ -27,22 +27,33 @@ afterAll(async () => {
   await bus?.close();
 });
 
-const enhanceField = (body: unknown) => t.call(org.key, { method: 'POST', url: '/api/v1/ai-enhancement/enhance-field', payload: body as never });
-const enhanceFields = (body: unknown) => t.call(org.key, { method: 'POST', url: '/api/v1/ai-enhancement/enhance-fields', payload: body as never });
+const enhanceField = (body: unknown) =>
+  t.call(org.key, { method: 'POST', url: '/api/v1/ai-enhancement/enhance-field', payload: body as never });
+const enhanceFields = (body: unknown) =>
+  t.call(org.key, { method: 'POST', url: '/api/v1/ai-enhancement/enhance-fields', payload: body as never });
 
 type Message = { role: string; content: string };
 /** What the model was asked: the system prompt and the user text of each chat request, in arrival order. */
-const asked = () => llm.fake.chat.requests.map((r) => {
-  const messages = r.body.messages as Message[];
-  return { system: messages.find((m) => m.role === 'system')?.content ?? '', user: messages.find((m) => m.role === 'user')?.content ?? '' };
-});
+const asked = () =>
+  llm.fake.chat.requests.map((r) => {
+    const messages = r.body.messages as Message[];
+    return {
+      system: messages.find((m) => m.role === 'system')?.content ?? '',
+      user: messages.find((m) => m.role === 'user')?.content ?? '',
+    };
+  });
 
 describe('POST /ai-enhancement/enhance-field', () => {
-  it("rewrites one field with the model, telling it what a good field of that type is, and saves nothing", async () => {
+  it('rewrites one field with the model, telling it what a good field of that type is, and saves nothing', async () => {
     const before = await fingerprint(t.db.sql, org.organisationId);
     const seen = llm.fake.chat.requests.length;
-    llm.fake.chat.enqueue({ tokens: ['Hi {{customer_name}}, ', 'this is Maya from Acme Dental. ', 'How can I help you today?'] });
-    const res = await enhanceField({ fieldType: 'greetingMessage', text: 'hello {{customer_name}} maya here from acme dental' });
+    llm.fake.chat.enqueue({
+      tokens: ['Hi {{customer_name}}, ', 'this is Maya from Acme Dental. ', 'How can I help you today?'],
+    });
+    const res = await enhanceField({
+      fieldType: 'greetingMessage',
+      text: 'hello {{customer_name}} maya here from acme dental',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
       success: true,
@@ -65,7 +76,15 @@ describe('POST /ai-enhancement/enhance-field', () => {
 
   it('gives each field type its own instructions', async () => {
     const prompts = new Set<string>();
-    for (const fieldType of ['agentIdentity', 'agentPersonality', 'agentTask', 'greetingMessage', 'closingMessage', 'escalationProtocol', 'pronunciationGuide']) {
+    for (const fieldType of [
+      'agentIdentity',
+      'agentPersonality',
+      'agentTask',
+      'greetingMessage',
+      'closingMessage',
+      'escalationProtocol',
+      'pronunciationGuide',
+    ]) {
       const res = await enhanceField({ fieldType, text: `some ${fieldType} text` });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data.fieldType).toBe(fieldType);
@@ -84,20 +103,35 @@ describe('POST /ai-enhancement/enhance-field', () => {
     const seen = llm.fake.chat.requests.length;
     const unknown = await enhanceField({ fieldType: 'agentMood', text: 'calm' });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().errors).toEqual([{ field: 'fieldType', message: expect.stringContaining('must be one of: agentIdentity,') }]);
+    expect(unknown.json().errors).toEqual([
+      { field: 'fieldType', message: expect.stringContaining('must be one of: agentIdentity,') },
+    ]);
     for (const text of ['', '  \n ']) {
       const empty = await enhanceField({ fieldType: 'agentTask', text });
       expect(empty.statusCode).toBe(400);
-      expect(empty.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: 'text', message: 'must not be empty' }] });
+      expect(empty.json()).toMatchObject({
+        code: 'validation_failed',
+        errors: [{ field: 'text', message: 'must not be empty' }],
+      });
     }
-    expect((await enhanceField({ fieldType: 'agentTask' })).json().errors).toEqual([{ field: 'text', message: 'is required' }]);
+    expect((await enhanceField({ fieldType: 'agentTask' })).json().errors).toEqual([
+      { field: 'text', message: 'is required' },
+    ]);
     expect((await enhanceField({ fieldType: 'agentTask', text: 'x'.repeat(8_001) })).statusCode).toBe(400);
-    expect((await enhanceField({ fieldType: 'agentTask', text: 'ok', extra: 1 })).json().errors).toEqual([{ field: 'extra', message: 'is not an accepted field' }]);
+    expect((await enhanceField({ fieldType: 'agentTask', text: 'ok', extra: 1 })).json().errors).toEqual([
+      { field: 'extra', message: 'is not an accepted field' },
+    ]);
     expect(llm.fake.chat.requests).toHaveLength(seen);
   });
 
   it("answers 500 with the model's own message when the model fails", async () => {
-    llm.fake.chat.enqueue({ error: { status: 400, message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } });
+    llm.fake.chat.enqueue({
+      error: {
+        status: 400,
+        message: "This model's maximum context length is 8192 tokens",
+        code: 'context_length_exceeded',
+      },
+    });
     const res = await enhanceField({ fieldType: 'agentTask', text: 'Book appointments.' });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toMatchObject({ success: false, code: 'ai_model_failed' });
@@ -116,7 +150,10 @@ describe('POST /ai-enhancement/enhance-field', () => {
   });
 
   it('refuses a rewrite that dropped or invented a {{placeholder}}: saved, it would break calls', async () => {
-    llm.fake.chat.enqueue({ tokens: ['Hello there, this is Maya.'] }, { tokens: ['Hello {{first_name}}, this is {{agent_name}}.'] });
+    llm.fake.chat.enqueue(
+      { tokens: ['Hello there, this is Maya.'] },
+      { tokens: ['Hello {{first_name}}, this is {{agent_name}}.'] },
+    );
     const dropped = await enhanceField({ fieldType: 'greetingMessage', text: 'hi {{ first_name }} its maya' });
     expect(dropped.statusCode).toBe(500);
     expect(dropped.json().message).toContain('dropped {{first_name}}');
@@ -133,7 +170,11 @@ describe('POST /ai-enhancement/enhance-fields', () => {
       { fieldType: 'agentTask', text: 'book cleanings for {{patient_name}}' },
       { fieldType: 'pronunciationGuide', text: 'Nguyen = win' },
     ];
-    const answers = ['You are Maya, the receptionist of Acme Dental.', 'Book a cleaning for {{patient_name}}.', 'Nguyen: say it as win'];
+    const answers = [
+      'You are Maya, the receptionist of Acme Dental.',
+      'Book a cleaning for {{patient_name}}.',
+      'Nguyen: say it as win',
+    ];
     // Each answer waits before it starts: with the fields asked one after another, the fake would see one request
     // at a time for that long.
     llm.fake.chat.enqueue(...answers.map((answer) => ({ tokens: [answer], headerDelayMs: 2_000 })));
@@ -143,13 +184,23 @@ describe('POST /ai-enhancement/enhance-fields', () => {
     const res = await pending;
     expect(res.statusCode, res.body).toBe(200);
     // The fake hands out its scripts in arrival order: the field whose request came k-th got answers[k].
-    const order = asked().slice(seen).map((a) => a.user);
-    expect(res.json().data.results).toEqual(fields.map((field) => ({
-      fieldType: field.fieldType,
-      originalText: field.text,
-      enhancedText: answers[order.indexOf(field.text)],
-    })));
-    expect(new Set(asked().slice(seen).map((a) => a.system)).size).toBe(3);
+    const order = asked()
+      .slice(seen)
+      .map((a) => a.user);
+    expect(res.json().data.results).toEqual(
+      fields.map((field) => ({
+        fieldType: field.fieldType,
+        originalText: field.text,
+        enhancedText: answers[order.indexOf(field.text)],
+      })),
+    );
+    expect(
+      new Set(
+        asked()
+          .slice(seen)
+          .map((a) => a.system),
+      ).size,
+    ).toBe(3);
   });
 
   it('fails the whole request when one field fails, naming it, and stops the others', async () => {
@@ -160,7 +211,11 @@ describe('POST /ai-enhancement/enhance-fields', () => {
     ];
     const slow = { tokens: Array.from({ length: 30 }, (_, i) => `word${i} `), chunkDelayMs: 100 };
     const seen = llm.fake.chat.requests.length;
-    llm.fake.chat.enqueue(slow, { error: { status: 500, message: 'The server had an error while processing your request.' } }, slow);
+    llm.fake.chat.enqueue(
+      slow,
+      { error: { status: 500, message: 'The server had an error while processing your request.' } },
+      slow,
+    );
     const started = performance.now();
     const res = await enhanceFields({ fields });
     expect(performance.now() - started).toBeLessThan(2_500); // not the ~3 s the slow answers take
@@ -187,7 +242,9 @@ describe('POST /ai-enhancement/enhance-fields', () => {
     }
     expect((await enhanceFields({})).json().errors).toEqual([{ field: 'fields', message: 'is required' }]);
     const badType = await enhanceFields({ fields: [one, one, { fieldType: 'nope', text: 'x' }] });
-    expect(badType.json().errors).toEqual([{ field: 'fields.2.fieldType', message: expect.stringContaining('must be one of') }]);
+    expect(badType.json().errors).toEqual([
+      { field: 'fields.2.fieldType', message: expect.stringContaining('must be one of') },
+    ]);
     const emptyText = await enhanceFields({ fields: [one, { fieldType: 'greetingMessage', text: ' ' }] });
     expect(emptyText.statusCode).toBe(400);
     expect(emptyText.json().errors).toEqual([{ field: 'fields.1.text', message: 'must not be empty' }]);
@@ -195,10 +252,19 @@ describe('POST /ai-enhancement/enhance-fields', () => {
   });
 
   it('accepts seven fields', async () => {
-    const fields = ['agentIdentity', 'agentPersonality', 'agentTask', 'greetingMessage', 'closingMessage', 'escalationProtocol', 'pronunciationGuide']
-      .map((fieldType) => ({ fieldType, text: `current ${fieldType}` }));
+    const fields = [
+      'agentIdentity',
+      'agentPersonality',
+      'agentTask',
+      'greetingMessage',
+      'closingMessage',
+      'escalationProtocol',
+      'pronunciationGuide',
+    ].map((fieldType) => ({ fieldType, text: `current ${fieldType}` }));
     const res = await enhanceFields({ fields });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data.results.map((r: { fieldType: string }) => r.fieldType)).toEqual(fields.map((f) => f.fieldType));
+    expect(res.json().data.results.map((r: { fieldType: string }) => r.fieldType)).toEqual(
+      fields.map((f) => f.fieldType),
+    );
   });
 });

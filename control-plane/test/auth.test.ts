@@ -21,7 +21,12 @@ describe('API key authentication', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.success).toBe(true);
-    expect(body.data).toMatchObject({ organisationId: org.organisationId, userId: org.ownerId, role: 'OWNER', keyId: org.keyId });
+    expect(body.data).toMatchObject({
+      organisationId: org.organisationId,
+      userId: org.ownerId,
+      role: 'OWNER',
+      keyId: org.keyId,
+    });
     expect(body.data.scopes).toEqual([...CUSTOMER_SCOPES]);
   });
 
@@ -39,7 +44,8 @@ describe('API key authentication', () => {
   });
 
   it('refuses a key whose secret part is wrong even though its prefix exists', async () => {
-    const forged = `${org.key.slice(0, -4)}0000` === org.key ? `${org.key.slice(0, -4)}1111` : `${org.key.slice(0, -4)}0000`;
+    const forged =
+      `${org.key.slice(0, -4)}0000` === org.key ? `${org.key.slice(0, -4)}1111` : `${org.key.slice(0, -4)}0000`;
     expect((await me(org.key)).statusCode).toBe(200); // the genuine key is cached now
     expect((await me(forged)).statusCode).toBe(401);
   });
@@ -86,7 +92,10 @@ describe('API key authentication', () => {
     });
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe('role_required');
-    const allowed = await t.call(editor.key, { method: 'GET', url: `/api/v1/organisations/${org.organisationId}/invitations` });
+    const allowed = await t.call(editor.key, {
+      method: 'GET',
+      url: `/api/v1/organisations/${org.organisationId}/invitations`,
+    });
     expect(allowed.statusCode).toBe(200);
   });
 
@@ -106,9 +115,13 @@ describe('API key authentication', () => {
   it('records when a key was last used', async () => {
     const member = await seedMember(t.db.sql, org.organisationId, 'VIEWER', ['org:read']);
     expect((await me(member.key)).statusCode).toBe(200);
-    await expect.poll(async () => {
-      const [row] = await t.db.sql<{ last_used_at: Date | null }[]>`select last_used_at from api_keys where id = ${member.id}`;
-      return row?.last_used_at;
-    }).toBeInstanceOf(Date);
+    await expect
+      .poll(async () => {
+        const [row] = await t.db.sql<
+          { last_used_at: Date | null }[]
+        >`select last_used_at from api_keys where id = ${member.id}`;
+        return row?.last_used_at;
+      })
+      .toBeInstanceOf(Date);
   });
 });

@@ -34,7 +34,11 @@ async function processBus(): Promise<Bus> {
   return bus;
 }
 
-function startPersister(bus: Bus, log?: PersisterLog, onApplied?: (callId: string, event: CallEvent) => void): CallEventPersister {
+function startPersister(
+  bus: Bus,
+  log?: PersisterLog,
+  onApplied?: (callId: string, event: CallEvent) => void,
+): CallEventPersister {
   const persister = new CallEventPersister(t.db.sql, log, { onApplied }).listen(bus);
   persisters.push(persister);
   return persister;
@@ -66,10 +70,18 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 }
 
-const publish = (bus: Bus, callId: string, event: CallEvent) => bus.publish(subjects.callEvents(callId), callCodecs.event.encode(event));
-const eventCount = async (callId: string) => (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_events where call_id = ${callId}`)[0]!.n;
-const transcriptCount = async (callId: string) => (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_transcripts where call_id = ${callId}`)[0]!.n;
-const callRow = async (callId: string) => (await t.db.sql<{ call_status: string; ended_at: Date | null }[]>`select call_status, ended_at from call_records where id = ${callId}`)[0]!;
+const publish = (bus: Bus, callId: string, event: CallEvent) =>
+  bus.publish(subjects.callEvents(callId), callCodecs.event.encode(event));
+const eventCount = async (callId: string) =>
+  (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_events where call_id = ${callId}`)[0]!.n;
+const transcriptCount = async (callId: string) =>
+  (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_transcripts where call_id = ${callId}`)[0]!.n;
+const callRow = async (callId: string) =>
+  (
+    await t.db.sql<
+      { call_status: string; ended_at: Date | null }[]
+    >`select call_status, ended_at from call_records where id = ${callId}`
+  )[0]!;
 
 /** A short call as an engine tells it: answered, three transcript lines, the end. */
 function conversation(): CallEvent[] {
@@ -90,7 +102,10 @@ describe.runIf(withNats)('call events while no control plane is running', () => 
     await before.ready();
     await before.close();
 
-    const callId = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'RINGING', dispatched_at: new Date() });
+    const callId = await seedCall(t.db.sql, org.organisationId, agentId, {
+      call_status: 'RINGING',
+      dispatched_at: new Date(),
+    });
     const events = conversation();
     for (const event of events) publish(engine, callId, event);
     await engine.flush();
@@ -98,7 +113,12 @@ describe.runIf(withNats)('call events while no control plane is running', () => 
     expect(await eventCount(callId)).toBe(0);
 
     startPersister(await processBus());
-    expect(await eventually(() => eventCount(callId), (n) => n === events.length)).toBe(events.length);
+    expect(
+      await eventually(
+        () => eventCount(callId),
+        (n) => n === events.length,
+      ),
+    ).toBe(events.length);
     expect(await transcriptCount(callId)).toBe(3);
     expect(await callRow(callId)).toMatchObject({ call_status: 'COMPLETED', ended_at: expect.any(Date) });
   });
@@ -111,19 +131,33 @@ describe('call events when the database fails', () => {
       if (level !== 'info') warnings.push({ message, detail });
     });
     await persister.ready();
-    const callId = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', answered_at: new Date() });
+    const callId = await seedCall(t.db.sql, org.organisationId, agentId, {
+      call_status: 'IN_PROGRESS',
+      answered_at: new Date(),
+    });
     const line: CallEvent = { type: 'transcript', speaker: 'user', text: 'Can you hear me?', startMs: 100, endMs: 900 };
 
     // The database loses the table every event is recorded in: each write fails until it is back.
     await t.db.sql`alter table call_events rename to call_events_offline`;
     try {
       publish(t.bus, callId, line);
-      const failed = await eventually(async () => warnings.filter((w) => w.detail.callId === callId), (w) => w.length >= 1);
-      expect(failed[0]).toMatchObject({ message: expect.stringMatching(/delivered again/), detail: { deliveryCount: 1 } });
+      const failed = await eventually(
+        async () => warnings.filter((w) => w.detail.callId === callId),
+        (w) => w.length >= 1,
+      );
+      expect(failed[0]).toMatchObject({
+        message: expect.stringMatching(/delivered again/),
+        detail: { deliveryCount: 1 },
+      });
     } finally {
       await t.db.sql`alter table call_events_offline rename to call_events`;
     }
-    expect(await eventually(() => eventCount(callId), (n) => n === 1)).toBe(1);
+    expect(
+      await eventually(
+        () => eventCount(callId),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     await persister.settled();
     expect(await transcriptCount(callId)).toBe(1);
     expect(warnings.filter((w) => w.detail.callId === callId).every((w) => !/lost/.test(w.message))).toBe(true);
@@ -134,19 +168,28 @@ describe('call events with two control-plane instances', () => {
   it('writes each event once, whichever instance takes it', async () => {
     const applied: string[] = [];
     const count = (callId: string, event: CallEvent) => applied.push(`${callId}:${eventKey(event)}`);
-    const instances = [startPersister(await processBus(), undefined, count), startPersister(await processBus(), undefined, count)];
+    const instances = [
+      startPersister(await processBus(), undefined, count),
+      startPersister(await processBus(), undefined, count),
+    ];
     await Promise.all(instances.map((persister) => persister.ready()));
     const engine = await processBus();
 
-    const calls = await Promise.all(Array.from({ length: 8 }, () =>
-      seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'RINGING', dispatched_at: new Date() })));
+    const calls = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'RINGING', dispatched_at: new Date() }),
+      ),
+    );
     const events = conversation();
     for (const event of events) for (const callId of calls) publish(engine, callId, event);
     // The engine publishing an end twice (a retry of its own) is one event too.
     publish(engine, calls[0]!, events.at(-1)!);
 
     const total = calls.length * events.length;
-    await eventually(async () => applied.length, (n) => n >= total);
+    await eventually(
+      async () => applied.length,
+      (n) => n >= total,
+    );
     for (const persister of instances) await persister.settled();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(applied).toHaveLength(total);

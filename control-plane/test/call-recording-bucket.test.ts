@@ -37,17 +37,36 @@ let agentId: string;
 const audio = randomBytes(10_000);
 
 beforeAll(async () => {
-  s3 = await startFakeS3({ accessKeyId: 'parley-cp', secretAccessKey: 'control-plane-secret', region: 'eu-west-1', buckets: ['call-recordings'] });
-  bucket = { bucket: 'call-recordings', prefix: 'parley', endpoint: s3.url, region: 'eu-west-1', accessKeyId: 'parley-cp', secretAccessKey: 'control-plane-secret', forcePathStyle: true };
+  s3 = await startFakeS3({
+    accessKeyId: 'parley-cp',
+    secretAccessKey: 'control-plane-secret',
+    region: 'eu-west-1',
+    buckets: ['call-recordings'],
+  });
+  bucket = {
+    bucket: 'call-recordings',
+    prefix: 'parley',
+    endpoint: s3.url,
+    region: 'eu-west-1',
+    accessKeyId: 'parley-cp',
+    secretAccessKey: 'control-plane-secret',
+    forcePathStyle: true,
+  };
   dir = await mkdtemp(path.join(tmpdir(), 'parley-recordings-'));
   db = await createTestDatabase();
   bus = await createTestBus();
-  const keys = new KeyStore(db.sql, bus, (error) => { throw error; });
+  const keys = new KeyStore(db.sql, bus, (error) => {
+    throw error;
+  });
   keys.listen();
   // As server.ts builds it from PARLEY_DATA_DIR and PARLEY_RECORDINGS_BUCKET (startTestApp knows no bucket).
   app = await buildApp({
     config: { publicUrl: PUBLIC_URL, rateLimits: RATE_LIMIT_DEFAULTS },
-    sql: db.sql, bus, keys, logger: false, secrets: KeyRing.generate('test').ring,
+    sql: db.sql,
+    bus,
+    keys,
+    logger: false,
+    secrets: KeyRing.generate('test').ring,
     recordingsDir: dir,
     recordingsBucket: bucket,
   });
@@ -66,10 +85,18 @@ afterAll(async () => {
 
 /** A finished call whose engine announced its recording at `recordingPath` (of `callId`), as the persister records it. */
 async function announcedCall(recordingPath: (callId: string) => string): Promise<string> {
-  const callId = await seedCall(db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', dispatched_at: new Date() });
+  const callId = await seedCall(db.sql, org.organisationId, agentId, {
+    call_status: 'IN_PROGRESS',
+    dispatched_at: new Date(),
+  });
   const persister = new CallEventPersister(db.sql, () => {}).listen(bus);
-  bus.publish(subjects.callEvents(callId), callCodecs.event.encode({ type: 'recording', path: recordingPath(callId), format: 'audio/ogg', durationMs: 5_000 }));
-  await expect.poll(async () => (await db.sql`select recording_path from call_records where id = ${callId}`)[0]?.recording_path).toBe(recordingPath(callId));
+  bus.publish(
+    subjects.callEvents(callId),
+    callCodecs.event.encode({ type: 'recording', path: recordingPath(callId), format: 'audio/ogg', durationMs: 5_000 }),
+  );
+  await expect
+    .poll(async () => (await db.sql`select recording_path from call_records where id = ${callId}`)[0]?.recording_path)
+    .toBe(recordingPath(callId));
   await persister.close();
   return callId;
 }
@@ -94,15 +121,31 @@ async function localRecording(): Promise<string> {
 }
 
 const get = (key: string, id: string, range?: string) => {
-  const request: InjectOptions = { method: 'GET', url: `/api/v1/voice-sessions/${id}/recording`, headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } };
+  const request: InjectOptions = {
+    method: 'GET',
+    url: `/api/v1/voice-sessions/${id}/recording`,
+    headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) },
+  };
   return app.inject(request);
 };
 
 /** What a client can tell of an answer: status, the headers that describe the bytes, and the bytes. */
 async function seen(key: string, id: string, range?: string) {
   const answer = await get(key, id, range);
-  const { 'content-type': type, 'content-length': length, 'content-range': contentRange, 'accept-ranges': acceptRanges } = answer.headers;
-  return { status: answer.statusCode, type, length, contentRange, acceptRanges, body: answer.rawPayload.toString('base64') };
+  const {
+    'content-type': type,
+    'content-length': length,
+    'content-range': contentRange,
+    'accept-ranges': acceptRanges,
+  } = answer.headers;
+  return {
+    status: answer.statusCode,
+    type,
+    length,
+    contentRange,
+    acceptRanges,
+    body: answer.rawPayload.toString('base64'),
+  };
 }
 
 describe('the recording route with a recordings bucket', () => {
@@ -120,7 +163,10 @@ describe('the recording route with a recordings bucket', () => {
     expect(middle.headers['content-range']).toBe('bytes 100-1099/10000');
     expect(middle.headers['content-length']).toBe('1000');
     expect(middle.rawPayload.equals(audio.subarray(100, 1100))).toBe(true);
-    expect(s3.requests.filter((r) => r.key === objectKey(id) && r.method === 'GET').map((r) => r.range)).toEqual([undefined, 'bytes=100-1099']);
+    expect(s3.requests.filter((r) => r.key === objectKey(id) && r.method === 'GET').map((r) => r.range)).toEqual([
+      undefined,
+      'bytes=100-1099',
+    ]);
 
     const open = await get(org.key, id, 'bytes=9990-');
     expect(open.headers['content-range']).toBe('bytes 9990-9999/10000');
@@ -140,8 +186,23 @@ describe('the recording route with a recordings bucket', () => {
   it('answers every kind of range exactly as it does for a recording in the local folder', async () => {
     const inBucket = await bucketRecording();
     const onDisk = await localRecording();
-    const ranges = [undefined, 'bytes=0-0', 'bytes=0-9999', 'bytes=9999-', 'bytes=9000-20000', 'bytes=-10000', 'bytes=-20000', 'bytes=-1',
-      'bytes=10000-', 'bytes=10000-10005', 'bytes=-0', 'bytes=5-2', 'bytes=0-5,10-20', 'items=0-5', 'bytes=abc'];
+    const ranges = [
+      undefined,
+      'bytes=0-0',
+      'bytes=0-9999',
+      'bytes=9999-',
+      'bytes=9000-20000',
+      'bytes=-10000',
+      'bytes=-20000',
+      'bytes=-1',
+      'bytes=10000-',
+      'bytes=10000-10005',
+      'bytes=-0',
+      'bytes=5-2',
+      'bytes=0-5,10-20',
+      'items=0-5',
+      'bytes=abc',
+    ];
     for (const range of ranges) {
       expect(await seen(org.key, inBucket, range), range).toEqual(await seen(org.key, onDisk, range));
     }

@@ -36,13 +36,21 @@ afterAll(async () => {
 
 /** A finished call whose engine announced its recording, as the event persister records it. */
 async function recordedCall(): Promise<string> {
-  const callId = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', dispatched_at: new Date() });
+  const callId = await seedCall(t.db.sql, org.organisationId, agentId, {
+    call_status: 'IN_PROGRESS',
+    dispatched_at: new Date(),
+  });
   const relative = `${org.organisationId}/${callId}.ogg`;
   await mkdir(path.join(dir, org.organisationId), { recursive: true });
   await writeFile(path.join(dir, relative), audio);
   const persister = new CallEventPersister(t.db.sql, () => {}).listen(t.bus);
-  t.bus.publish(subjects.callEvents(callId), callCodecs.event.encode({ type: 'recording', path: relative, format: 'audio/ogg', durationMs: 5_000 }));
-  await expect.poll(async () => (await t.db.sql`select recording_url from call_records where id = ${callId}`)[0]?.recording_url).toBe(`/voice-sessions/${callId}/recording`);
+  t.bus.publish(
+    subjects.callEvents(callId),
+    callCodecs.event.encode({ type: 'recording', path: relative, format: 'audio/ogg', durationMs: 5_000 }),
+  );
+  await expect
+    .poll(async () => (await t.db.sql`select recording_url from call_records where id = ${callId}`)[0]?.recording_url)
+    .toBe(`/voice-sessions/${callId}/recording`);
   await persister.close();
   return callId;
 }

@@ -2,7 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '@parley/engine/protocol';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { seedAgent, seedCall, seedOrganisation, seedUser, updateAgentColumns, type SeededOrganisation } from './support/seed.ts';
+import {
+  seedAgent,
+  seedCall,
+  seedOrganisation,
+  seedUser,
+  updateAgentColumns,
+  type SeededOrganisation,
+} from './support/seed.ts';
 import { newId } from '../src/db/ids.ts';
 
 let t: TestApp;
@@ -17,12 +24,19 @@ beforeAll(async () => {
   other = await seedOrganisation(t.db.sql, 'Other');
   voiceAgent = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
   chatAgent = await seedAgent(t.db.sql, org.organisationId, 'CHAT');
-  await updateAgentColumns(t.db.sql, voiceAgent, { greeting_message: 'Hello {{name}}, this is {{company}}.', custom_variables: { company: 'Acme' } });
+  await updateAgentColumns(t.db.sql, voiceAgent, {
+    greeting_message: 'Hello {{name}}, this is {{company}}.',
+    custom_variables: { company: 'Acme' },
+  });
 });
 afterAll(() => t?.close());
 
 const create = (payload: Record<string, unknown>, key = org.key) =>
-  t.call(key, { method: 'POST', url: '/api/v1/voice-sessions', payload: { orgId: org.organisationId, agentId: voiceAgent, participantName: 'ada LOVELACE', ...payload } });
+  t.call(key, {
+    method: 'POST',
+    url: '/api/v1/voice-sessions',
+    payload: { orgId: org.organisationId, agentId: voiceAgent, participantName: 'ada LOVELACE', ...payload },
+  });
 
 describe('POST /voice-sessions', () => {
   it('creates a record only: capitalised name, agent name and filled greeting, the agent counted and stamped', async () => {
@@ -31,20 +45,39 @@ describe('POST /voice-sessions', () => {
     expect(res.statusCode, res.body).toBe(201);
     const call = res.json().data;
     expect(call).toMatchObject({
-      roomName: room, orgId: org.organisationId, agentId: voiceAgent, participantName: 'Ada lovelace', phoneNumber: '+15551230000',
-      createdById: org.ownerId, callType: 'sip', callDirection: 'OUTBOUND', callStatus: null, endedAt: null, agentName: 'VOICE agent',
-      greetingMessage: 'Hello Ada, this is Acme.', source: 'manual', overview: null, actions: { tracking: '', items: [] },
-      organisation: { id: org.organisationId, name: 'Calls', type: 'TEAM' }, agent: { id: voiceAgent, name: 'VOICE agent' },
+      roomName: room,
+      orgId: org.organisationId,
+      agentId: voiceAgent,
+      participantName: 'Ada lovelace',
+      phoneNumber: '+15551230000',
+      createdById: org.ownerId,
+      callType: 'sip',
+      callDirection: 'OUTBOUND',
+      callStatus: null,
+      endedAt: null,
+      agentName: 'VOICE agent',
+      greetingMessage: 'Hello Ada, this is Acme.',
+      source: 'manual',
+      overview: null,
+      actions: { tracking: '', items: [] },
+      organisation: { id: org.organisationId, name: 'Calls', type: 'TEAM' },
+      agent: { id: voiceAgent, name: 'VOICE agent' },
       createdBy: { id: org.ownerId, name: 'Calls Owner' },
     });
     expect(call.id).toMatch(/^[0-9a-f]{24}$/);
-    const agent = await t.db.sql<{ total_calls: number; last_used: Date | null }[]>`select total_calls, last_used from agents where id = ${voiceAgent}`;
+    const agent = await t.db.sql<
+      { total_calls: number; last_used: Date | null }[]
+    >`select total_calls, last_used from agents where id = ${voiceAgent}`;
     expect(agent[0]!.total_calls).toBeGreaterThanOrEqual(1);
     expect(agent[0]!.last_used).not.toBeNull();
   });
 
   it('ignores a client-sent agentResult and metaData.flowResult, keeping the rest of metaData', async () => {
-    const res = await create({ roomName: `room-${newId()}`, agentResult: { outcomeKey: 'sold' }, metaData: { flowResult: { x: 1 }, crm: 'A-1' } });
+    const res = await create({
+      roomName: `room-${newId()}`,
+      agentResult: { outcomeKey: 'sold' },
+      metaData: { flowResult: { x: 1 }, crm: 'A-1' },
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data.agentResult).toBeNull();
     expect(res.json().data.metaData).toEqual({ crm: 'A-1' });
@@ -64,14 +97,21 @@ describe('POST /voice-sessions', () => {
     expect(chat.json().data.callType).toBe('chat');
     const badEnum = await create({ roomName: `room-${newId()}`, callDirection: 'SIDEWAYS' });
     expect(badEnum.json().errors).toEqual([{ field: 'callDirection', message: 'must be one of: INBOUND, OUTBOUND' }]);
-    const missing = await t.call(org.key, { method: 'POST', url: '/api/v1/voice-sessions', payload: { orgId: org.organisationId } });
-    expect(missing.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['roomName', 'agentId', 'participantName']));
+    const missing = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/voice-sessions',
+      payload: { orgId: org.organisationId },
+    });
+    expect(missing.json().errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['roomName', 'agentId', 'participantName']),
+    );
   });
 
   it('409 for a taken roomName, 404 for an unknown agent, 403 for another organisation, 400 for a stranger as creator', async () => {
     const room = `room-${newId()}`;
     expect((await create({ roomName: room })).statusCode).toBe(201);
-    const counted = async () => (await t.db.sql<{ n: number }[]>`select total_calls as n from agents where id = ${voiceAgent}`)[0]!.n;
+    const counted = async () =>
+      (await t.db.sql<{ n: number }[]>`select total_calls as n from agents where id = ${voiceAgent}`)[0]!.n;
     const before = await counted();
     const again = await create({ roomName: room });
     expect(again.statusCode).toBe(409);
@@ -90,19 +130,32 @@ describe('reading a record', () => {
     const id = await seedCall(t.db.sql, org.organisationId, voiceAgent, { room_name: `read-${newId()}` });
     const byId = await t.call(org.key, { method: 'GET', url: `/api/v1/voice-sessions/${id}` });
     expect(byId.statusCode, byId.body).toBe(200);
-    expect(byId.json().data).toMatchObject({ id, organisation: { id: org.organisationId }, agent: { id: voiceAgent }, createdBy: null });
-    const byRoom = await t.call(org.key, { method: 'GET', url: `/api/v1/voice-sessions/room/${byId.json().data.roomName}` });
+    expect(byId.json().data).toMatchObject({
+      id,
+      organisation: { id: org.organisationId },
+      agent: { id: voiceAgent },
+      createdBy: null,
+    });
+    const byRoom = await t.call(org.key, {
+      method: 'GET',
+      url: `/api/v1/voice-sessions/room/${byId.json().data.roomName}`,
+    });
     expect(byRoom.json().data.id).toBe(id);
     const malformed = await t.call(org.key, { method: 'GET', url: '/api/v1/voice-sessions/not-an-id' });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().errors).toEqual([{ field: 'sessionId', message: 'must be a 24-character hexadecimal id' }]);
     expect((await t.call(other.key, { method: 'GET', url: `/api/v1/voice-sessions/${id}` })).statusCode).toBe(404);
-    expect((await t.call(other.key, { method: 'GET', url: `/api/v1/voice-sessions/room/${byId.json().data.roomName}` })).statusCode).toBe(404);
+    expect(
+      (await t.call(other.key, { method: 'GET', url: `/api/v1/voice-sessions/room/${byId.json().data.roomName}` }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('never shows the one-use media stream URL a ringing call keeps in its metaData', async () => {
     const id = await seedCall(t.db.sql, org.organisationId, voiceAgent, {
-      room_name: `ringing-${newId()}`, call_status: 'INITIATED', meta_data: { mediaStreamUrl: 'ws://engine/media/carrier-b/secret-token', note: 'kept' },
+      room_name: `ringing-${newId()}`,
+      call_status: 'INITIATED',
+      meta_data: { mediaStreamUrl: 'ws://engine/media/carrier-b/secret-token', note: 'kept' },
     });
     const read = await t.call(org.key, { method: 'GET', url: `/api/v1/voice-sessions/${id}` });
     expect(read.json().data.metaData).toEqual({ note: 'kept' });
@@ -114,8 +167,16 @@ describe('POST /voice-sessions/room/{roomName}/end', () => {
   it('completes a record: endedAt now, callDuration since creation, the reason in metaData.endReason', async () => {
     const createdAt = new Date(Date.now() - 90_000);
     const room = `end-${newId()}`;
-    await seedCall(t.db.sql, org.organisationId, voiceAgent, { room_name: room, created_at: createdAt, call_status: null });
-    const res = await t.call(org.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end`, payload: { reason: 'agent_left' } });
+    await seedCall(t.db.sql, org.organisationId, voiceAgent, {
+      room_name: room,
+      created_at: createdAt,
+      call_status: null,
+    });
+    const res = await t.call(org.key, {
+      method: 'POST',
+      url: `/api/v1/voice-sessions/room/${room}/end`,
+      payload: { reason: 'agent_left' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const call = res.json().data;
     expect(call.callStatus).toBe('COMPLETED');
@@ -125,15 +186,29 @@ describe('POST /voice-sessions/room/{roomName}/end', () => {
     expect(Date.parse(call.endedAt)).toBeGreaterThan(Date.now() - 10_000);
     expect(call.analysisStatus).toBe('pending');
     // Ending again changes nothing.
-    const again = await t.call(org.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end`, payload: { reason: 'twice' } });
-    expect(again.json()).toMatchObject({ message: 'Call had already ended', data: { endedAt: call.endedAt, metaData: { endReason: 'agent_left' } } });
+    const again = await t.call(org.key, {
+      method: 'POST',
+      url: `/api/v1/voice-sessions/room/${room}/end`,
+      payload: { reason: 'twice' },
+    });
+    expect(again.json()).toMatchObject({
+      message: 'Call had already ended',
+      data: { endedAt: call.endedAt, metaData: { endReason: 'agent_left' } },
+    });
   });
 
   it('tells the engine running a live call to hang up', async () => {
     const room = `live-${newId()}`;
-    const id = await seedCall(t.db.sql, org.organisationId, voiceAgent, { room_name: room, call_status: 'IN_PROGRESS', dispatched_at: new Date(), answered_at: new Date() });
+    const id = await seedCall(t.db.sql, org.organisationId, voiceAgent, {
+      room_name: room,
+      call_status: 'IN_PROGRESS',
+      dispatched_at: new Date(),
+      answered_at: new Date(),
+    });
     const control = t.bus.subscribe(subjects.callControl(id));
-    const heard = (async () => { for await (const message of control) return callCodecs.control.decode(message.data); })();
+    const heard = (async () => {
+      for await (const message of control) return callCodecs.control.decode(message.data);
+    })();
     const res = await t.call(org.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.metaData.endReason).toBe('ended_by_api');
@@ -144,9 +219,23 @@ describe('POST /voice-sessions/room/{roomName}/end', () => {
   it('400 for a reason that is not a string, 404 for an unknown or foreign room', async () => {
     const room = `bad-${newId()}`;
     await seedCall(t.db.sql, org.organisationId, voiceAgent, { room_name: room });
-    expect((await t.call(org.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end`, payload: { reason: 5 } })).statusCode).toBe(400);
-    expect((await t.call(other.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end`, payload: {} })).statusCode).toBe(404);
-    expect((await t.call(org.key, { method: 'POST', url: '/api/v1/voice-sessions/room/nothing-here/end', payload: {} })).statusCode).toBe(404);
+    expect(
+      (
+        await t.call(org.key, {
+          method: 'POST',
+          url: `/api/v1/voice-sessions/room/${room}/end`,
+          payload: { reason: 5 },
+        })
+      ).statusCode,
+    ).toBe(400);
+    expect(
+      (await t.call(other.key, { method: 'POST', url: `/api/v1/voice-sessions/room/${room}/end`, payload: {} }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await t.call(org.key, { method: 'POST', url: '/api/v1/voice-sessions/room/nothing-here/end', payload: {} }))
+        .statusCode,
+    ).toBe(404);
   });
 });
 
@@ -161,9 +250,13 @@ describe('lists and stats', () => {
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
     const seed = (minutesAgo: number, columns: Parameters<typeof seedCall>[3]) =>
       seedCall(t.db.sql, listOrg.organisationId, agent, { created_at: at(minutesAgo), ...columns });
-    ids.push(await seed(50, { call_status: 'COMPLETED', call_outcome: 'completed', answered_at: at(50), ended_at: at(49) }));
+    ids.push(
+      await seed(50, { call_status: 'COMPLETED', call_outcome: 'completed', answered_at: at(50), ended_at: at(49) }),
+    );
     ids.push(await seed(40, { call_status: 'COMPLETED', call_outcome: 'no_answer', ended_at: at(39) }));
-    ids.push(await seed(30, { call_status: 'COMPLETED', call_outcome: 'voicemail', ended_at: at(29), call_type: 'web' }));
+    ids.push(
+      await seed(30, { call_status: 'COMPLETED', call_outcome: 'voicemail', ended_at: at(29), call_type: 'web' }),
+    );
     ids.push(await seed(20, { call_status: 'FAILED', call_outcome: 'failed', ended_at: at(20) }));
     ids.push(await seed(10, { call_status: 'IN_PROGRESS', answered_at: at(10) }));
     ids.push(await seed(5, { call_status: null }));
@@ -172,28 +265,64 @@ describe('lists and stats', () => {
   });
 
   it('lists newest first with offset pagination and a callType filter, leaving out scheduled calls', async () => {
-    const all = await t.call(listOrg.key, { method: 'GET', url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}` });
+    const all = await t.call(listOrg.key, {
+      method: 'GET',
+      url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}`,
+    });
     expect(all.json().data.map((c: { id: string }) => c.id)).toEqual([...ids].reverse());
-    const page = await t.call(listOrg.key, { method: 'GET', url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}`, query: { limit: '2', offset: '1' } });
+    const page = await t.call(listOrg.key, {
+      method: 'GET',
+      url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}`,
+      query: { limit: '2', offset: '1' },
+    });
     expect(page.json().data.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3]]);
-    const web = await t.call(listOrg.key, { method: 'GET', url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}`, query: { callType: 'web' } });
+    const web = await t.call(listOrg.key, {
+      method: 'GET',
+      url: `/api/v1/voice-sessions/organization/${listOrg.organisationId}`,
+      query: { callType: 'web' },
+    });
     expect(web.json().data.map((c: { id: string }) => c.id)).toEqual([ids[2]]);
-    expect((await t.call(listOrg.key, { method: 'GET', url: `/api/v1/voice-sessions/organization/${org.organisationId}` })).statusCode).toBe(403);
+    expect(
+      (await t.call(listOrg.key, { method: 'GET', url: `/api/v1/voice-sessions/organization/${org.organisationId}` }))
+        .statusCode,
+    ).toBe(403);
   });
 
   it('counts total, answered, not answered and failed; filters by agent and call type; 400 names an unknown callType', async () => {
     const stats = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats' });
     expect(stats.json().data).toEqual({ total: 6, answered: 1, notAnswered: 2, failed: 1 });
-    const noWeb = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats', query: { excludeCallType: 'web' } });
+    const noWeb = await t.call(listOrg.key, {
+      method: 'GET',
+      url: '/api/v1/voice-sessions/stats',
+      query: { excludeCallType: 'web' },
+    });
     expect(noWeb.json().data).toEqual({ total: 5, answered: 1, notAnswered: 1, failed: 1 });
-    const onlyWeb = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats', query: { callType: 'web', excludeCallType: 'web' } });
+    const onlyWeb = await t.call(listOrg.key, {
+      method: 'GET',
+      url: '/api/v1/voice-sessions/stats',
+      query: { callType: 'web', excludeCallType: 'web' },
+    });
     expect(onlyWeb.json().data).toEqual({ total: 1, answered: 0, notAnswered: 1, failed: 0 });
-    const otherAgent = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats', query: { agentId: newId() } });
+    const otherAgent = await t.call(listOrg.key, {
+      method: 'GET',
+      url: '/api/v1/voice-sessions/stats',
+      query: { agentId: newId() },
+    });
     expect(otherAgent.json().data.total).toBe(0);
-    const unknown = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats', query: { callType: 'fax' } });
+    const unknown = await t.call(listOrg.key, {
+      method: 'GET',
+      url: '/api/v1/voice-sessions/stats',
+      query: { callType: 'fax' },
+    });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().errors).toEqual([{ field: 'callType', message: 'must be one of: sip, web, chat, websocket' }]);
-    const foreign = await t.call(listOrg.key, { method: 'GET', url: '/api/v1/voice-sessions/stats', query: { orgId: org.organisationId } });
+    expect(unknown.json().errors).toEqual([
+      { field: 'callType', message: 'must be one of: sip, web, chat, websocket' },
+    ]);
+    const foreign = await t.call(listOrg.key, {
+      method: 'GET',
+      url: '/api/v1/voice-sessions/stats',
+      query: { orgId: org.organisationId },
+    });
     expect(foreign.statusCode).toBe(404);
   });
 });

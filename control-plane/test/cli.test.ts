@@ -17,12 +17,22 @@ const schema = `t_cli_${randomBytes(5).toString('hex')}`;
 beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-cli-'));
   env = process.env.DATABASE_URL
-    ? { DATABASE_URL: process.env.DATABASE_URL, PARLEY_DB_SCHEMA: schema, NATS_URL: process.env.NATS_URL, PARLEY_DATA_DIR: dataDir }
+    ? {
+        DATABASE_URL: process.env.DATABASE_URL,
+        PARLEY_DB_SCHEMA: schema,
+        NATS_URL: process.env.NATS_URL,
+        PARLEY_DATA_DIR: dataDir,
+      }
     : { PARLEY_DATA_DIR: dataDir };
 });
 afterAll(async () => {
   if (process.env.DATABASE_URL) {
-    const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema: 'public', dataDir: undefined, maxConnections: 1 });
+    const db = await openDatabase({
+      databaseUrl: process.env.DATABASE_URL,
+      schema: 'public',
+      dataDir: undefined,
+      maxConnections: 1,
+    });
     await db.sql.unsafe(`drop schema if exists "${schema}" cascade`);
     await db.close();
   }
@@ -31,7 +41,11 @@ afterAll(async () => {
 
 /** Opens the database the CLI used, after the CLI exited (PGlite files belong to one process at a time). */
 async function withCliDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase({ databaseUrl: env.DATABASE_URL, schema: env.DATABASE_URL ? schema : 'public', dataDir: env.DATABASE_URL ? undefined : dataDir });
+  const db = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    schema: env.DATABASE_URL ? schema : 'public',
+    dataDir: env.DATABASE_URL ? undefined : dataDir,
+  });
   try {
     return await work(db);
   } finally {
@@ -54,10 +68,16 @@ describe('parley CLI', () => {
   });
 
   it('creates an organisation with its owner and a key with every scope, as one JSON object', async () => {
-    const result = await runCli(['org', 'create', '--name', 'Acme Calls', '--owner-email', 'ceo@acme.test', '--json'], env);
+    const result = await runCli(
+      ['org', 'create', '--name', 'Acme Calls', '--owner-email', 'ceo@acme.test', '--json'],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
     const out = json(result);
-    expect(out).toMatchObject({ organisationId: expect.stringMatching(/^[0-9a-f]{24}$/), userId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(out).toMatchObject({
+      organisationId: expect.stringMatching(/^[0-9a-f]{24}$/),
+      userId: expect.stringMatching(/^[0-9a-f]{24}$/),
+    });
     expect(out.apiKey).toMatch(/^parley_prod_[a-z0-9]{8}_[0-9a-f]{32}$/);
     expect(out.scopes).toEqual([...CUSTOMER_SCOPES]);
     organisationId = out.organisationId as string;
@@ -71,7 +91,10 @@ describe('parley CLI', () => {
   });
 
   it('switches organisation features', async () => {
-    const result = await runCli(['org', 'features', organisationId, '--enable', 'flow_agents,managed_numbers', '--json'], env);
+    const result = await runCli(
+      ['org', 'features', organisationId, '--enable', 'flow_agents,managed_numbers', '--json'],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(json(result)).toEqual({ organisationId, features: ['flow_agents', 'managed_numbers'] });
     const off = await runCli(['org', 'features', organisationId, '--disable', 'flow_agents', '--json'], env);
@@ -79,7 +102,10 @@ describe('parley CLI', () => {
   });
 
   it('creates a key with chosen scopes, then revokes it', async () => {
-    const created = await runCli(['keys', 'create', '--org', organisationId, '--scopes', 'org:read,agents:read', '--name', 'reporting', '--json'], env);
+    const created = await runCli(
+      ['keys', 'create', '--org', organisationId, '--scopes', 'org:read,agents:read', '--name', 'reporting', '--json'],
+      env,
+    );
     expect(created.code, created.stderr).toBe(0);
     const out = json(created);
     expect(out.scopes).toEqual(['org:read', 'agents:read']);
@@ -95,7 +121,10 @@ describe('parley CLI', () => {
 
   it('explains mistakes with exit code 2 and no stack trace', async () => {
     const cases: [string[], RegExp][] = [
-      [['keys', 'create', '--org', organisationId, '--scopes', 'org:read,root:all', '--name', 'x'], /unknown scope "root:all"/],
+      [
+        ['keys', 'create', '--org', organisationId, '--scopes', 'org:read,root:all', '--name', 'x'],
+        /unknown scope "root:all"/,
+      ],
       [['keys', 'create', '--org', organisationId, '--name', 'x'], /--scopes is required/],
       [['keys', 'revoke', 'abc'], /key id/],
       [['keys', 'revoke', '0123456789abcdef01234567'], /no API key/],

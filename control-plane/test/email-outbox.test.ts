@@ -78,7 +78,9 @@ class SmtpSink {
 }
 
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** A local port nothing listens on. */
@@ -120,14 +122,19 @@ afterEach(async () => {
   for (const mailer of mailers.splice(0)) mailer.close();
 });
 
-const smtpMailer = (port: number) => remember(createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, log: silent }));
+const smtpMailer = (port: number) =>
+  remember(createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, log: silent }));
 const remember = (mailer: Mailer) => (mailers.push(mailer), mailer);
 const outboxJob = (mailer: Mailer) => new EmailOutboxJob(t.db.sql, mailer, silent);
 
 let counter = 0;
 async function inviteSomeone(name = 'Ada Lovelace'): Promise<{ email: string; token: string; id: string }> {
   const email = `invitee-${Date.now()}-${++counter}@example.com`;
-  const res = await t.call(org.key, { method: 'POST', url: `/api/v1/organisations/${org.organisationId}/invite`, payload: { email, name } });
+  const res = await t.call(org.key, {
+    method: 'POST',
+    url: `/api/v1/organisations/${org.organisationId}/invite`,
+    payload: { email, name },
+  });
   expect(res.statusCode).toBe(201);
   return { email, token: res.json().data.token, id: res.json().data.id };
 }
@@ -155,7 +162,9 @@ describe('e-mail outbox over SMTP', () => {
     expect(mail!.text).toContain(`${PUBLIC_URL}/invite/${token}`);
     expect(mail!.text).toContain('Hello Ada Lovelace');
     expect(mail!.text).toMatch(/^Subject: Join Acme on Parley/m);
-    expect(await outbox(email)).toEqual([expect.objectContaining({ status: 'SENT', attempts: 1, last_error: null, sent_at: expect.any(Date) })]);
+    expect(await outbox(email)).toEqual([
+      expect.objectContaining({ status: 'SENT', attempts: 1, last_error: null, sent_at: expect.any(Date) }),
+    ]);
 
     expect(await outboxJob(smtpMailer(port)).runOnce()).toBe(0);
     expect(sink.deliveries).toHaveLength(1);
@@ -261,19 +270,24 @@ describe('e-mail outbox over SMTP', () => {
 describe('e-mail outbox without SMTP', () => {
   it('marks mail SENT with the log-only mailer and writes the accept link to the log', async () => {
     const lines: string[] = [];
-    const log = pino({ level: 'info' }, new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    }));
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString('utf8'));
+          done();
+        },
+      }),
+    );
     const mailer = remember(createMailer({ smtpUrl: undefined, from: FROM, log }));
     expect(mailer.description).toBe('log-only');
     const { email, token } = await inviteSomeone();
 
     expect(await outboxJob(mailer).runOnce()).toBe(1);
     expect(await outbox(email)).toEqual([expect.objectContaining({ status: 'SENT', attempts: 1 })]);
-    const logged = lines.map((line) => JSON.parse(line) as { to?: string; text?: string }).find((entry) => entry.to === email);
+    const logged = lines
+      .map((line) => JSON.parse(line) as { to?: string; text?: string })
+      .find((entry) => entry.to === email);
     expect(logged?.text).toContain(`${PUBLIC_URL}/invite/${token}`);
     expect(sink.deliveries).toHaveLength(0);
   });

@@ -48,12 +48,18 @@ const reception = {
 };
 
 async function createAgent(body: Record<string, unknown> = {}) {
-  const res = await t.call(org.key, { method: 'POST', url: '/api/v1/voice/agents', payload: { ...reception, ...body } });
+  const res = await t.call(org.key, {
+    method: 'POST',
+    url: '/api/v1/voice/agents',
+    payload: { ...reception, ...body },
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data as { id: string; version: number };
 }
-const update = (id: string, body: Record<string, unknown>) => t.call(org.key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
-const state = async (id: string) => (await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${id}/greeting` })).json().data;
+const update = (id: string, body: Record<string, unknown>) =>
+  t.call(org.key, { method: 'PUT', url: `/api/v1/voice/agents/${id}`, payload: body });
+const state = async (id: string) =>
+  (await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${id}/greeting` })).json().data;
 
 /** Waits until the agent's greeting leaves `pending` for its current version. */
 async function settledState(id: string) {
@@ -70,7 +76,12 @@ describe('the greeting cache', () => {
   it('synthesises a new agent’s greeting with its default variables and serves it as WAV', async () => {
     const agent = await createAgent();
     const ready = await settledState(agent.id);
-    expect(ready).toMatchObject({ status: 'ready', agentVersion: 1, text: 'Hello there, thank you for calling Sunrise Dental.', error: null });
+    expect(ready).toMatchObject({
+      status: 'ready',
+      agentVersion: 1,
+      text: 'Hello there, thank you for calling Sunrise Dental.',
+      error: null,
+    });
     expect(ready.durationMs).toBeGreaterThan(1_000);
     const audio = await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${agent.id}/greeting/audio` });
     expect(audio.statusCode).toBe(200);
@@ -95,7 +106,11 @@ describe('the greeting cache', () => {
     const agent = await createAgent();
     await settledState(agent.id);
     await update(agent.id, { greetingMessage: 'Good morning, Sunrise Dental.' });
-    expect(await settledState(agent.id)).toMatchObject({ status: 'ready', agentVersion: 2, text: 'Good morning, Sunrise Dental.' });
+    expect(await settledState(agent.id)).toMatchObject({
+      status: 'ready',
+      agentVersion: 2,
+      text: 'Good morning, Sunrise Dental.',
+    });
     await update(agent.id, { greetingMessage: 'Hello {{patient_name}}, this is Sunrise Dental.' });
     expect(await settledState(agent.id)).toMatchObject({ status: 'per_call', agentVersion: 3 });
     const audio = await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${agent.id}/greeting/audio` });
@@ -110,18 +125,46 @@ describe('the greeting cache', () => {
     expect(failed.error).toMatch(/no-such-voice-provider/);
     await update(agent.id, { voiceProvider: null });
     await settledState(agent.id);
-    expect(await saveGreeting(t.db.sql, { agentId: agent.id, agentVersion: 1, text: 'stale', status: 'per_call', voiceProvider: null, voiceId: null, voiceSpeed: 1 })).toBe(false);
+    expect(
+      await saveGreeting(t.db.sql, {
+        agentId: agent.id,
+        agentVersion: 1,
+        text: 'stale',
+        status: 'per_call',
+        voiceProvider: null,
+        voiceId: null,
+        voiceSpeed: 1,
+      }),
+    ).toBe(false);
     expect((await findGreeting(t.db.sql, agent.id))!.agentVersion).toBe(2);
   });
 
   it('answers an engine’s lookup only for this version, voice and text', async () => {
     const agent = await createAgent();
     const ready = await settledState(agent.id);
-    const ask = async (overrides: Record<string, unknown>) => (await bus.request(subjects.greetingAudio(), greetingCodecs.request.encode({
-      agentId: agent.id, agentVersion: 1, text: ready.text, voiceProvider: null, voiceId: null, voiceSpeed: 1, ...overrides,
-    }), { timeoutMs: 2_000 })).data;
+    const ask = async (overrides: Record<string, unknown>) =>
+      (
+        await bus.request(
+          subjects.greetingAudio(),
+          greetingCodecs.request.encode({
+            agentId: agent.id,
+            agentVersion: 1,
+            text: ready.text,
+            voiceProvider: null,
+            voiceId: null,
+            voiceSpeed: 1,
+            ...overrides,
+          }),
+          { timeoutMs: 2_000 },
+        )
+      ).data;
     expect(isAudioFrame(await ask({}))).toBe(true);
-    for (const miss of [{ agentVersion: 2 }, { text: 'Hello Ravi, thank you for calling Sunrise Dental.' }, { voiceSpeed: 1.2 }, { voiceId: 'slt' }]) {
+    for (const miss of [
+      { agentVersion: 2 },
+      { text: 'Hello Ravi, thank you for calling Sunrise Dental.' },
+      { voiceSpeed: 1.2 },
+      { voiceId: 'slt' },
+    ]) {
       expect(greetingCodecs.miss.decode(await ask(miss)), JSON.stringify(miss)).toEqual({ found: false });
     }
   });
@@ -148,7 +191,9 @@ describe('a call of an agent with a cached greeting', () => {
 
   beforeAll(async () => {
     stt = await startSttWorkerRole(OFFLINE_SPEECH, bus, () => {});
-    engine = await startEngineRole({ ...OFFLINE_SPEECH, vad: 'energy' }, bus, (event, detail) => logged.push({ event, detail }));
+    engine = await startEngineRole({ ...OFFLINE_SPEECH, vad: 'energy' }, bus, (event, detail) =>
+      logged.push({ event, detail }),
+    );
   });
   afterAll(async () => {
     await engine?.close();
@@ -166,7 +211,9 @@ describe('a call of an agent with a cached greeting', () => {
       limits: { maxDurationMs: 60_000, inactivityMs: 30_000 },
       agent: toAgentSnapshot(res.json().data, t.secrets),
     };
-    const reply = callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 10_000 })).data);
+    const reply = callCodecs.dispatchReply.decode(
+      (await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 10_000 })).data,
+    );
     expect(reply.ok, JSON.stringify(reply)).toBe(true);
     return spec.callId;
   }
@@ -177,7 +224,9 @@ describe('a call of an agent with a cached greeting', () => {
     const cachedCall = await dispatch(agent.id, { caller: 'there' });
     const personalCall = await dispatch(agent.id, { caller: 'Ravi' });
     await new Promise((r) => setTimeout(r, 1_000));
-    const fromCache = logged.filter((l) => l.event === 'greeting from cache').map((l) => (l.detail as { callId: string }).callId);
+    const fromCache = logged
+      .filter((l) => l.event === 'greeting from cache')
+      .map((l) => (l.detail as { callId: string }).callId);
     expect(fromCache).toContain(cachedCall);
     expect(fromCache).not.toContain(personalCall);
   });

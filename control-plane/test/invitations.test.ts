@@ -18,7 +18,9 @@ afterAll(() => t?.close());
 const ORG_WRITE = ['org:read', 'org:write'] as const;
 type Family = 'organisations' | 'members';
 const base = (family: Family, organisationId: string) =>
-  family === 'organisations' ? `/api/v1/organisations/${organisationId}` : `/api/v1/members/organisation/${organisationId}`;
+  family === 'organisations'
+    ? `/api/v1/organisations/${organisationId}`
+    : `/api/v1/members/organisation/${organisationId}`;
 
 let counter = 0;
 const freshEmail = () => `invitee-${Date.now()}-${++counter}@example.com`;
@@ -35,8 +37,11 @@ const accept = (token: string, payload?: object) =>
 
 const failingFields = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field);
 const statusOf = async (id: string, key = org.key, organisationId = org.organisationId) =>
-  ((await listInvitations(key, 'organisations', organisationId)).json().data as { id: string; status: string }[]).find((i) => i.id === id)?.status;
-const expire = (id: string) => t.db.sql`update invitations set expires_at = now() - interval '1 minute' where id = ${id}`;
+  ((await listInvitations(key, 'organisations', organisationId)).json().data as { id: string; status: string }[]).find(
+    (i) => i.id === id,
+  )?.status;
+const expire = (id: string) =>
+  t.db.sql`update invitations set expires_at = now() - interval '1 minute' where id = ${id}`;
 
 describe('inviting', () => {
   for (const family of ['organisations', 'members'] as const) {
@@ -71,7 +76,11 @@ describe('inviting', () => {
   });
 
   it('refuses a missing or invalid email with 400 naming email', async () => {
-    for (const payload of [{ name: 'No Mail' }, { email: 'not-an-address', name: 'Bad Mail' }, { email: 42, name: 'Bad Mail' }]) {
+    for (const payload of [
+      { name: 'No Mail' },
+      { email: 'not-an-address', name: 'Bad Mail' },
+      { email: 42, name: 'Bad Mail' },
+    ]) {
       const res = await invite(org.key, payload);
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('validation_failed');
@@ -108,9 +117,13 @@ describe('inviting', () => {
 
   it('creates one invitation when the same address is invited twice at the same moment', async () => {
     const email = freshEmail();
-    const results = await Promise.all([invite(org.key, { email, name: 'Double Click' }), invite(org.key, { email, name: 'Double Click' })]);
+    const results = await Promise.all([
+      invite(org.key, { email, name: 'Double Click' }),
+      invite(org.key, { email, name: 'Double Click' }),
+    ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 400]);
-    const rows = await t.db.sql`select id from invitations where organisation_id = ${org.organisationId} and email = ${email}`;
+    const rows = await t.db
+      .sql`select id from invitations where organisation_id = ${org.organisationId} and email = ${email}`;
     expect(rows).toHaveLength(1);
   });
 
@@ -141,7 +154,9 @@ describe('inviting', () => {
     const refused = await invite(editor.key, { email: freshEmail(), name: 'Would Be Admin', role: 'ADMIN' });
     expect(refused.statusCode).toBe(403);
     expect(refused.json().code).toBe('role_required');
-    expect((await invite(editor.key, { email: freshEmail(), name: 'Fellow Editor', role: 'EDITOR' })).statusCode).toBe(201);
+    expect((await invite(editor.key, { email: freshEmail(), name: 'Fellow Editor', role: 'EDITOR' })).statusCode).toBe(
+      201,
+    );
   });
 
   it('needs the org:write scope', async () => {
@@ -219,7 +234,9 @@ describe('re-opening an invitation', () => {
     expect((await cancel(org.key, created.id)).statusCode).toBe(400);
 
     const stranger = await seedOrganisation(t.db.sql, 'Stranger');
-    const theirs = (await invite(stranger.key, { email: freshEmail(), name: 'Not Yours' }, 'organisations', stranger.organisationId)).json().data;
+    const theirs = (
+      await invite(stranger.key, { email: freshEmail(), name: 'Not Yours' }, 'organisations', stranger.organisationId)
+    ).json().data;
     expect((await cancel(org.key, theirs.id)).statusCode).toBe(404);
     expect(await statusOf(theirs.id, stranger.key, stranger.organisationId)).toBe('PENDING');
   });
@@ -227,7 +244,8 @@ describe('re-opening an invitation', () => {
 
 describe('the invitee', () => {
   it('previews the invitation by its token without an API key', async () => {
-    const created = (await invite(org.key, { email: freshEmail(), name: 'Curious Invitee', role: 'ADMIN' })).json().data;
+    const created = (await invite(org.key, { email: freshEmail(), name: 'Curious Invitee', role: 'ADMIN' })).json()
+      .data;
     const res = await preview(created.token);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({
@@ -247,11 +265,17 @@ describe('the invitee', () => {
     const res = await accept(created.token, { name: 'Grace B. Hopper' });
     expect(res.statusCode).toBe(200);
     const member = res.json().data;
-    expect(member).toMatchObject({ organisationId: org.organisationId, role: 'EDITOR', user: { email, name: 'Grace B. Hopper' } });
+    expect(member).toMatchObject({
+      organisationId: org.organisationId,
+      role: 'EDITOR',
+      user: { email, name: 'Grace B. Hopper' },
+    });
 
     const users = await t.db.sql<{ id: string }[]>`select id from users where email = ${email}`;
     expect(users.map((u) => u.id)).toEqual([member.userId]);
-    const members = (await t.call(org.key, { method: 'GET', url: `/api/v1/members/organisation/${org.organisationId}/members` })).json().data;
+    const members = (
+      await t.call(org.key, { method: 'GET', url: `/api/v1/members/organisation/${org.organisationId}/members` })
+    ).json().data;
     expect(members).toContainEqual(expect.objectContaining({ userId: member.userId, role: 'EDITOR' }));
     expect(await statusOf(created.id)).toBe('ACCEPTED');
     expect((await preview(created.token)).json().data.status).toBe('ACCEPTED');
@@ -268,7 +292,9 @@ describe('the invitee', () => {
   it('accepts with an existing account: no second user, the existing one joins', async () => {
     const userId = await seedUser(t.db.sql, 'Existing Person');
     const email = `user-${userId}@example.com`;
-    const created = (await invite(org.key, { email: email.toUpperCase(), name: 'Existing Person', role: 'ADMIN' })).json().data;
+    const created = (
+      await invite(org.key, { email: email.toUpperCase(), name: 'Existing Person', role: 'ADMIN' })
+    ).json().data;
     const res = await accept(created.token, { name: 'Someone Else' });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ userId, role: 'ADMIN', user: { name: 'Existing Person' } });

@@ -26,8 +26,17 @@ beforeAll(async () => {
   busA = await createTestBus('process-a');
   // In-process mode has one bus per process; NATS gives each "process" its own connection.
   busB = process.env.NATS_URL ? await createTestBus('process-b') : busA;
-  storeA = new KeyStore(db.sql, busA, (error) => { throw error; });
-  storeB = new KeyStore(db.sql, busB, (error) => { throw error; }, LONG_TTL_MS);
+  storeA = new KeyStore(db.sql, busA, (error) => {
+    throw error;
+  });
+  storeB = new KeyStore(
+    db.sql,
+    busB,
+    (error) => {
+      throw error;
+    },
+    LONG_TTL_MS,
+  );
   storeA.listen();
   storeB.listen();
   await busA.flush();
@@ -54,7 +63,9 @@ describe('key revocation across processes', () => {
     const revokedAt = Date.now();
     await storeA.revoke({ keyId: member.id });
     expect(await storeA.authenticate(member.key)).toBeUndefined();
-    await expect.poll(() => storeB.authenticate(member.key), { timeout: BROADCAST_DEADLINE_MS, interval: 10 }).toBeUndefined();
+    await expect
+      .poll(() => storeB.authenticate(member.key), { timeout: BROADCAST_DEADLINE_MS, interval: 10 })
+      .toBeUndefined();
     expect(Date.now() - revokedAt).toBeLessThan(BROADCAST_DEADLINE_MS);
   });
 
@@ -66,7 +77,9 @@ describe('key revocation across processes', () => {
 
     await db.sql`delete from members where user_id = ${leaving.userId}`;
     await storeA.revoke({ userId: leaving.userId, organisationId: org.organisationId });
-    await expect.poll(() => storeB.authenticate(leaving.key), { timeout: BROADCAST_DEADLINE_MS, interval: 10 }).toBeUndefined();
+    await expect
+      .poll(() => storeB.authenticate(leaving.key), { timeout: BROADCAST_DEADLINE_MS, interval: 10 })
+      .toBeUndefined();
     expect(await storeB.authenticate(staying.key)).toBeDefined();
   });
 
@@ -75,6 +88,8 @@ describe('key revocation across processes', () => {
     const member = await seedMember(db.sql, org.organisationId, 'VIEWER', ['org:read']);
     expect(await storeA.authenticate(member.key)).toBeDefined();
     await db.sql`update api_keys set revoked_at = now() where id = ${member.id}`; // no broadcast
-    await expect.poll(() => storeA.authenticate(member.key), { timeout: KEY_CACHE_TTL_MS + 2_000, interval: 50 }).toBeUndefined();
+    await expect
+      .poll(() => storeA.authenticate(member.key), { timeout: KEY_CACHE_TTL_MS + 2_000, interval: 50 })
+      .toBeUndefined();
   });
 });

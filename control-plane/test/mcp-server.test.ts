@@ -11,15 +11,38 @@ import { fetchRestClient } from '@parley/mcp';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { newId } from '../src/db/ids.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
-import { seedAgent, seedCall, seedMember, seedOrganisation, seedPhoneNumber, updateAgentColumns, type SeededOrganisation } from './support/seed.ts';
+import {
+  seedAgent,
+  seedCall,
+  seedMember,
+  seedOrganisation,
+  seedPhoneNumber,
+  updateAgentColumns,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 /** Every tool the server offers today (spec document 2's tools whose REST routes exist). */
 const EXPECTED_TOOLS = [
-  'agents_list', 'agents_get', 'agents_create', 'agents_update', 'agents_delete', 'agents_duplicate', 'agents_list_voices',
-  'calls_list', 'calls_get', 'calls_get_transcript', 'calls_search', 'calls_place',
-  'sessions_get', 'sessions_by_agent', 'sessions_conversation',
-  'numbers_list', 'numbers_assign', 'numbers_unassign',
-  'account_org', 'service_help',
+  'agents_list',
+  'agents_get',
+  'agents_create',
+  'agents_update',
+  'agents_delete',
+  'agents_duplicate',
+  'agents_list_voices',
+  'calls_list',
+  'calls_get',
+  'calls_get_transcript',
+  'calls_search',
+  'calls_place',
+  'sessions_get',
+  'sessions_by_agent',
+  'sessions_conversation',
+  'numbers_list',
+  'numbers_assign',
+  'numbers_unassign',
+  'account_org',
+  'service_help',
 ];
 
 let t: TestApp;
@@ -29,7 +52,11 @@ const clients: Client[] = [];
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'parley-test-host', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -40,7 +67,10 @@ function text(result: unknown): string {
 
 function json(result: unknown): Record<string, unknown> {
   expect((result as CallToolResult).isError, text(result)).toBeFalsy();
-  return JSON.parse((result as CallToolResult).content[0]!.type === 'text' ? text(result) : '{}') as Record<string, unknown>;
+  return JSON.parse((result as CallToolResult).content[0]!.type === 'text' ? text(result) : '{}') as Record<
+    string,
+    unknown
+  >;
 }
 
 async function post(body: string, headers: Record<string, string>): Promise<Response> {
@@ -68,7 +98,12 @@ describe('the endpoint', () => {
   it('reports its tools and prompts on the health route, without authentication', async () => {
     const response = await fetch(`${baseUrl}/mcp/health`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ status: 'ok', name: 'parley', tools: EXPECTED_TOOLS.length, prompts: 1 });
+    expect(await response.json()).toMatchObject({
+      status: 'ok',
+      name: 'parley',
+      tools: EXPECTED_TOOLS.length,
+      prompts: 1,
+    });
   });
 
   it('answers a request without a token 401, pointing at the protected resource metadata', async () => {
@@ -76,13 +111,17 @@ describe('the endpoint', () => {
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate');
     expect(challenge).toBe(`Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"`);
-    const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-protected-resource/mcp`)).json() as { scopes_supported: string[] };
+    const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      scopes_supported: string[];
+    };
     expect(metadata).toMatchObject({ resource: `${PUBLIC_URL}/mcp`, bearer_methods_supported: ['header'] });
     expect(metadata.scopes_supported).toContain('agents:read');
   });
 
   it('refuses an unknown or revoked key as an invalid token, at once', async () => {
-    const forged = await post(LIST_TOOLS, { authorization: 'Bearer parley_prod_abcdefgh_00000000000000000000000000000000' });
+    const forged = await post(LIST_TOOLS, {
+      authorization: 'Bearer parley_prod_abcdefgh_00000000000000000000000000000000',
+    });
     expect(forged.status).toBe(401);
     expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
 
@@ -109,11 +148,16 @@ describe('the endpoint', () => {
     try {
       const url = await limited.app.listen({ host: '127.0.0.1', port: 0 });
       const other = await seedMember(t.db.sql, org.organisationId, 'ADMIN', ['agents:read']);
-      const send = (key: string) => fetch(`${url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-        body: LIST_TOOLS,
-      });
+      const send = (key: string) =>
+        fetch(`${url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${key}`,
+          },
+          body: LIST_TOOLS,
+        });
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await send(org.key)).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
@@ -127,12 +171,17 @@ describe('the endpoint', () => {
 });
 
 describe('the REST client over HTTP (an MCP server running apart from the control plane)', () => {
-  it('reaches the REST API with the caller\'s key and passes refusals through', async () => {
+  it("reaches the REST API with the caller's key and passes refusals through", async () => {
     const rest = fetchRestClient(`${baseUrl}/api/v1/`);
     const me = await rest({ method: 'GET', path: '/api-keys/me', token: org.key });
     expect(me.status).toBe(200);
     expect((me.body as { data: { organisationId: string } }).data.organisationId).toBe(org.organisationId);
-    const listed = await rest({ method: 'GET', path: '/voice/agents', query: { limit: 1, search: undefined }, token: org.key });
+    const listed = await rest({
+      method: 'GET',
+      path: '/voice/agents',
+      query: { limit: 1, search: undefined },
+      token: org.key,
+    });
     expect(listed.status).toBe(200);
     const refused = await rest({ method: 'POST', path: '/voice/agents', body: { name: 'x' }, token: org.key });
     expect(refused.status).toBe(400);
@@ -151,7 +200,10 @@ describe('tools/list and prompts', () => {
       expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool.description!.length).toBeGreaterThan(20);
     }
-    const gated = tools.filter((tool) => tool.description!.includes('Confirm-gated')).map((tool) => tool.name).sort();
+    const gated = tools
+      .filter((tool) => tool.description!.includes('Confirm-gated'))
+      .map((tool) => tool.name)
+      .sort();
     expect(gated).toEqual(['agents_delete', 'calls_place', 'numbers_assign', 'numbers_unassign']);
     const create = tools.find((tool) => tool.name === 'agents_create')!;
     expect([...(create.inputSchema.required ?? [])].sort()).toEqual(['identity', 'name', 'task']);
@@ -162,7 +214,10 @@ describe('tools/list and prompts', () => {
     const client = await connect(org.key);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual(['create_voice_agent']);
-    const prompt = await client.getPrompt({ name: 'create_voice_agent', arguments: { purpose: 'book dental appointments' } });
+    const prompt = await client.getPrompt({
+      name: 'create_voice_agent',
+      arguments: { purpose: 'book dental appointments' },
+    });
     const message = prompt.messages[0]!.content;
     expect(message.type === 'text' && message.text).toContain('Purpose: book dental appointments');
   });
@@ -171,16 +226,28 @@ describe('tools/list and prompts', () => {
 describe('agents tools', () => {
   it('creates, edits with a diff, copies and lists an agent through the REST API', async () => {
     const client = await connect(org.key);
-    const created = json(await client.callTool({
-      name: 'agents_create',
-      arguments: { name: 'Front desk', identity: 'You are the front desk of Acme Dental.', task: 'Book appointments.', greeting: 'Hello, Acme Dental!' },
-    }));
+    const created = json(
+      await client.callTool({
+        name: 'agents_create',
+        arguments: {
+          name: 'Front desk',
+          identity: 'You are the front desk of Acme Dental.',
+          task: 'Book appointments.',
+          greeting: 'Hello, Acme Dental!',
+        },
+      }),
+    );
     const agent = created.agent as { id: string; agentIdentity: string };
     expect(agent.agentIdentity).toBe('You are the front desk of Acme Dental.');
     const viaRest = await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${agent.id}` });
     expect(viaRest.json().data.greetingMessage).toBe('Hello, Acme Dental!');
 
-    const updated = json(await client.callTool({ name: 'agents_update', arguments: { agent_id: agent.id, greeting: 'Good day, Acme Dental!', language_accent: 'Irish English' } }));
+    const updated = json(
+      await client.callTool({
+        name: 'agents_update',
+        arguments: { agent_id: agent.id, greeting: 'Good day, Acme Dental!', language_accent: 'Irish English' },
+      }),
+    );
     expect(updated.changed).toEqual({
       greetingMessage: { before: 'Hello, Acme Dental!', after: 'Good day, Acme Dental!' },
       languageAccent: { before: null, after: 'Irish English' },
@@ -189,7 +256,9 @@ describe('agents tools', () => {
     const copy = json(await client.callTool({ name: 'agents_duplicate', arguments: { agent_id: agent.id } }));
     expect((copy.agent as { name: string }).name).toBe('Front desk (copy)');
 
-    const listed = json(await client.callTool({ name: 'agents_list', arguments: { fields: ['id', 'name'], search: 'Front desk' } }));
+    const listed = json(
+      await client.callTool({ name: 'agents_list', arguments: { fields: ['id', 'name'], search: 'Front desk' } }),
+    );
     expect(listed.total).toBe(2);
     expect(listed.items).toEqual(expect.arrayContaining([{ id: agent.id, name: 'Front desk' }]));
   });
@@ -201,7 +270,9 @@ describe('agents tools', () => {
     expect(preview).toMatchObject({ dryRun: true, target: { id: agentId } });
     expect((await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${agentId}` })).statusCode).toBe(200);
 
-    const done = json(await client.callTool({ name: 'agents_delete', arguments: { agent_id: agentId, confirm: true } }));
+    const done = json(
+      await client.callTool({ name: 'agents_delete', arguments: { agent_id: agentId, confirm: true } }),
+    );
     expect(done).toMatchObject({ deleted: true, id: agentId });
     expect((await t.call(org.key, { method: 'GET', url: `/api/v1/voice/agents/${agentId}` })).statusCode).toBe(404);
   });
@@ -218,7 +289,10 @@ describe('agents tools', () => {
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/^Agents API 404: /);
 
-    const noGreeting = await owner.callTool({ name: 'agents_create', arguments: { name: 'Quiet', identity: 'I am quiet.', task: 'Listen.' } });
+    const noGreeting = await owner.callTool({
+      name: 'agents_create',
+      arguments: { name: 'Quiet', identity: 'I am quiet.', task: 'Listen.' },
+    });
     expect(noGreeting.isError).toBe(true);
     expect(text(noGreeting)).toMatch(/^Agents API 400: .*greetingMessage/);
   });
@@ -236,7 +310,10 @@ describe('agents tools', () => {
     const client = await connect(org.key);
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     await updateAgentColumns(t.db.sql, agentId, {
-      custom_variables: { crm: 'https://bot:hunter2@crm.example.com/hook?token=abc123&page=2', note: `use ${org.key} here` },
+      custom_variables: {
+        crm: 'https://bot:hunter2@crm.example.com/hook?token=abc123&page=2',
+        note: `use ${org.key} here`,
+      },
     });
     const agent = json(await client.callTool({ name: 'agents_get', arguments: { agent_id: agentId } }));
     const variables = JSON.stringify(agent.customVariables);
@@ -275,7 +352,10 @@ describe('calls and sessions tools', () => {
 
   beforeAll(async () => {
     agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
-    refundCall = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'COMPLETED', created_at: new Date(Date.now() - 60_000) });
+    refundCall = await seedCall(t.db.sql, org.organisationId, agentId, {
+      call_status: 'COMPLETED',
+      created_at: new Date(Date.now() - 60_000),
+    });
     otherCall = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'COMPLETED' });
     const lines: Array<[string, string, string, number]> = [
       [refundCall, 'assistant', 'Hello, how can I help?', 0],
@@ -293,10 +373,17 @@ describe('calls and sessions tools', () => {
     const found = json(await client.callTool({ name: 'calls_search', arguments: { query: 'REFUND' } }));
     expect((found.items as Array<{ id: string }>).map((call) => call.id)).toEqual([refundCall]);
 
-    const transcript = json(await client.callTool({ name: 'calls_get_transcript', arguments: { room_name: `room-${refundCall}` } }));
-    expect((transcript.transcripts as Array<{ text: string }>).map((line) => line.text)).toEqual(['Hello, how can I help?', 'I would like a refund for my order.']);
+    const transcript = json(
+      await client.callTool({ name: 'calls_get_transcript', arguments: { room_name: `room-${refundCall}` } }),
+    );
+    expect((transcript.transcripts as Array<{ text: string }>).map((line) => line.text)).toEqual([
+      'Hello, how can I help?',
+      'I would like a refund for my order.',
+    ]);
 
-    const conversation = json(await client.callTool({ name: 'sessions_conversation', arguments: { session_id: refundCall } }));
+    const conversation = json(
+      await client.callTool({ name: 'sessions_conversation', arguments: { session_id: refundCall } }),
+    );
     expect(conversation.conversation).toEqual([
       { speaker: 'agent', text: 'Hello, how can I help?', atMs: 0 },
       { speaker: 'caller', text: 'I would like a refund for my order.', atMs: 2_000 },
@@ -307,9 +394,13 @@ describe('calls and sessions tools', () => {
 
   it("pages an agent's sessions by offset", async () => {
     const client = await connect(org.key);
-    const first = json(await client.callTool({ name: 'sessions_by_agent', arguments: { agent_id: agentId, limit: 1 } }));
+    const first = json(
+      await client.callTool({ name: 'sessions_by_agent', arguments: { agent_id: agentId, limit: 1 } }),
+    );
     expect((first.items as Array<{ id: string }>).map((call) => call.id)).toEqual([otherCall]);
-    const second = json(await client.callTool({ name: 'sessions_by_agent', arguments: { agent_id: agentId, limit: 1, offset: 1 } }));
+    const second = json(
+      await client.callTool({ name: 'sessions_by_agent', arguments: { agent_id: agentId, limit: 1, offset: 1 } }),
+    );
     expect((second.items as Array<{ id: string }>).map((call) => call.id)).toEqual([refundCall]);
     const session = json(await client.callTool({ name: 'sessions_get', arguments: { session_id: refundCall } }));
     expect(session.roomName).toBe(`room-${refundCall}`);
@@ -317,14 +408,20 @@ describe('calls and sessions tools', () => {
 
   it('previews a call without placing it; with confirm the REST API decides', async () => {
     const client = await connect(org.key);
-    const countCalls = async () => (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_records where agent_id = ${agentId}`)[0]!.n;
+    const countCalls = async () =>
+      (await t.db.sql<{ n: number }[]>`select count(*)::int as n from call_records where agent_id = ${agentId}`)[0]!.n;
     const before = await countCalls();
-    const preview = json(await client.callTool({ name: 'calls_place', arguments: { agent_id: agentId, phone_number: '+14155550123' } }));
+    const preview = json(
+      await client.callTool({ name: 'calls_place', arguments: { agent_id: agentId, phone_number: '+14155550123' } }),
+    );
     expect(preview).toMatchObject({ dryRun: true, target: { to: '+14155550123', from: null, agent: { id: agentId } } });
     expect(preview.effects).toEqual([expect.stringMatching(/no calling number/)]);
     expect(await countCalls()).toBe(before);
     // The seeded agent has no calling number: the placement route refuses, and the refusal is the tool's result.
-    const placed = await client.callTool({ name: 'calls_place', arguments: { agent_id: agentId, phone_number: '+14155550123', confirm: true } });
+    const placed = await client.callTool({
+      name: 'calls_place',
+      arguments: { agent_id: agentId, phone_number: '+14155550123', confirm: true },
+    });
     expect(placed.isError).toBe(true);
     expect(text(placed)).toMatch(/^Calls API 4\d\d: /);
     expect(await countCalls()).toBe(before);
@@ -334,20 +431,36 @@ describe('calls and sessions tools', () => {
 describe('numbers and account tools', () => {
   it('routes a number to an agent only after the preview, and detaches it', async () => {
     const client = await connect(org.key);
-    const agent = json(await client.callTool({
-      name: 'agents_create',
-      arguments: { name: 'Inbound', identity: 'You answer the phone.', task: 'Take messages.', greeting: 'Hello!' },
-    })).agent as { id: string };
-    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550199' });
+    const agent = json(
+      await client.callTool({
+        name: 'agents_create',
+        arguments: { name: 'Inbound', identity: 'You answer the phone.', task: 'Take messages.', greeting: 'Hello!' },
+      }),
+    ).agent as { id: string };
+    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-b',
+      phoneNumber: '+14155550199',
+    });
 
-    const preview = json(await client.callTool({ name: 'numbers_assign', arguments: { number: '+1 415 555 0199', agent_id: agent.id } }));
+    const preview = json(
+      await client.callTool({ name: 'numbers_assign', arguments: { number: '+1 415 555 0199', agent_id: agent.id } }),
+    );
     expect(preview).toMatchObject({ dryRun: true, target: { number: { id: numberId, agent: null } } });
-    const stillFree = json(await client.callTool({ name: 'numbers_list', arguments: { fields: ['id', 'routingStatus', 'agentId'] } }));
+    const stillFree = json(
+      await client.callTool({ name: 'numbers_list', arguments: { fields: ['id', 'routingStatus', 'agentId'] } }),
+    );
     expect(stillFree.items).toContainEqual({ id: numberId, routingStatus: null, agentId: null });
 
-    const assigned = json(await client.callTool({ name: 'numbers_assign', arguments: { number: numberId, agent_id: agent.id, confirm: true } }));
+    const assigned = json(
+      await client.callTool({
+        name: 'numbers_assign',
+        arguments: { number: numberId, agent_id: agent.id, confirm: true },
+      }),
+    );
     expect(assigned).toMatchObject({ id: numberId, routingStatus: 'ASSIGNED' });
-    const detached = json(await client.callTool({ name: 'numbers_unassign', arguments: { number: numberId, confirm: true } }));
+    const detached = json(
+      await client.callTool({ name: 'numbers_unassign', arguments: { number: numberId, confirm: true } }),
+    );
     expect(detached.routingStatus).not.toBe('ASSIGNED');
 
     const unknown = await client.callTool({ name: 'numbers_unassign', arguments: { number: '+19999999999' } });
@@ -360,7 +473,10 @@ describe('numbers and account tools', () => {
     expect(organisations.items).toEqual([{ id: org.organisationId, name: 'Mcp Org' }]);
     const guide = await client.callTool({ name: 'service_help', arguments: { topic: 'confirm gate' } });
     expect(text(guide)).toMatch(/^## Confirm gate/);
-    const other = await client.callTool({ name: 'agents_list', arguments: { org_id: (await seedOrganisation(t.db.sql, 'Elsewhere')).organisationId } });
+    const other = await client.callTool({
+      name: 'agents_list',
+      arguments: { org_id: (await seedOrganisation(t.db.sql, 'Elsewhere')).organisationId },
+    });
     expect(other.isError).toBe(true);
     expect(text(other)).toMatch(/^Agents API 403: /);
   });

@@ -24,24 +24,38 @@ const call = (key: string, method: InjectOptions['method'], url: string, payload
   t.call(key, { method, url, ...(payload && { payload }) });
 const listMembers = (key = org.key) => call(key, 'GET', membersUrl(org.organisationId));
 const addMember = (key: string, payload: object) => call(key, 'POST', membersUrl(org.organisationId), payload);
-const changeRole = (key: string, userId: string, role: unknown) => call(key, 'PUT', membersUrl(org.organisationId, userId), { role });
+const changeRole = (key: string, userId: string, role: unknown) =>
+  call(key, 'PUT', membersUrl(org.organisationId, userId), { role });
 const removeMember = (key: string, userId: string) => call(key, 'DELETE', membersUrl(org.organisationId, userId));
 /** A route only an OWNER or ADMIN may call, to observe the role a key currently carries. */
 const managerOnly = (key: string) => call(key, 'GET', `/api/v1/members/organisation/${org.organisationId}/invitations`);
 
 const failingFields = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field);
 const roleIn = async (organisationId: string, userId: string) =>
-  (await t.db.sql<{ role: string }[]>`select role from members where organisation_id = ${organisationId} and user_id = ${userId}`)[0]?.role;
+  (
+    await t.db.sql<
+      { role: string }[]
+    >`select role from members where organisation_id = ${organisationId} and user_id = ${userId}`
+  )[0]?.role;
 
 describe('listing members', () => {
   it('lists every member with role, user profile and the organisation', async () => {
     const editor = await seedMember(t.db.sql, org.organisationId, 'EDITOR', ['org:read']);
     const res = await listMembers(editor.key);
     expect(res.statusCode).toBe(200);
-    const members = res.json().data as { userId: string; role: string; user: Record<string, unknown>; organisation: Record<string, unknown> }[];
+    const members = res.json().data as {
+      userId: string;
+      role: string;
+      user: Record<string, unknown>;
+      organisation: Record<string, unknown>;
+    }[];
     const owner = members.find((m) => m.userId === org.ownerId);
     const mine = members.find((m) => m.userId === editor.userId);
-    expect(owner).toMatchObject({ role: 'OWNER', organisationId: org.organisationId, user: { id: org.ownerId, name: 'Acme Owner' } });
+    expect(owner).toMatchObject({
+      role: 'OWNER',
+      organisationId: org.organisationId,
+      user: { id: org.ownerId, name: 'Acme Owner' },
+    });
     expect(mine).toMatchObject({
       role: 'EDITOR',
       user: { id: editor.userId, name: 'editor member', email: `user-${editor.userId}@example.com`, isActive: true },
@@ -65,7 +79,10 @@ describe('adding an existing user', () => {
     const userId = await seedUser(t.db.sql, 'Default Role');
     const res = await addMember(org.key, { userId });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ success: true, data: { userId, role: 'VIEWER', organisationId: org.organisationId, user: { name: 'Default Role' } } });
+    expect(res.json()).toMatchObject({
+      success: true,
+      data: { userId, role: 'VIEWER', organisationId: org.organisationId, user: { name: 'Default Role' } },
+    });
     expect(await roleIn(org.organisationId, userId)).toBe('VIEWER');
     expect((await listMembers()).json().data.map((m: { userId: string }) => m.userId)).toContain(userId);
   });
@@ -253,7 +270,10 @@ describe('who may manage members', () => {
   it('never lets an ADMIN demote or remove a member who holds OWNER', async () => {
     const admin = await seedMember(t.db.sql, org.organisationId, 'ADMIN', [...ORG_WRITE]);
     const coOwner = await seedMember(t.db.sql, org.organisationId, 'OWNER', ['org:read']);
-    for (const res of [await changeRole(admin.key, coOwner.userId, 'VIEWER'), await removeMember(admin.key, coOwner.userId)]) {
+    for (const res of [
+      await changeRole(admin.key, coOwner.userId, 'VIEWER'),
+      await removeMember(admin.key, coOwner.userId),
+    ]) {
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('role_required');
     }
@@ -273,7 +293,8 @@ describe('GET /members/user/:userId/memberships', () => {
   it("answers the key owner's one membership, in the key's organisation only", async () => {
     const member = await seedMember(t.db.sql, org.organisationId, 'EDITOR', ['org:read']);
     // The same person also belongs to another organisation; a key of this organisation must not reveal it.
-    await t.db.sql`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${other.organisationId}, ${member.userId}, 'ADMIN')`;
+    await t.db
+      .sql`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${other.organisationId}, ${member.userId}, 'ADMIN')`;
     await t.app.organisationCache.changed(other.organisationId); // a write by hand, announced as Parley's own are
     const res = await call(member.key, 'GET', `/api/v1/members/user/${member.userId}/memberships`);
     expect(res.statusCode).toBe(200);
@@ -281,15 +302,24 @@ describe('GET /members/user/:userId/memberships', () => {
       expect.objectContaining({ userId: member.userId, organisationId: org.organisationId, role: 'EDITOR' }),
     ]);
 
-    const otherKey = await insertApiKey(t.db.sql, { organisationId: other.organisationId, userId: member.userId, name: 'k', scopes: ['org:read'] });
+    const otherKey = await insertApiKey(t.db.sql, {
+      organisationId: other.organisationId,
+      userId: member.userId,
+      name: 'k',
+      scopes: ['org:read'],
+    });
     const there = await call(otherKey.key, 'GET', `/api/v1/members/user/${member.userId}/memberships`);
-    expect(there.json().data).toEqual([expect.objectContaining({ organisationId: other.organisationId, role: 'ADMIN' })]);
+    expect(there.json().data).toEqual([
+      expect.objectContaining({ organisationId: other.organisationId, role: 'ADMIN' }),
+    ]);
   });
 
   it("answers the owner's membership", async () => {
     const res = await call(org.key, 'GET', `/api/v1/members/user/${org.ownerId}/memberships`);
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual([expect.objectContaining({ userId: org.ownerId, role: 'OWNER', organisationId: org.organisationId })]);
+    expect(res.json().data).toEqual([
+      expect.objectContaining({ userId: org.ownerId, role: 'OWNER', organisationId: org.organisationId }),
+    ]);
   });
 
   it("answers 403 for another user's id", async () => {

@@ -35,8 +35,13 @@ describe('migrations', () => {
     await write('002_second.sql', 'insert into m_first values (1), (2);');
     expect(await migrateIn(schemaName('m_one'))).toEqual([1, 2]);
     expect(await migrateIn(schemaName('m_one'))).toEqual([]);
-    const rows = await db.sql.unsafe(`select version, name from ${schemaName('m_one')}.schema_migrations order by version`);
-    expect(rows).toEqual([{ version: 1, name: 'first' }, { version: 2, name: 'second' }]);
+    const rows = await db.sql.unsafe(
+      `select version, name from ${schemaName('m_one')}.schema_migrations order by version`,
+    );
+    expect(rows).toEqual([
+      { version: 1, name: 'first' },
+      { version: 2, name: 'second' },
+    ]);
   });
 
   it('roll back a failing migration whole and stop there', async () => {
@@ -45,7 +50,8 @@ describe('migrations', () => {
     await fs.writeFile(path.join(failing, '002_bad.sql'), 'create table m_half (id int); select no_such_function();');
     const conn = await schemaConnection(schemaName('m_two'));
     await expect(migrate(conn.sql, schemaName('m_two'), failing)).rejects.toBeInstanceOf(MigrationError);
-    const tables = await conn.sql`select table_name from information_schema.tables where table_schema = ${schemaName('m_two')} order by 1`;
+    const tables =
+      await conn.sql`select table_name from information_schema.tables where table_schema = ${schemaName('m_two')} order by 1`;
     expect(tables.map((t) => t.table_name)).toEqual(['m_ok', 'schema_migrations']);
     await conn.close();
   });
@@ -66,18 +72,23 @@ describe('migrations', () => {
     await expect(readMigrations(odd)).rejects.toThrow(/001_name\.sql/);
   });
 
-  it.runIf(Boolean(process.env.DATABASE_URL))('never race: processes migrating together apply each file once', async () => {
-    const racing = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-race-'));
-    // Not idempotent on purpose: applied twice, the second `create table` would fail.
-    await fs.writeFile(path.join(racing, '001_slow.sql'), 'select pg_sleep(0.3); create table m_race (id int);');
-    await fs.writeFile(path.join(racing, '002_more.sql'), 'insert into m_race values (1);');
-    const connections = await Promise.all([1, 2, 3, 4].map(() => schemaConnection(schemaName('m_race_schema'))));
-    const results = await Promise.all(connections.map((c) => migrate(c.sql, schemaName('m_race_schema'), racing)));
-    expect(results.flat().sort()).toEqual([1, 2]);
-    const [{ count }] = await db.sql.unsafe(`select count(*)::int as count from ${schemaName('m_race_schema')}.m_race`) as [{ count: number }];
-    expect(count).toBe(1);
-    await Promise.all(connections.map((c) => c.close()));
-  });
+  it.runIf(Boolean(process.env.DATABASE_URL))(
+    'never race: processes migrating together apply each file once',
+    async () => {
+      const racing = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-race-'));
+      // Not idempotent on purpose: applied twice, the second `create table` would fail.
+      await fs.writeFile(path.join(racing, '001_slow.sql'), 'select pg_sleep(0.3); create table m_race (id int);');
+      await fs.writeFile(path.join(racing, '002_more.sql'), 'insert into m_race values (1);');
+      const connections = await Promise.all([1, 2, 3, 4].map(() => schemaConnection(schemaName('m_race_schema'))));
+      const results = await Promise.all(connections.map((c) => migrate(c.sql, schemaName('m_race_schema'), racing)));
+      expect(results.flat().sort()).toEqual([1, 2]);
+      const [{ count }] = (await db.sql.unsafe(
+        `select count(*)::int as count from ${schemaName('m_race_schema')}.m_race`,
+      )) as [{ count: number }];
+      expect(count).toBe(1);
+      await Promise.all(connections.map((c) => c.close()));
+    },
+  );
 });
 
 const created = new Set<string>();
@@ -94,7 +105,13 @@ async function schemaConnection(schema: string): Promise<Database> {
   if (!db.url) {
     // Embedded PGlite has one connection; share it, switching the schema for this test.
     await db.sql.unsafe(`create schema if not exists ${schema}; set search_path to ${schema}`);
-    return { ...db, schema, close: async () => { await db.sql.unsafe(`set search_path to ${db.schema}`); } };
+    return {
+      ...db,
+      schema,
+      close: async () => {
+        await db.sql.unsafe(`set search_path to ${db.schema}`);
+      },
+    };
   }
   await db.sql.unsafe(`create schema if not exists ${schema}`);
   return openDatabase({ databaseUrl: db.url, schema, dataDir: undefined, maxConnections: 2 });

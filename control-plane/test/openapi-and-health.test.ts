@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 
 let t: TestApp;
-beforeAll(async () => { t = await startTestApp(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
 afterAll(() => t?.close());
 
 describe('OpenAPI document', () => {
@@ -13,7 +15,8 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     const registered = t.app.routeCatalogue
       .filter((r) => r.url.startsWith('/api/v1/') && r.url !== '/api/v1/openapi.json')
       .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);

@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 
 const organisationName = async (t: TestApp) =>
-  (await t.call(org.key, { method: 'GET', url: `/api/v1/organisations/${org.organisationId}` })).json().data.name as string;
+  (await t.call(org.key, { method: 'GET', url: `/api/v1/organisations/${org.organisationId}` })).json().data
+    .name as string;
 
 describe('organisation cache', () => {
   it('keeps copies one second by default, so a change bypassing Parley shows within a second', () => {
@@ -36,17 +37,33 @@ describe('organisation cache', () => {
 
   it('shows a rename made through another process at once', async () => {
     expect(await organisationName(two)).toBe('Cached'); // cached in process two now
-    const res = await one.call(org.key, { method: 'PUT', url: `/api/v1/organisations/${org.organisationId}`, payload: { name: 'Renamed' } });
+    const res = await one.call(org.key, {
+      method: 'PUT',
+      url: `/api/v1/organisations/${org.organisationId}`,
+      payload: { name: 'Renamed' },
+    });
     expect(res.json().data.name).toBe('Renamed');
     await expect.poll(() => organisationName(two), { timeout: BROADCAST_DEADLINE_MS, interval: 10 }).toBe('Renamed');
   });
 
   it('shows a member added through another process at once', async () => {
     const members = async (t: TestApp) =>
-      ((await t.call(org.key, { method: 'GET', url: `/api/v1/members/organisation/${org.organisationId}/members` })).json().data as { userId: string }[]).map((m) => m.userId);
+      (
+        (
+          await t.call(org.key, { method: 'GET', url: `/api/v1/members/organisation/${org.organisationId}/members` })
+        ).json().data as { userId: string }[]
+      ).map((m) => m.userId);
     expect(await members(two)).toEqual([org.ownerId]);
     const userId = await seedUser(one.db.sql);
-    expect((await one.call(org.key, { method: 'POST', url: `/api/v1/members/organisation/${org.organisationId}/members`, payload: { userId } })).statusCode).toBe(201);
+    expect(
+      (
+        await one.call(org.key, {
+          method: 'POST',
+          url: `/api/v1/members/organisation/${org.organisationId}/members`,
+          payload: { userId },
+        })
+      ).statusCode,
+    ).toBe(201);
     await expect.poll(() => members(two), { timeout: BROADCAST_DEADLINE_MS, interval: 10 }).toContain(userId);
   });
 });

@@ -57,7 +57,8 @@ describe('GET /organisations', () => {
 
   it('lists the owner as a virtual OWNER entry when the owner has no membership row', async () => {
     const lonely = await seedOrganisation(t.db.sql, 'Initech');
-    const removed = await t.db.sql`delete from members where organisation_id = ${lonely.organisationId} and user_id = ${lonely.ownerId} returning id`;
+    const removed = await t.db
+      .sql`delete from members where organisation_id = ${lonely.organisationId} and user_id = ${lonely.ownerId} returning id`;
     await t.app.organisationCache.changed(lonely.organisationId); // a write by hand, announced as Parley's own are
     expect(removed).toHaveLength(1);
     const res = await get(lonely.key, '/organisations');
@@ -91,7 +92,7 @@ describe('GET /organisations/:id', () => {
     expect(res.body).not.toContain('Globex');
   });
 
-  it('refuses a malformed organisation id as not the key\'s own (403), before validating it', async () => {
+  it("refuses a malformed organisation id as not the key's own (403), before validating it", async () => {
     const res = await get(org.key, '/organisations/not-an-id');
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ success: false, code: 'foreign_organisation' });
@@ -113,7 +114,11 @@ describe('GET /organisations/:id', () => {
     if (first.statusCode === 404) expect(first.json()).toMatchObject({ success: false, code: 'not_found' });
 
     // Once the cache lapses, a key of a deleted organisation no longer authenticates at all.
-    await expect.poll(async () => (await get(doomed.key, `/organisations/${doomed.organisationId}`)).statusCode, { timeout: 5_000 }).toBe(401);
+    await expect
+      .poll(async () => (await get(doomed.key, `/organisations/${doomed.organisationId}`)).statusCode, {
+        timeout: 5_000,
+      })
+      .toBe(401);
     const list = await get(doomed.key, '/organisations');
     expect(list.statusCode).toBe(401);
     expect(list.json().code).toBe('unauthorized');
@@ -139,13 +144,22 @@ describe('PUT /organisations/:id', () => {
     const second = await put(target.key, target.organisationId, { description: 'We make things', type: 'TEAM' });
     expect(second.statusCode).toBe(200);
     const after = (await get(target.key, `/organisations/${target.organisationId}`)).json().data;
-    expect(after).toMatchObject({ name: 'Partial Renamed', visibility: 'PUBLIC', description: 'We make things', type: 'TEAM' });
+    expect(after).toMatchObject({
+      name: 'Partial Renamed',
+      visibility: 'PUBLIC',
+      description: 'We make things',
+      type: 'TEAM',
+    });
   });
 
   it('silently ignores fields that are not writable, such as ownerId', async () => {
     const target = await seedOrganisation(t.db.sql, 'Ignorer');
     const intruder = await seedUser(t.db.sql, 'Would-be Owner');
-    const res = await put(target.key, target.organisationId, { ownerId: intruder, isActive: false, name: 'Ignorer Two' });
+    const res = await put(target.key, target.organisationId, {
+      ownerId: intruder,
+      isActive: false,
+      name: 'Ignorer Two',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ name: 'Ignorer Two', ownerId: target.ownerId, isActive: true });
     const [row] = await t.db.sql<{ owner_id: string; is_active: boolean }[]>`
@@ -185,7 +199,7 @@ describe('PUT /organisations/:id', () => {
     expect((await get(org.key, `/organisations/${org.organisationId}`)).json().data.name).not.toBe('Hijacked');
   });
 
-  it("refuses to update another organisation with 403 and leaves it unchanged", async () => {
+  it('refuses to update another organisation with 403 and leaves it unchanged', async () => {
     const res = await put(org.key, other.organisationId, { name: 'Taken Over' });
     expect(res.statusCode).toBe(403);
     expect((await get(other.key, `/organisations/${other.organisationId}`)).json().data.name).toBe('Globex');

@@ -54,19 +54,27 @@ describe('parley start on embedded defaults', () => {
 
     const res = await me(server.url, bootstrap.apiKey);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: unknown }).data).toMatchObject({ organisationId: bootstrap.organisationId, userId: bootstrap.userId });
+    expect(((await res.json()) as { data: unknown }).data).toMatchObject({
+      organisationId: bootstrap.organisationId,
+      userId: bootstrap.userId,
+    });
     const ready = await fetch(`${server.url}/readyz`);
     expect(await ready.json()).toMatchObject({ status: 'ready', bus: { detail: 'in-process' } });
 
     // The CLI, run beside the server, talks to the server's embedded database through its socket.
-    const created = await runCli(['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'side', '--json'], { PARLEY_DATA_DIR: dataDir });
+    const created = await runCli(
+      ['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'side', '--json'],
+      { PARLEY_DATA_DIR: dataDir },
+    );
     expect(created.code, created.stderr).toBe(0);
     const key = JSON.parse(created.stdout);
     expect((await me(server.url, key.apiKey)).status).toBe(200);
     const revoked = await runCli(['keys', 'revoke', key.id], { PARLEY_DATA_DIR: dataDir });
     expect(revoked.code, revoked.stderr).toBe(0);
     // No bus reaches another process here: the key cache's one-second lifetime applies the revocation.
-    await expect.poll(async () => (await me(server.url, key.apiKey)).status, { timeout: 3_000, interval: 100 }).toBe(401);
+    await expect
+      .poll(async () => (await me(server.url, key.apiKey)).status, { timeout: 3_000, interval: 100 })
+      .toBe(401);
 
     expect(await stop(server)).toBe(0);
 
@@ -85,25 +93,47 @@ describe('parley start on embedded defaults', () => {
   });
 });
 
-describe.runIf(Boolean(process.env.DATABASE_URL && process.env.NATS_URL))('parley start on real Postgres and NATS', () => {
-  it('uses the servers, and a key revoked by the CLI stops working on the running server', async () => {
-    const schema = `t_start_${randomBytes(5).toString('hex')}`;
-    const env = { DATABASE_URL: process.env.DATABASE_URL, NATS_URL: process.env.NATS_URL, PARLEY_DB_SCHEMA: schema, PARLEY_DATA_DIR: await tempDir() };
-    try {
-      const server = await start(env);
-      const bootstrap = JSON.parse(await fs.readFile(path.join(env.PARLEY_DATA_DIR, 'bootstrap.json'), 'utf8'));
-      const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { bus: { detail: string } };
-      expect(ready.bus.detail).toMatch(/^nats:\/\//);
-      const created = JSON.parse((await runCli(['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'n', '--json'], env)).stdout);
-      expect((await me(server.url, created.apiKey)).status).toBe(200);
-      expect((await runCli(['keys', 'revoke', created.id], env)).code).toBe(0);
-      // Broadcast or cache expiry, whichever is first; key-revocation.test.ts proves the broadcast on its own.
-      await expect.poll(async () => (await me(server.url, created.apiKey)).status, { timeout: 1_500, interval: 20 }).toBe(401);
-      expect(await stop(server)).toBe(0);
-    } finally {
-      const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema: 'public', dataDir: undefined, maxConnections: 1 });
-      await db.sql.unsafe(`drop schema if exists "${schema}" cascade`);
-      await db.close();
-    }
-  });
-});
+describe.runIf(Boolean(process.env.DATABASE_URL && process.env.NATS_URL))(
+  'parley start on real Postgres and NATS',
+  () => {
+    it('uses the servers, and a key revoked by the CLI stops working on the running server', async () => {
+      const schema = `t_start_${randomBytes(5).toString('hex')}`;
+      const env = {
+        DATABASE_URL: process.env.DATABASE_URL,
+        NATS_URL: process.env.NATS_URL,
+        PARLEY_DB_SCHEMA: schema,
+        PARLEY_DATA_DIR: await tempDir(),
+      };
+      try {
+        const server = await start(env);
+        const bootstrap = JSON.parse(await fs.readFile(path.join(env.PARLEY_DATA_DIR, 'bootstrap.json'), 'utf8'));
+        const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { bus: { detail: string } };
+        expect(ready.bus.detail).toMatch(/^nats:\/\//);
+        const created = JSON.parse(
+          (
+            await runCli(
+              ['keys', 'create', '--org', bootstrap.organisationId, '--scopes', 'org:read', '--name', 'n', '--json'],
+              env,
+            )
+          ).stdout,
+        );
+        expect((await me(server.url, created.apiKey)).status).toBe(200);
+        expect((await runCli(['keys', 'revoke', created.id], env)).code).toBe(0);
+        // Broadcast or cache expiry, whichever is first; key-revocation.test.ts proves the broadcast on its own.
+        await expect
+          .poll(async () => (await me(server.url, created.apiKey)).status, { timeout: 1_500, interval: 20 })
+          .toBe(401);
+        expect(await stop(server)).toBe(0);
+      } finally {
+        const db = await openDatabase({
+          databaseUrl: process.env.DATABASE_URL,
+          schema: 'public',
+          dataDir: undefined,
+          maxConnections: 1,
+        });
+        await db.sql.unsafe(`drop schema if exists "${schema}" cascade`);
+        await db.close();
+      }
+    });
+  },
+);

@@ -3,8 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertApiKey } from '../src/accounts/provisioning.ts';
 import type { Scope } from '../src/auth/scopes.ts';
 import { CarrierAFake, carrierAError, type FakeCarrierAAccount } from './fakes/carriers/carrier-a-fake.ts';
-import { CARRIER_A_HANGUP_URL, CARRIER_A_VOICE_URL, startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
-import { enableFeatures, seedAgent, seedOrganisation, seedPhoneNumber, type SeededOrganisation } from './support/seed.ts';
+import {
+  CARRIER_A_HANGUP_URL,
+  CARRIER_A_VOICE_URL,
+  startTelephonyTestApp,
+  type TelephonyTestApp,
+} from './fakes/carriers/telephony-test-app.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedOrganisation,
+  seedPhoneNumber,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 /** The service's own main carrier-a account (PARLEY_CARRIER_A_SERVICE_AUTH_ID in these tests). */
 const SERVICE_AUTH_ID = 'MASERVICE0ACC0UNT001';
@@ -24,7 +35,11 @@ async function telephonyOrg(name: string): Promise<SeededOrganisation> {
 }
 
 const post = (org: SeededOrganisation, action: string, body: Record<string, unknown> = {}, key = org.key) =>
-  t.call(key, { method: 'POST', url: `/api/v1/telephony/carrier-a/${action}`, payload: { organisationId: org.organisationId, ...body } });
+  t.call(key, {
+    method: 'POST',
+    url: `/api/v1/telephony/carrier-a/${action}`,
+    payload: { organisationId: org.organisationId, ...body },
+  });
 
 const connect = (org: SeededOrganisation, body: Record<string, unknown> = {}) => post(org, 'connect', body);
 const sync = (org: SeededOrganisation) => post(org, 'sync');
@@ -48,7 +63,8 @@ async function numbersOf(org: SeededOrganisation): Promise<Record<string, Number
 async function telephonyState(org: SeededOrganisation): Promise<unknown> {
   const sql = t.db.sql;
   return {
-    integrations: await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
+    integrations:
+      await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
     numbers: await sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
     changes: await sql`select * from telephony_changes where organisation_id = ${org.organisationId}`,
   };
@@ -62,13 +78,22 @@ function accountWith(count: number, prefix: string): FakeCarrierAAccount {
 }
 
 const credentials = (account: FakeCarrierAAccount) => ({ authId: account.authId, authToken: account.authToken });
-const appOf = (account: FakeCarrierAAccount, phoneNumber: string) => CarrierAFake.appIdOf(t.carrierA.number(account.authId, phoneNumber));
-const parleyApp = (account: FakeCarrierAAccount) => t.carrierA.applications(account.authId).filter((a) => a.app_name === 'parley-voice-agents');
+const appOf = (account: FakeCarrierAAccount, phoneNumber: string) =>
+  CarrierAFake.appIdOf(t.carrierA.number(account.authId, phoneNumber));
+const parleyApp = (account: FakeCarrierAAccount) =>
+  t.carrierA.applications(account.authId).filter((a) => a.app_name === 'parley-voice-agents');
 const numberLists = (account: FakeCarrierAAccount) => (r: { method: string; path: string }) =>
   r.method === 'GET' && r.path === `/v1/Account/${account.authId}/Number/`;
 
 async function keyWith(org: SeededOrganisation, scopes: readonly Scope[]): Promise<string> {
-  return (await insertApiKey(t.db.sql, { organisationId: org.organisationId, userId: org.ownerId, name: scopes.join(' '), scopes })).key;
+  return (
+    await insertApiKey(t.db.sql, {
+      organisationId: org.organisationId,
+      userId: org.ownerId,
+      name: scopes.join(' '),
+      scopes,
+    })
+  ).key;
 }
 
 describe('POST /telephony/carrier-a/connect', () => {
@@ -100,12 +125,23 @@ describe('POST /telephony/carrier-a/connect', () => {
       number: null,
     });
     const [app] = parleyApp(account);
-    expect(app).toMatchObject({ answer_url: CARRIER_A_VOICE_URL, answer_method: 'POST', hangup_url: CARRIER_A_HANGUP_URL, hangup_method: 'POST' });
+    expect(app).toMatchObject({
+      answer_url: CARRIER_A_VOICE_URL,
+      answer_method: 'POST',
+      hangup_url: CARRIER_A_HANGUP_URL,
+      hangup_method: 'POST',
+    });
     expect(data.integration).toMatchObject({
       organisationId: org.organisationId,
       provider: 'carrier-a',
       isActive: true,
-      config: { label: 'carrier-a account', auth_id: 'configured', auth_token: 'configured', app_id: app!.app_id, app_name: 'parley-voice-agents' },
+      config: {
+        label: 'carrier-a account',
+        auth_id: 'configured',
+        auth_token: 'configured',
+        app_id: app!.app_id,
+        app_name: 'parley-voice-agents',
+      },
     });
     expect(typeof data.integration.config.connected_at).toBe('string');
     expect(res.body).not.toContain(account.authToken);
@@ -119,12 +155,21 @@ describe('POST /telephony/carrier-a/connect', () => {
     expect(JSON.stringify(stored!.secrets)).not.toContain(account.authToken);
 
     const numbers = await numbersOf(org);
-    expect(Object.keys(numbers).sort()).toEqual(['+14155550100', '+14155550101', '+14155550102', '+14155550190', '+14155550191']);
+    expect(Object.keys(numbers).sort()).toEqual([
+      '+14155550100',
+      '+14155550101',
+      '+14155550102',
+      '+14155550190',
+      '+14155550191',
+    ]);
     for (const n of ['+14155550100', '+14155550101', '+14155550102']) {
       expect(numbers[n]!.routingStatus).toBe('READY');
       expect(appOf(account, n)).toBe(app!.app_id);
     }
-    expect(numbers['+14155550100']).toMatchObject({ providerNumberId: '14155550100', metadata: { source: 'import', type: 'local', region: 'California, UNITED STATES' } });
+    expect(numbers['+14155550100']).toMatchObject({
+      providerNumberId: '14155550100',
+      metadata: { source: 'import', type: 'local', region: 'California, UNITED STATES' },
+    });
     // Another application's number and a trunk's are imported NEEDS_SETUP and left alone at the carrier.
     expect(numbers['+14155550190']!.routingStatus).toBe('NEEDS_SETUP');
     expect(appOf(account, '+14155550190')).toBe(other.app_id);
@@ -132,13 +177,17 @@ describe('POST /telephony/carrier-a/connect', () => {
     expect(t.carrierA.number(account.authId, '+14155550191').object_type).toBe('trunk');
     // The subaccount's number is neither imported nor touched.
     expect(appOf(account, '+14155550193')).toBeNull();
-    expect(t.carrierA.server.received((r) => r.method === 'POST' && r.path.endsWith('/Number/14155550193/'))).toEqual([]);
+    expect(t.carrierA.server.received((r) => r.method === 'POST' && r.path.endsWith('/Number/14155550193/'))).toEqual(
+      [],
+    );
 
     // Every page by limit/offset, the account's credentials on every request.
     const pages = t.carrierA.server.received(numberLists(account));
     expect(pages.map((p) => p.query.offset)).toEqual(['0', '2', '4', '6']);
     const mine = t.carrierA.server.received((r) => r.path.startsWith(`/v1/Account/${account.authId}/`));
-    expect(mine.every((r) => r.basicAuth?.user === account.authId && r.basicAuth.password === account.authToken)).toBe(true);
+    expect(mine.every((r) => r.basicAuth?.user === account.authId && r.basicAuth.password === account.authToken)).toBe(
+      true,
+    );
   });
 
   it('with phoneNumber imports only that number and moves it across from another application at once', async () => {
@@ -151,7 +200,11 @@ describe('POST /telephony/carrier-a/connect', () => {
     expect(res.statusCode, res.body).toBe(201);
     const [app] = parleyApp(account);
     expect(res.json().data).toMatchObject({
-      imported: 1, needsSetup: 0, pointed: 1, deactivated: 0, complete: true,
+      imported: 1,
+      needsSetup: 0,
+      pointed: 1,
+      deactivated: 0,
+      complete: true,
       number: { phoneNumber: '+14155550290', provider: 'carrier-a', status: 'ACTIVE', routingStatus: 'READY' },
     });
     expect(appOf(account, '+14155550290')).toBe(app!.app_id);
@@ -199,8 +252,19 @@ describe('POST /telephony/carrier-a/connect', () => {
 
     const res = await connect(org);
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data).toMatchObject({ reusedStoredCredentials: true, applicationCreated: false, imported: 1, updated: 2, deactivated: 1, pointed: 1, complete: true });
-    expect(res.json().data.integration.config).toMatchObject({ label: 'Main line', app_id: first.json().data.integration.config.app_id });
+    expect(res.json().data).toMatchObject({
+      reusedStoredCredentials: true,
+      applicationCreated: false,
+      imported: 1,
+      updated: 2,
+      deactivated: 1,
+      pointed: 1,
+      complete: true,
+    });
+    expect(res.json().data.integration.config).toMatchObject({
+      label: 'Main line',
+      app_id: first.json().data.integration.config.app_id,
+    });
     expect(parleyApp(account)).toHaveLength(1);
     const numbers = await numbersOf(org);
     expect(Object.keys(numbers).sort()).toEqual(['+14155550401', '+14155550402', '+14155550409']);
@@ -209,7 +273,10 @@ describe('POST /telephony/carrier-a/connect', () => {
     // Naming the same account without a token also reuses (in any letter case); a new label replaces the old one.
     const again = await connect(org, { authId: account.authId.toLowerCase(), label: 'Renamed line' });
     expect(again.statusCode, again.body).toBe(201);
-    expect(again.json().data).toMatchObject({ reusedStoredCredentials: true, integration: { config: { label: 'Renamed line' } } });
+    expect(again.json().data).toMatchObject({
+      reusedStoredCredentials: true,
+      integration: { config: { label: 'Renamed line' } },
+    });
   });
 
   it('finds its application again by name when its id was never stored, and corrects its URLs', async () => {
@@ -218,7 +285,10 @@ describe('POST /telephony/carrier-a/connect', () => {
     // Left by a connect that failed after making it, and edited by hand since.
     const leftover = t.carrierA.addApplication(account.authId, 'parley-voice-agents', 'https://stale.example/answer');
     const res = await connect(org, credentials(account));
-    expect(res.json().data).toMatchObject({ applicationCreated: false, integration: { config: { app_id: leftover.app_id } } });
+    expect(res.json().data).toMatchObject({
+      applicationCreated: false,
+      integration: { config: { app_id: leftover.app_id } },
+    });
     expect(parleyApp(account)).toHaveLength(1);
     expect(leftover).toMatchObject({ answer_url: CARRIER_A_VOICE_URL, hangup_url: CARRIER_A_HANGUP_URL });
   });
@@ -244,7 +314,10 @@ describe('POST /telephony/carrier-a/connect', () => {
     const account = accountWith(1, '+1415555060');
     const res = await connect(org, { authId: account.authId, authToken: 'wrong-token' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'carrier_rejected', message: expect.stringContaining('authentication failed') });
+    expect(res.json()).toMatchObject({
+      code: 'carrier_rejected',
+      message: expect.stringContaining('authentication failed'),
+    });
     expect(res.body).not.toContain('wrong-token');
     expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
     expect(t.carrierA.applications(account.authId)).toEqual([]);
@@ -256,7 +329,10 @@ describe('POST /telephony/carrier-a/connect', () => {
     for (const authId of [SERVICE_AUTH_ID, SERVICE_AUTH_ID.toLowerCase()]) {
       const res = await connect(org, { authId, authToken: 'whatever-token' });
       expect(res.statusCode, res.body).toBe(403);
-      expect(res.json()).toMatchObject({ code: 'forbidden', message: expect.stringContaining("service's own carrier-a account") });
+      expect(res.json()).toMatchObject({
+        code: 'forbidden',
+        message: expect.stringContaining("service's own carrier-a account"),
+      });
     }
     expect(t.carrierA.server.requests.length).toBe(asked);
     expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
@@ -297,35 +373,59 @@ describe('POST /telephony/carrier-a/connect', () => {
     expect(assign.json().data.routingStatus).toBe('ASSIGNED');
     expect(appOf(first, '+14155550890')).toBe(parleyApp(first)[0]!.app_id);
     const dialler = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
-    await t.db.sql`update agents set calling_number = '+14155550801', telephony_provider = 'carrier-a' where id = ${dialler}`;
+    await t.db
+      .sql`update agents set calling_number = '+14155550801', telephony_provider = 'carrier-a' where id = ${dialler}`;
 
     const before = await telephonyState(org);
     const refused = await connect(org, credentials(second));
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'numbers_in_use', message: expect.stringContaining('answers on +14155550890') });
+    expect(refused.json()).toMatchObject({
+      code: 'numbers_in_use',
+      message: expect.stringContaining('answers on +14155550890'),
+    });
     expect(refused.json().message).toContain('dials out from +14155550801');
     expect(await telephonyState(org)).toEqual(before);
     expect(t.carrierA.server.received((r) => r.path.startsWith(`/v1/Account/${second.authId}/`))).toEqual([]);
 
-    await t.call(org.key, { method: 'DELETE', url: `/api/v1/telephony/numbers/${numbers['+14155550890']!.id}/agent`, query: { organisationId: org.organisationId } });
+    await t.call(org.key, {
+      method: 'DELETE',
+      url: `/api/v1/telephony/numbers/${numbers['+14155550890']!.id}/agent`,
+      query: { organisationId: org.organisationId },
+    });
     await t.db.sql`update agents set calling_number = null where id = ${dialler}`;
     const switched = await connect(org, credentials(second));
     expect(switched.statusCode, switched.body).toBe(201);
-    expect(switched.json().data).toMatchObject({ reusedStoredCredentials: false, applicationCreated: true, imported: 3, deactivated: 3 });
-    expect(switched.json().data.integration.config).toMatchObject({ label: 'Old', app_id: parleyApp(second)[0]!.app_id });
+    expect(switched.json().data).toMatchObject({
+      reusedStoredCredentials: false,
+      applicationCreated: true,
+      imported: 3,
+      deactivated: 3,
+    });
+    expect(switched.json().data.integration.config).toMatchObject({
+      label: 'Old',
+      app_id: parleyApp(second)[0]!.app_id,
+    });
     expect(Object.keys(await numbersOf(org)).sort()).toEqual(['+14155550810', '+14155550811', '+14155550812']);
-    const integrations = await t.db.sql`select account_ref, is_active from telephony_integrations where organisation_id = ${org.organisationId} order by created_at, id`;
-    expect(integrations.map((i) => [i.account_ref, i.is_active])).toEqual([[first.authId, false], [second.authId, true]]);
+    const integrations = await t.db
+      .sql`select account_ref, is_active from telephony_integrations where organisation_id = ${org.organisationId} order by created_at, id`;
+    expect(integrations.map((i) => [i.account_ref, i.is_active])).toEqual([
+      [first.authId, false],
+      [second.authId, true],
+    ]);
   });
 
   it('a connect whose later page fails imports what it read and deactivates nothing', async () => {
     const org = await telephonyOrg('Partial connect');
     const account = accountWith(5, '+1415555090');
-    t.carrierA.server.fail((r) => numberLists(account)(r) && r.query.offset === '2', carrierAError(500, 'internal error'));
+    t.carrierA.server.fail(
+      (r) => numberLists(account)(r) && r.query.offset === '2',
+      carrierAError(500, 'internal error'),
+    );
     const res = await connect(org, credentials(account));
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data).toMatchObject({ remoteCount: 2, imported: 2, deactivated: 0, complete: false });
-    const [integration] = await t.db.sql`select last_synced_at from telephony_integrations where organisation_id = ${org.organisationId}`;
+    const [integration] = await t.db
+      .sql`select last_synced_at from telephony_integrations where organisation_id = ${org.organisationId}`;
     expect(integration!.last_synced_at).toBeNull();
   });
 });
@@ -347,24 +447,45 @@ describe('POST /telephony/carrier-a/sync', () => {
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data;
     expect(data).toMatchObject({
-      remoteCount: 5, imported: 2, updated: 2, needsSetup: 1, skippedOtherProvider: 1, deactivated: 1,
-      complete: true, pointed: 2, skippedSubaccount: 1, appId: parleyApp(account)[0]!.app_id,
+      remoteCount: 5,
+      imported: 2,
+      updated: 2,
+      needsSetup: 1,
+      skippedOtherProvider: 1,
+      deactivated: 1,
+      complete: true,
+      pointed: 2,
+      skippedSubaccount: 1,
+      appId: parleyApp(account)[0]!.app_id,
     });
     expect(Date.parse(data.syncedAt)).toBeGreaterThan(Date.now() - 60_000);
     const numbers = await numbersOf(org);
-    expect(Object.keys(numbers).sort()).toEqual(['+14155551100', '+14155551101', '+14155551105', '+14155551106', '+14155551199']);
+    expect(Object.keys(numbers).sort()).toEqual([
+      '+14155551100',
+      '+14155551101',
+      '+14155551105',
+      '+14155551106',
+      '+14155551199',
+    ]);
     expect(numbers['+14155551105']!.routingStatus).toBe('NEEDS_SETUP');
     expect(appOf(account, '+14155551105')).toBe(other.app_id);
     expect(numbers['+14155551106']!.routingStatus).toBe('READY');
     expect(appOf(account, '+14155551106')).toBe(data.appId);
-    const [otherProvider] = await t.db.sql`select provider from phone_numbers where phone_number = '+14155551199' and organisation_id = ${org.organisationId}`;
+    const [otherProvider] = await t.db
+      .sql`select provider from phone_numbers where phone_number = '+14155551199' and organisation_id = ${org.organisationId}`;
     expect(otherProvider!.provider).toBe('carrier-b');
 
     // A second sync has nothing left to point, and finds the NEEDS_SETUP number where it was.
-    expect((await sync(org)).json().data).toMatchObject({ imported: 0, updated: 4, needsSetup: 1, pointed: 0, deactivated: 0 });
+    expect((await sync(org)).json().data).toMatchObject({
+      imported: 0,
+      updated: 4,
+      needsSetup: 1,
+      pointed: 0,
+      deactivated: 0,
+    });
   });
 
-  it("makes sure the application exists: one deleted at the carrier is made again, its id stored, the numbers pointed back", async () => {
+  it('makes sure the application exists: one deleted at the carrier is made again, its id stored, the numbers pointed back', async () => {
     const org = await telephonyOrg('App deleted');
     const account = accountWith(2, '+1415555120');
     const connected = await connect(org, credentials(account));
@@ -379,10 +500,16 @@ describe('POST /telephony/carrier-a/sync', () => {
     expect(res.json().data).toMatchObject({ pointed: 2, needsSetup: 0 });
     expect(appOf(account, '+14155551200')).toBe(newAppId);
     expect(appOf(account, '+14155551201')).toBe(newAppId);
-    const [stored] = await t.db.sql<{ config: Record<string, unknown> }[]>`select config from telephony_integrations where organisation_id = ${org.organisationId} and is_active`;
+    const [stored] = await t.db.sql<
+      { config: Record<string, unknown> }[]
+    >`select config from telephony_integrations where organisation_id = ${org.organisationId} and is_active`;
     expect(stored!.config.app_id).toBe(newAppId);
     const overview = await t.call(org.key, { method: 'GET', url: `/api/v1/telephony/overview/${org.organisationId}` });
-    expect(overview.json().data.integrations[0].config).toMatchObject({ app_id: newAppId, auth_id: 'configured', auth_token: 'configured' });
+    expect(overview.json().data.integrations[0].config).toMatchObject({
+      app_id: newAppId,
+      auth_id: 'configured',
+      auth_token: 'configured',
+    });
 
     // URLs changed by hand at the carrier are put back.
     parleyApp(account)[0]!.answer_url = 'https://hijacked.example/answer';
@@ -397,7 +524,10 @@ describe('POST /telephony/carrier-a/sync', () => {
     t.carrierA.removeNumber(account.authId, '+14155551302');
     t.carrierA.removeNumber(account.authId, '+14155551303');
     t.carrierA.addNumber(account.authId, '+14155551304');
-    t.carrierA.server.fail((r) => numberLists(account)(r) && r.query.offset === '2', carrierAError(500, 'internal error'));
+    t.carrierA.server.fail(
+      (r) => numberLists(account)(r) && r.query.offset === '2',
+      carrierAError(500, 'internal error'),
+    );
     const res = await sync(org);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toMatchObject({ remoteCount: 2, updated: 2, deactivated: 0, complete: false });
@@ -428,7 +558,11 @@ describe('POST /telephony/carrier-a/sync', () => {
     expect((await connect(org, credentials(account))).statusCode).toBe(201);
     t.carrierA.server.fail(numberLists(account), {
       status: 200,
-      body: { api_id: 'x', meta: { limit: 2, next: '//evil.example/steal', offset: 0, previous: null, total_count: 9 }, objects: [] },
+      body: {
+        api_id: 'x',
+        meta: { limit: 2, next: '//evil.example/steal', offset: 0, previous: null, total_count: 9 },
+        objects: [],
+      },
     });
     const res = await sync(org);
     expect(res.statusCode, res.body).toBe(200);
@@ -460,7 +594,10 @@ describe('POST /telephony/carrier-a/sync', () => {
     const asked = t.carrierA.server.requests.length;
     const res = await sync(org);
     expect(res.statusCode, res.body).toBe(409);
-    expect(res.json()).toMatchObject({ code: 'conflict', message: expect.stringContaining(`/telephony/managed/${org.organisationId}`) });
+    expect(res.json()).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining(`/telephony/managed/${org.organisationId}`),
+    });
     expect(t.carrierA.server.requests.length).toBe(asked);
 
     const unconnected = await seedOrganisation(t.db.sql, 'Managed, nothing connected');
@@ -476,11 +613,14 @@ describe('POST /telephony/carrier-a/sync', () => {
     const hold = t.carrierA.server.hold(numberLists(account));
     const syncing = sync(org);
     await hold.reached;
-    const before = await t.db.sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`;
+    const before = await t.db
+      .sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`;
     const busy = await connect(org);
     expect(busy.statusCode).toBe(409);
     expect(busy.json()).toMatchObject({ code: 'change_in_progress', message: expect.stringContaining('A sync') });
-    expect(await t.db.sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`).toEqual(before);
+    expect(
+      await t.db.sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
+    ).toEqual(before);
     hold.release();
     expect((await syncing).statusCode).toBe(200);
     expect((await connect(org)).statusCode).toBe(201);
@@ -491,7 +631,11 @@ describe('scopes', () => {
   it("another organisation's id in the body is 403", async () => {
     const org = await telephonyOrg('Own org');
     const stranger = await telephonyOrg('Stranger');
-    const res = await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-a/sync', payload: { organisationId: stranger.organisationId } });
+    const res = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/telephony/carrier-a/sync',
+      payload: { organisationId: stranger.organisationId },
+    });
     expect(res.statusCode).toBe(403);
   });
 

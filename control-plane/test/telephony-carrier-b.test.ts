@@ -1,8 +1,19 @@
 /** carrier-b connect, search, purchase and sync against the carrier's contract fake (spec document 2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierBError, type FakeAccount } from './fakes/carriers/carrier-b-fake.ts';
-import { CARRIER_B_VOICE_URL, startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
-import { enableFeatures, seedAgent, seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import {
+  CARRIER_B_VOICE_URL,
+  startTelephonyTestApp,
+  type TelephonyTestApp,
+} from './fakes/carriers/telephony-test-app.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedOrganisation,
+  seedPhoneNumber,
+  seedWallet,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 let t: TelephonyTestApp;
 
@@ -20,21 +31,33 @@ async function telephonyOrg(name: string, walletMinor: number | null = 1_000): P
 }
 
 const post = (org: SeededOrganisation, action: string, body: Record<string, unknown> = {}) =>
-  t.call(org.key, { method: 'POST', url: `/api/v1/telephony/carrier-b/${action}`, payload: { organisationId: org.organisationId, ...body } });
+  t.call(org.key, {
+    method: 'POST',
+    url: `/api/v1/telephony/carrier-b/${action}`,
+    payload: { organisationId: org.organisationId, ...body },
+  });
 
 const connect = (org: SeededOrganisation, body: Record<string, unknown> = {}) => post(org, 'connect', body);
 
-async function numbersOf(org: SeededOrganisation): Promise<Record<string, { routingStatus: string; id: string; friendlyName: string }>> {
+async function numbersOf(
+  org: SeededOrganisation,
+): Promise<Record<string, { routingStatus: string; id: string; friendlyName: string }>> {
   const res = await t.call(org.key, { method: 'GET', url: `/api/v1/telephony/numbers/${org.organisationId}` });
   expect(res.statusCode, res.body).toBe(200);
-  return Object.fromEntries((res.json().data as { phoneNumber: string; routingStatus: string; id: string; friendlyName: string }[]).map((n) => [n.phoneNumber, n]));
+  return Object.fromEntries(
+    (res.json().data as { phoneNumber: string; routingStatus: string; id: string; friendlyName: string }[]).map((n) => [
+      n.phoneNumber,
+      n,
+    ]),
+  );
 }
 
 /** Every row of the organisation's telephony tables, to prove a refused request changed nothing. */
 async function telephonyState(org: SeededOrganisation): Promise<unknown> {
   const sql = t.db.sql;
   return {
-    integrations: await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
+    integrations:
+      await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
     numbers: await sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
     changes: await sql`select * from telephony_changes where organisation_id = ${org.organisationId}`,
   };
@@ -58,7 +81,13 @@ describe('POST /telephony/carrier-b/connect', () => {
     const res = await connect(org, { ...account });
     expect(res.statusCode, res.body).toBe(201);
     const data = res.json().data;
-    expect(data).toMatchObject({ reusedStoredCredentials: false, imported: 8, updated: 0, deactivated: 0, complete: true });
+    expect(data).toMatchObject({
+      reusedStoredCredentials: false,
+      imported: 8,
+      updated: 0,
+      deactivated: 0,
+      complete: true,
+    });
     expect(data.integration).toMatchObject({
       organisationId: org.organisationId,
       provider: 'carrier-b',
@@ -84,10 +113,14 @@ describe('POST /telephony/carrier-b/connect', () => {
     expect(numbers['+14155550196']!.routingStatus).toBe('READY');
 
     // The adapter followed next_page_uri, tokens included, with the account's credentials on every page.
-    const pages = t.carrierB.server.received((r) => r.path === `/2010-04-01/Accounts/${account.accountSid}/IncomingPhoneNumbers.json`);
+    const pages = t.carrierB.server.received(
+      (r) => r.path === `/2010-04-01/Accounts/${account.accountSid}/IncomingPhoneNumbers.json`,
+    );
     expect(pages.map((p) => p.query.Page ?? '0')).toEqual(['0', '1', '2', '3', '4']);
     expect(pages.slice(1).every((p) => p.query.PageToken?.startsWith('PA'))).toBe(true);
-    expect(pages.every((p) => p.basicAuth?.user === account.accountSid && p.basicAuth.password === account.authToken)).toBe(true);
+    expect(
+      pages.every((p) => p.basicAuth?.user === account.accountSid && p.basicAuth.password === account.authToken),
+    ).toBe(true);
   });
 
   it('reconnects the same account with the stored credentials: label and amd kept, present numbers refreshed, gone ones deactivated', async () => {
@@ -101,7 +134,13 @@ describe('POST /telephony/carrier-b/connect', () => {
 
     const res = await connect(org);
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data).toMatchObject({ reusedStoredCredentials: true, imported: 1, updated: 2, deactivated: 1, complete: true });
+    expect(res.json().data).toMatchObject({
+      reusedStoredCredentials: true,
+      imported: 1,
+      updated: 2,
+      deactivated: 1,
+      complete: true,
+    });
     expect(res.json().data.integration.config).toMatchObject({ label: 'Main line', amd: true });
     const numbers = await numbersOf(org);
     expect(Object.keys(numbers).sort()).toEqual(['+14155550201', '+14155550202', '+14155550209']);
@@ -109,7 +148,10 @@ describe('POST /telephony/carrier-b/connect', () => {
 
     // Naming the same account without a token also reuses; a new label and amd replace the old ones.
     const again = await connect(org, { accountSid: account.accountSid, label: 'Renamed line', amd: false });
-    expect(again.json().data).toMatchObject({ reusedStoredCredentials: true, integration: { config: { label: 'Renamed line', amd: false } } });
+    expect(again.json().data).toMatchObject({
+      reusedStoredCredentials: true,
+      integration: { config: { label: 'Renamed line', amd: false } },
+    });
   });
 
   it('refuses missing credentials with 400 and changes nothing', async () => {
@@ -137,7 +179,7 @@ describe('POST /telephony/carrier-b/connect', () => {
     expect(await telephonyState(org)).toEqual(before);
   });
 
-  it('answers 400 with the carrier\'s words when it refuses the credentials, storing nothing', async () => {
+  it("answers 400 with the carrier's words when it refuses the credentials, storing nothing", async () => {
     const org = await telephonyOrg('Bad token');
     const account = accountWith(1, '+1415555050');
     const res = await connect(org, { accountSid: account.accountSid, authToken: 'wrong-token' });
@@ -150,7 +192,10 @@ describe('POST /telephony/carrier-b/connect', () => {
   it('answers 502 when the carrier fails, and 403 when self-serve telephony is off', async () => {
     const org = await telephonyOrg('Carrier down');
     const account = accountWith(1, '+1415555060');
-    t.carrierB.server.fail((r) => r.path.includes(account.accountSid), carrierBError(503, 20503, 'Service Unavailable'));
+    t.carrierB.server.fail(
+      (r) => r.path.includes(account.accountSid),
+      carrierBError(503, 20503, 'Service Unavailable'),
+    );
     const down = await connect(org, { ...account });
     expect(down.statusCode).toBe(502);
     expect(down.json().code).toBe('upstream_failed');
@@ -177,7 +222,8 @@ describe('POST /telephony/carrier-b/connect', () => {
     });
     expect(assign.statusCode, assign.body).toBe(200);
     const dialler = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
-    await t.db.sql`update agents set calling_number = '+14155550701', telephony_provider = 'carrier-b' where id = ${dialler}`;
+    await t.db
+      .sql`update agents set calling_number = '+14155550701', telephony_provider = 'carrier-b' where id = ${dialler}`;
 
     const before = await telephonyState(org);
     const refused = await connect(org, { ...second });
@@ -186,7 +232,11 @@ describe('POST /telephony/carrier-b/connect', () => {
     expect(refused.json().message).toContain('dials out from +14155550701');
     expect(await telephonyState(org)).toEqual(before);
 
-    await t.call(org.key, { method: 'DELETE', url: `/api/v1/telephony/numbers/${numbers['+14155550700']!.id}/agent`, query: { organisationId: org.organisationId } });
+    await t.call(org.key, {
+      method: 'DELETE',
+      url: `/api/v1/telephony/numbers/${numbers['+14155550700']!.id}/agent`,
+      query: { organisationId: org.organisationId },
+    });
     await t.db.sql`update agents set calling_number = null where id = ${dialler}`;
     const switched = await connect(org, { ...second });
     expect(switched.statusCode, switched.body).toBe(201);
@@ -194,14 +244,21 @@ describe('POST /telephony/carrier-b/connect', () => {
     // The label carries over; amd does not (a new account starts without it).
     expect(switched.json().data.integration.config).toMatchObject({ label: 'Old', amd: false });
     expect(Object.keys(await numbersOf(org)).sort()).toEqual(['+14155550710', '+14155550711', '+14155550712']);
-    const integrations = await t.db.sql`select account_ref, is_active from telephony_integrations where organisation_id = ${org.organisationId} order by created_at, id`;
-    expect(integrations.map((i) => [i.account_ref, i.is_active])).toEqual([[first.accountSid, false], [second.accountSid, true]]);
+    const integrations = await t.db
+      .sql`select account_ref, is_active from telephony_integrations where organisation_id = ${org.organisationId} order by created_at, id`;
+    expect(integrations.map((i) => [i.account_ref, i.is_active])).toEqual([
+      [first.accountSid, false],
+      [second.accountSid, true],
+    ]);
   });
 
   it('a connect whose later page fails imports what it read and deactivates nothing', async () => {
     const org = await telephonyOrg('Partial connect');
     const account = accountWith(5, '+1415555080');
-    t.carrierB.server.fail((r) => r.path.includes(account.accountSid) && r.query.Page === '1', carrierBError(500, 20500, 'Internal Server Error'));
+    t.carrierB.server.fail(
+      (r) => r.path.includes(account.accountSid) && r.query.Page === '1',
+      carrierBError(500, 20500, 'Internal Server Error'),
+    );
     const res = await connect(org, { ...account });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data).toMatchObject({ imported: 2, deactivated: 0, complete: false });
@@ -221,12 +278,21 @@ describe('POST /telephony/carrier-b/sync', () => {
     const res = await post(org, 'sync');
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data;
-    expect(data).toMatchObject({ remoteCount: 4, imported: 1, updated: 2, needsSetup: 1, skippedOtherProvider: 1, deactivated: 1, complete: true });
+    expect(data).toMatchObject({
+      remoteCount: 4,
+      imported: 1,
+      updated: 2,
+      needsSetup: 1,
+      skippedOtherProvider: 1,
+      deactivated: 1,
+      complete: true,
+    });
     expect(Date.parse(data.syncedAt)).toBeGreaterThan(Date.now() - 60_000);
     const numbers = await numbersOf(org);
     expect(Object.keys(numbers).sort()).toEqual(['+14155550900', '+14155550901', '+14155550905', '+14155550999']);
     expect(numbers['+14155550905']!.routingStatus).toBe('NEEDS_SETUP');
-    const [other] = await t.db.sql`select provider from phone_numbers where phone_number = '+14155550999' and organisation_id = ${org.organisationId}`;
+    const [other] = await t.db
+      .sql`select provider from phone_numbers where phone_number = '+14155550999' and organisation_id = ${org.organisationId}`;
     expect(other!.provider).toBe('carrier-a');
   });
 
@@ -238,11 +304,19 @@ describe('POST /telephony/carrier-b/sync', () => {
     t.carrierB.removeNumber(account.accountSid, '+14155550912');
     t.carrierB.removeNumber(account.accountSid, '+14155550913');
     t.carrierB.addNumber(account.accountSid, '+14155550914');
-    t.carrierB.server.fail((r) => r.path.includes(account.accountSid) && r.query.Page === '1', carrierBError(500, 20500, 'Internal Server Error'));
+    t.carrierB.server.fail(
+      (r) => r.path.includes(account.accountSid) && r.query.Page === '1',
+      carrierBError(500, 20500, 'Internal Server Error'),
+    );
     const res = await post(org, 'sync');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toMatchObject({ remoteCount: 2, updated: 2, deactivated: 0, complete: false });
-    expect(Object.keys(await numbersOf(org)).sort()).toEqual(['+14155550910', '+14155550911', '+14155550912', '+14155550913']);
+    expect(Object.keys(await numbersOf(org)).sort()).toEqual([
+      '+14155550910',
+      '+14155550911',
+      '+14155550912',
+      '+14155550913',
+    ]);
 
     // The next whole read settles it.
     const full = await post(org, 'sync');
@@ -253,10 +327,14 @@ describe('POST /telephony/carrier-b/sync', () => {
     const org = await telephonyOrg('Buy during sync');
     const account = accountWith(1, '+1415555094');
     expect((await connect(org, { ...account })).statusCode).toBe(201);
-    const lists = (r: { method: string; path: string }) => r.method === 'GET' && r.path === `/2010-04-01/Accounts/${account.accountSid}/IncomingPhoneNumbers.json`;
+    const lists = (r: { method: string; path: string }) =>
+      r.method === 'GET' && r.path === `/2010-04-01/Accounts/${account.accountSid}/IncomingPhoneNumbers.json`;
     // The sync's read shows the account as it was before the purchase.
     const hold = t.carrierB.server.hold(lists);
-    t.carrierB.server.fail(lists, { status: 200, body: { incoming_phone_numbers: structuredClone(t.carrierB.numbers(account.accountSid)), next_page_uri: null } });
+    t.carrierB.server.fail(lists, {
+      status: 200,
+      body: { incoming_phone_numbers: structuredClone(t.carrierB.numbers(account.accountSid)), next_page_uri: null },
+    });
     const syncing = post(org, 'sync');
     await hold.reached;
     t.carrierB.offer('US', 'Local', '+14155550949');
@@ -267,7 +345,7 @@ describe('POST /telephony/carrier-b/sync', () => {
     expect(Object.keys(await numbersOf(org)).sort()).toEqual(['+14155550940', '+14155550949']);
   });
 
-  it('never follows a next_page_uri off the account\'s own list', async () => {
+  it("never follows a next_page_uri off the account's own list", async () => {
     const org = await telephonyOrg('Bad page link');
     const account = accountWith(1, '+1415555092');
     expect((await connect(org, { ...account })).statusCode).toBe(201);
@@ -304,7 +382,15 @@ describe('POST /telephony/carrier-b/search', () => {
     expect(mobile.json().data).toEqual({
       country: 'GB',
       type: 'Mobile',
-      numbers: [{ phoneNumber: '+447700900100', friendlyName: '+447700900100', locality: 'London', region: 'ENG', capabilities: { voice: true, SMS: true, MMS: false } }],
+      numbers: [
+        {
+          phoneNumber: '+447700900100',
+          friendlyName: '+447700900100',
+          locality: 'London',
+          region: 'ENG',
+          capabilities: { voice: true, SMS: true, MMS: false },
+        },
+      ],
     });
     const asked = t.carrierB.server.received((r) => r.path.includes(`${account.accountSid}/AvailablePhoneNumbers/GB/`));
     expect(asked.map((r) => r.path.split('/').pop())).toEqual(['Local.json', 'Mobile.json']);
@@ -360,8 +446,13 @@ describe('POST /telephony/carrier-b/purchase', () => {
     });
     expect(number.providerNumberId).toMatch(/^PN/);
     const [bought] = t.carrierB.numbers(account.accountSid);
-    expect(bought).toMatchObject({ phone_number: '+14155550300', voice_url: CARRIER_B_VOICE_URL, voice_method: 'POST' });
-    const [wallet] = await t.db.sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`;
+    expect(bought).toMatchObject({
+      phone_number: '+14155550300',
+      voice_url: CARRIER_B_VOICE_URL,
+      voice_method: 'POST',
+    });
+    const [wallet] = await t.db
+      .sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`;
     expect(Number(wallet!.balance_minor)).toBe(500);
 
     // Already on the account, so a sync keeps it, PURCHASED.

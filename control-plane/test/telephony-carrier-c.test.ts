@@ -4,7 +4,15 @@ import { CarrierCClient, flowVoiceUrl, regionalBaseUrl } from '../src/integratio
 import { CarrierError } from '../src/integrations/carriers/carrier.ts';
 import { carrierCError, type FakeCarrierCAccount, type FakeExoPhone } from './fakes/carriers/carrier-c-fake.ts';
 import { startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
-import { enableFeatures, seedAgent, seedMember, seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedMember,
+  seedOrganisation,
+  seedPhoneNumber,
+  seedWallet,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 let t: TelephonyTestApp;
 
@@ -22,11 +30,20 @@ async function telephonyOrg(name: string, walletMinor: number | null = 1_000): P
 }
 
 const post = (org: SeededOrganisation, action: string, body: Record<string, unknown> = {}, key = org.key) =>
-  t.call(key, { method: 'POST', url: `/api/v1/telephony/carrier-c/${action}`, payload: { organisationId: org.organisationId, ...body } });
+  t.call(key, {
+    method: 'POST',
+    url: `/api/v1/telephony/carrier-c/${action}`,
+    payload: { organisationId: org.organisationId, ...body },
+  });
 
 /** The connect body of a fake account: its credentials, flow and region. */
-const credentialsOf = (account: FakeCarrierCAccount) =>
-  ({ accountSid: account.accountSid, apiKey: account.apiKey, apiToken: account.apiToken, appId: account.appId, subdomain: account.region });
+const credentialsOf = (account: FakeCarrierCAccount) => ({
+  accountSid: account.accountSid,
+  apiKey: account.apiKey,
+  apiToken: account.apiToken,
+  appId: account.appId,
+  subdomain: account.region,
+});
 
 const connect = (org: SeededOrganisation, body: Record<string, unknown>) => post(org, 'connect', body);
 
@@ -36,7 +53,9 @@ interface NumberRecord {
   routingStatus: string;
   providerNumberId: string;
   friendlyName: string;
-  metadata: Record<string, unknown> & { routing?: { status: string; appId: string; voiceUrl: string; reason?: string } };
+  metadata: Record<string, unknown> & {
+    routing?: { status: string; appId: string; voiceUrl: string; reason?: string };
+  };
 }
 
 async function numbersOf(org: SeededOrganisation): Promise<Record<string, NumberRecord>> {
@@ -49,7 +68,8 @@ async function numbersOf(org: SeededOrganisation): Promise<Record<string, Number
 async function telephonyState(org: SeededOrganisation): Promise<unknown> {
   const sql = t.db.sql;
   return {
-    integrations: await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
+    integrations:
+      await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
     numbers: await sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
     changes: await sql`select * from telephony_changes where organisation_id = ${org.organisationId}`,
   };
@@ -61,7 +81,8 @@ function accountWith(numbers: number, prefix: string, region?: FakeCarrierCAccou
   return account;
 }
 
-const onAccount = (account: FakeCarrierCAccount) => (r: { path: string }) => r.path.includes(`/Accounts/${account.accountSid}/`) || r.path.endsWith(`/Accounts/${account.accountSid}`);
+const onAccount = (account: FakeCarrierCAccount) => (r: { path: string }) =>
+  r.path.includes(`/Accounts/${account.accountSid}/`) || r.path.endsWith(`/Accounts/${account.accountSid}`);
 const lists = (account: FakeCarrierCAccount) => (r: { method: string; path: string }) =>
   r.method === 'GET' && r.path.endsWith(`/v2_beta/Accounts/${account.accountSid}/IncomingPhoneNumbers`);
 const voiceUrlOf = (account: FakeCarrierCAccount, appId = account.appId) => flowVoiceUrl(account.accountSid, appId);
@@ -72,13 +93,23 @@ describe('POST /telephony/carrier-c/connect', () => {
     const account = accountWith(3, '+91804711000');
     t.carrierC.addNumber(account.accountSid, '+918047110099', { voice: false });
     t.carrierC.addNumber(account.accountSid, '08047110098');
-    t.carrierC.addNumber(account.accountSid, '+918047110097', { voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/1234` });
+    t.carrierC.addNumber(account.accountSid, '+918047110097', {
+      voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/1234`,
+    });
     t.carrierC.addNumber(account.accountSid, '+918047110096', { voiceUrl: voiceUrlOf(account) });
 
     const res = await connect(org, { ...credentialsOf(account), subdomain: undefined });
     expect(res.statusCode, res.body).toBe(201);
     const data = res.json().data;
-    expect(data.synced).toEqual({ remoteCount: 7, synced: 5, skipped: 2, needsSetup: 1, routed: 3, deactivated: 0, complete: true });
+    expect(data.synced).toEqual({
+      remoteCount: 7,
+      synced: 5,
+      skipped: 2,
+      needsSetup: 1,
+      routed: 3,
+      deactivated: 0,
+      complete: true,
+    });
     expect(data.integration).toMatchObject({
       organisationId: org.organisationId,
       provider: 'carrier-c',
@@ -103,10 +134,27 @@ describe('POST /telephony/carrier-c/connect', () => {
     expect(JSON.stringify(stored!.secrets)).not.toContain(account.apiToken);
 
     const numbers = await numbersOf(org);
-    expect(Object.keys(numbers).sort()).toEqual(['+918047110000', '+918047110001', '+918047110002', '+918047110096', '+918047110097']);
-    expect(numbers['+918047110000']).toMatchObject({ routingStatus: 'READY', metadata: { source: 'import', type: 'Landline', region: 'KA', routing: { status: 'routed', appId: account.appId } } });
+    expect(Object.keys(numbers).sort()).toEqual([
+      '+918047110000',
+      '+918047110001',
+      '+918047110002',
+      '+918047110096',
+      '+918047110097',
+    ]);
+    expect(numbers['+918047110000']).toMatchObject({
+      routingStatus: 'READY',
+      metadata: {
+        source: 'import',
+        type: 'Landline',
+        region: 'KA',
+        routing: { status: 'routed', appId: account.appId },
+      },
+    });
     expect(numbers['+918047110096']!.metadata.routing).toMatchObject({ status: 'already' });
-    expect(numbers['+918047110097']).toMatchObject({ routingStatus: 'NEEDS_SETUP', metadata: { routing: { status: 'left_alone' } } });
+    expect(numbers['+918047110097']).toMatchObject({
+      routingStatus: 'NEEDS_SETUP',
+      metadata: { routing: { status: 'left_alone' } },
+    });
 
     // At the carrier: the three unrouted numbers now start the flow; the one on another flow was left alone.
     expect(t.carrierC.number(account.accountSid, '+918047110001').voice_url).toBe(voiceUrlOf(account));
@@ -121,7 +169,9 @@ describe('POST /telephony/carrier-c/connect', () => {
     expect(pages.map((p) => p.query.Page)).toEqual(['0', '1', '2', '3']);
     expect(pages.every((p) => p.path.startsWith('/api.exotel.com/v2_beta/'))).toBe(true);
     const all = t.carrierC.server.received(onAccount(account));
-    expect(all.every((p) => p.basicAuth?.user === account.apiKey && p.basicAuth.password === account.apiToken)).toBe(true);
+    expect(all.every((p) => p.basicAuth?.user === account.apiKey && p.basicAuth.password === account.apiToken)).toBe(
+      true,
+    );
   });
 
   it('speaks to the Mumbai cluster when subdomain names it; the other cluster does not know the account (400)', async () => {
@@ -129,13 +179,22 @@ describe('POST /telephony/carrier-c/connect', () => {
     const account = accountWith(1, '+912240001000', 'api.in.exotel.com');
     const wrongRegion = await connect(org, { ...credentialsOf(account), subdomain: 'api.exotel.com' });
     expect(wrongRegion.statusCode).toBe(400);
-    expect(wrongRegion.json()).toMatchObject({ code: 'carrier_rejected', message: expect.stringContaining('Authentication failed') });
+    expect(wrongRegion.json()).toMatchObject({
+      code: 'carrier_rejected',
+      message: expect.stringContaining('Authentication failed'),
+    });
 
     const res = await connect(org, credentialsOf(account));
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data.integration.config.subdomain).toBe('api.in.exotel.com');
-    const requests = t.carrierC.server.received(onAccount(account)).filter((r) => r.basicAuth?.password === account.apiToken);
-    expect(requests.map((r) => r.path.split('/')[1])).toEqual(['api.exotel.com', 'api.in.exotel.com', 'api.in.exotel.com']);
+    const requests = t.carrierC.server
+      .received(onAccount(account))
+      .filter((r) => r.basicAuth?.password === account.apiToken);
+    expect(requests.map((r) => r.path.split('/')[1])).toEqual([
+      'api.exotel.com',
+      'api.in.exotel.com',
+      'api.in.exotel.com',
+    ]);
   });
 
   it('refuses a subdomain outside the two regional hosts with 400 naming it, before anything is asked of the carrier', async () => {
@@ -163,7 +222,10 @@ describe('POST /telephony/carrier-c/connect', () => {
 
   it('needs a funded wallet (402), and nothing is asked of the carrier', async () => {
     const account = accountWith(1, '+912240003000');
-    for (const [name, wallet] of [['No wallet', null], ['Low wallet', 99]] as const) {
+    for (const [name, wallet] of [
+      ['No wallet', null],
+      ['Low wallet', 99],
+    ] as const) {
       const org = await telephonyOrg(name, wallet);
       const res = await connect(org, credentialsOf(account));
       expect(res.statusCode).toBe(402);
@@ -172,12 +234,15 @@ describe('POST /telephony/carrier-c/connect', () => {
     expect(t.carrierC.server.received(onAccount(account))).toEqual([]);
   });
 
-  it('answers 400 with the carrier\'s words when it refuses the credentials, storing nothing', async () => {
+  it("answers 400 with the carrier's words when it refuses the credentials, storing nothing", async () => {
     const org = await telephonyOrg('Bad token');
     const account = accountWith(1, '+912240004000');
     const res = await connect(org, { ...credentialsOf(account), apiToken: 'wrong-token' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'carrier_rejected', message: expect.stringContaining('Invalid API Key or Token') });
+    expect(res.json()).toMatchObject({
+      code: 'carrier_rejected',
+      message: expect.stringContaining('Invalid API Key or Token'),
+    });
     expect(res.body).not.toContain('wrong-token');
     const otherSid = await connect(org, { ...credentialsOf(account), accountSid: 'someoneelse' });
     expect(otherSid.statusCode).toBe(400);
@@ -185,13 +250,17 @@ describe('POST /telephony/carrier-c/connect', () => {
     expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
   });
 
-  it('passes the carrier\'s own rate limit on as 429, storing nothing', async () => {
+  it("passes the carrier's own rate limit on as 429, storing nothing", async () => {
     const org = await telephonyOrg('Carrier limit');
     const account = accountWith(1, '+912240005000');
     t.carrierC.server.fail(lists(account), carrierCError(429, 'Too Many Requests'));
     const res = await connect(org, credentialsOf(account));
     expect(res.statusCode).toBe(429);
-    expect(res.json()).toMatchObject({ success: false, code: 'rate_limited', message: expect.stringContaining('carrier-c') });
+    expect(res.json()).toMatchObject({
+      success: false,
+      code: 'rate_limited',
+      message: expect.stringContaining('carrier-c'),
+    });
     expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
   });
 
@@ -201,14 +270,23 @@ describe('POST /telephony/carrier-c/connect', () => {
     t.carrierC.server.fail(lists(account), carrierCError(503, 'Service Unavailable'));
     const down = await connect(org, credentialsOf(account));
     expect(down.statusCode).toBe(502);
-    expect(down.json()).toMatchObject({ code: 'upstream_failed', message: expect.stringContaining('could not be reached') });
+    expect(down.json()).toMatchObject({
+      code: 'upstream_failed',
+      message: expect.stringContaining('could not be reached'),
+    });
 
     t.carrierC.server.fail(lists(account), { status: 200, body: { page: 0, numbers: [] } });
     const nonsense = await connect(org, credentialsOf(account));
     expect(nonsense.statusCode).toBe(502);
-    expect(nonsense.json()).toMatchObject({ code: 'upstream_failed', message: expect.stringContaining('could not read') });
+    expect(nonsense.json()).toMatchObject({
+      code: 'upstream_failed',
+      message: expect.stringContaining('could not read'),
+    });
 
-    t.carrierC.server.fail(lists(account), { status: 200, body: { incoming_phone_numbers: [{ phone_number: '+912240006000' }] } });
+    t.carrierC.server.fail(lists(account), {
+      status: 200,
+      body: { incoming_phone_numbers: [{ phone_number: '+912240006000' }] },
+    });
     expect((await connect(org, credentialsOf(account))).statusCode).toBe(502);
     expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
   });
@@ -223,15 +301,26 @@ describe('POST /telephony/carrier-c/connect', () => {
     // The customer regenerates the token and builds a new flow.
     const newToken = t.carrierC.rotateToken(account.accountSid);
     const newApp = t.carrierC.addApp(account.accountSid);
-    t.carrierC.addNumber(account.accountSid, '+912240007009', { voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/999` });
+    t.carrierC.addNumber(account.accountSid, '+912240007009', {
+      voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/999`,
+    });
     const stale = await post(org, 'sync');
     expect(stale.statusCode).toBe(400);
     expect(stale.json().code).toBe('carrier_rejected');
 
     const res = await connect(org, { ...credentialsOf(account), apiToken: newToken, appId: newApp });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data.synced).toMatchObject({ remoteCount: 4, synced: 4, routed: 3, needsSetup: 1, deactivated: 0 });
-    expect(res.json().data.integration).toMatchObject({ id: before!.id, config: { label: 'Bengaluru line', app_id: newApp } });
+    expect(res.json().data.synced).toMatchObject({
+      remoteCount: 4,
+      synced: 4,
+      routed: 3,
+      needsSetup: 1,
+      deactivated: 0,
+    });
+    expect(res.json().data.integration).toMatchObject({
+      id: before!.id,
+      config: { label: 'Bengaluru line', app_id: newApp },
+    });
     const [after] = await t.db.sql<{ secrets: Record<string, string> }[]>`
       select secrets from telephony_integrations where id = ${before!.id}`;
     expect(after!.secrets.api_token).not.toBe(before!.secrets.api_token);
@@ -252,12 +341,16 @@ describe('POST /telephony/carrier-c/connect', () => {
     expect((await connect(org, credentialsOf(first))).statusCode).toBe(201);
     const second = accountWith(1, '+91224000810');
     const dialler = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
-    await t.db.sql`update agents set calling_number = '+912240008001', telephony_provider = 'carrier-c' where id = ${dialler}`;
+    await t.db
+      .sql`update agents set calling_number = '+912240008001', telephony_provider = 'carrier-c' where id = ${dialler}`;
 
     const before = await telephonyState(org);
     const refused = await connect(org, credentialsOf(second));
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'numbers_in_use', message: expect.stringContaining('dials out from +912240008001') });
+    expect(refused.json()).toMatchObject({
+      code: 'numbers_in_use',
+      message: expect.stringContaining('dials out from +912240008001'),
+    });
     expect(await telephonyState(org)).toEqual(before);
 
     await t.db.sql`update agents set calling_number = null where id = ${dialler}`;
@@ -285,11 +378,15 @@ describe('POST /telephony/carrier-c/connect', () => {
   it('a connect whose later page fails imports what it read and deactivates nothing', async () => {
     const org = await telephonyOrg('Partial connect');
     const account = accountWith(5, '+912240010000');
-    t.carrierC.server.fail((r) => lists(account)(r) && r.query.Page === '1', carrierCError(500, 'Internal Server Error'));
+    t.carrierC.server.fail(
+      (r) => lists(account)(r) && r.query.Page === '1',
+      carrierCError(500, 'Internal Server Error'),
+    );
     const res = await connect(org, credentialsOf(account));
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data.synced).toMatchObject({ remoteCount: 2, synced: 2, deactivated: 0, complete: false });
-    const [integration] = await t.db.sql`select last_synced_at from telephony_integrations where organisation_id = ${org.organisationId}`;
+    const [integration] = await t.db
+      .sql`select last_synced_at from telephony_integrations where organisation_id = ${org.organisationId}`;
     expect(integration!.last_synced_at).toBeNull();
   });
 
@@ -302,7 +399,9 @@ describe('POST /telephony/carrier-c/connect', () => {
     const numbers = await numbersOf(org);
     expect(numbers['+912240011000']).toMatchObject({
       routingStatus: 'READY',
-      metadata: { routing: { status: 'failed', appId: '555', reason: expect.stringContaining('VoiceUrl must start a flow') } },
+      metadata: {
+        routing: { status: 'failed', appId: '555', reason: expect.stringContaining('VoiceUrl must start a flow') },
+      },
     });
 
     // A rate limit on the first update: the rest are not tried, and the import stands.
@@ -318,7 +417,11 @@ describe('POST /telephony/carrier-c/connect', () => {
     // The next sync finishes the job.
     const sync = await post(org, 'sync');
     expect(sync.json().data.synced).toMatchObject({ routed: 3 });
-    expect(Object.values(await numbersOf(org)).map((n) => n.metadata.routing!.status)).toEqual(['routed', 'routed', 'routed']);
+    expect(Object.values(await numbersOf(org)).map((n) => n.metadata.routing!.status)).toEqual([
+      'routed',
+      'routed',
+      'routed',
+    ]);
   });
 });
 
@@ -335,7 +438,9 @@ describe('POST /telephony/carrier-c/sync', () => {
 
     const res = await post(org, 'sync');
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data).toEqual({ synced: { remoteCount: 4, synced: 3, skipped: 1, needsSetup: 0, routed: 1, deactivated: 1, complete: true } });
+    expect(res.json().data).toEqual({
+      synced: { remoteCount: 4, synced: 3, skipped: 1, needsSetup: 0, routed: 1, deactivated: 1, complete: true },
+    });
     const numbers = await numbersOf(org);
     expect(Object.keys(numbers).sort()).toEqual(['+912240012000', '+912240012001', '+912240012005', '+912240012999']);
     expect(numbers['+912240012001']!.friendlyName).toBe('Support');
@@ -363,13 +468,17 @@ describe('POST /telephony/carrier-c/sync', () => {
     expect(Object.keys(await numbersOf(org)).sort()).toEqual(['+912240013000', '+912240013001', '+912240013004']);
   });
 
-  it('never follows a next_page_uri off the account\'s own list', async () => {
+  it("never follows a next_page_uri off the account's own list", async () => {
     const org = await telephonyOrg('Bad page link');
     const account = accountWith(1, '+912240014000');
     expect((await connect(org, credentialsOf(account))).statusCode).toBe(201);
     t.carrierC.server.fail(lists(account), {
       status: 200,
-      body: { page: 0, incoming_phone_numbers: [], next_page_uri: `https://evil.example/v2_beta/Accounts/other/IncomingPhoneNumbers?Page=1` },
+      body: {
+        page: 0,
+        incoming_phone_numbers: [],
+        next_page_uri: `https://evil.example/v2_beta/Accounts/other/IncomingPhoneNumbers?Page=1`,
+      },
     });
     const res = await post(org, 'sync');
     expect(res.json().data.synced).toMatchObject({ remoteCount: 0, deactivated: 0, complete: false });
@@ -380,7 +489,11 @@ describe('POST /telephony/carrier-c/sync', () => {
     const org = await telephonyOrg('Unconnected');
     const res = await post(org, 'sync');
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ success: false, code: 'not_found', message: expect.stringContaining('carrier-c') });
+    expect(res.json()).toMatchObject({
+      success: false,
+      code: 'not_found',
+      message: expect.stringContaining('carrier-c'),
+    });
 
     const poor = await telephonyOrg('Sync unfunded', 0);
     expect((await post(poor, 'sync')).statusCode).toBe(402);
@@ -398,7 +511,7 @@ describe('POST /telephony/carrier-c/sync', () => {
 });
 
 describe('carrier-c routes: scopes, organisation and features', () => {
-  it('need numbers:write, the caller\'s own organisation and self-serve telephony', async () => {
+  it("need numbers:write, the caller's own organisation and self-serve telephony", async () => {
     const org = await telephonyOrg('Scopes');
     const account = accountWith(1, '+912240016000');
     const reader = await seedMember(t.db.sql, org.organisationId, 'ADMIN', ['numbers:read']);
@@ -422,7 +535,9 @@ describe('carrier-c routes: scopes, organisation and features', () => {
   it('assigning a number that answers through another flow moves it to the appId flow', async () => {
     const org = await telephonyOrg('Assign');
     const account = accountWith(0, '');
-    t.carrierC.addNumber(account.accountSid, '+912240017000', { voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/4321` });
+    t.carrierC.addNumber(account.accountSid, '+912240017000', {
+      voiceUrl: `http://my.exotel.com/${account.accountSid}/exoml/start_voice/4321`,
+    });
     expect((await connect(org, credentialsOf(account))).statusCode).toBe(201);
     const number = (await numbersOf(org))['+912240017000']!;
     expect(number.routingStatus).toBe('NEEDS_SETUP');
@@ -443,10 +558,13 @@ describe('carrier-c connect rate limit', () => {
     const strict = await startTelephonyTestApp({ db: t.db, rateLimits: { telephonyStrict: 2 } });
     try {
       const orgs = await Promise.all(['Strict one', 'Strict two'].map((name) => seedOrganisation(t.db.sql, name)));
-      const send = (org: SeededOrganisation, remoteAddress: string) => strict.call(org.key, {
-        method: 'POST', url: '/api/v1/telephony/carrier-c/connect', remoteAddress,
-        payload: { organisationId: org.organisationId, accountSid: 'a', apiKey: 'k', apiToken: 't', appId: '1' },
-      });
+      const send = (org: SeededOrganisation, remoteAddress: string) =>
+        strict.call(org.key, {
+          method: 'POST',
+          url: '/api/v1/telephony/carrier-c/connect',
+          remoteAddress,
+          payload: { organisationId: org.organisationId, accountSid: 'a', apiKey: 'k', apiToken: 't', appId: '1' },
+        });
       // Self-serve telephony is off (403), but every request that reaches the route counts.
       expect((await send(orgs[0]!, '10.3.0.1')).statusCode).toBe(403);
       expect((await send(orgs[1]!, '10.3.0.1')).statusCode).toBe(403);
@@ -465,7 +583,9 @@ describe('carrier-c adapter', () => {
     expect(regionalBaseUrl('https://api.exotel.com', 'api.in.exotel.com')).toBe('https://api.in.exotel.com');
     expect(regionalBaseUrl('https://api.exotel.com/', 'api.exotel.com')).toBe('https://api.exotel.com');
     expect(regionalBaseUrl('https://{subdomain}', 'api.in.exotel.com')).toBe('https://api.in.exotel.com');
-    expect(regionalBaseUrl('http://127.0.0.1:9000/{subdomain}', 'api.exotel.com')).toBe('http://127.0.0.1:9000/api.exotel.com');
+    expect(regionalBaseUrl('http://127.0.0.1:9000/{subdomain}', 'api.exotel.com')).toBe(
+      'http://127.0.0.1:9000/api.exotel.com',
+    );
     expect(regionalBaseUrl('https://proxy.internal/exotel', 'api.in.exotel.com')).toBe('https://proxy.internal/exotel');
   });
 
@@ -489,11 +609,25 @@ describe('carrier-c adapter', () => {
     });
     t.carrierC.server.fail(lists(account), {
       status: 403,
-      body: { http_code: 403, response: { code: 403, status: 'failure', error_data: { code: 1003, description: 'Forbidden for this account' } } },
+      body: {
+        http_code: 403,
+        response: {
+          code: 403,
+          status: 'failure',
+          error_data: { code: 1003, description: 'Forbidden for this account' },
+        },
+      },
     });
-    await expect(client.incomingNumbers().next()).rejects.toMatchObject({ code: 'credentials', carrierCode: '1003', message: 'Forbidden for this account' });
+    await expect(client.incomingNumbers().next()).rejects.toMatchObject({
+      code: 'credentials',
+      carrierCode: '1003',
+      message: 'Forbidden for this account',
+    });
     const [number] = t.carrierC.numbers(account.accountSid) as [FakeExoPhone];
-    await client.routeInbound({ providerNumberId: null, phoneNumber: number.phone_number }, 'https://ignored.example/voice');
+    await client.routeInbound(
+      { providerNumberId: null, phoneNumber: number.phone_number },
+      'https://ignored.example/voice',
+    );
     expect(number.voice_url).toBe(voiceUrlOf(account));
   });
 });

@@ -30,12 +30,17 @@ async function telephonyOrg(name: string): Promise<{ org: SeededOrganisation; ac
 }
 
 const post = (org: SeededOrganisation, action: string, body: Record<string, unknown> = {}) =>
-  t.call(org.key, { method: 'POST', url: `/api/v1/telephony/carrier-b/${action}`, payload: { organisationId: org.organisationId, ...body } });
+  t.call(org.key, {
+    method: 'POST',
+    url: `/api/v1/telephony/carrier-b/${action}`,
+    payload: { organisationId: org.organisationId, ...body },
+  });
 
 async function telephonyState(org: SeededOrganisation): Promise<unknown> {
   const sql = t.db.sql;
   return {
-    integrations: await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
+    integrations:
+      await sql`select * from telephony_integrations where organisation_id = ${org.organisationId} order by id`,
     numbers: await sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
     changes: await sql`select * from telephony_changes where organisation_id = ${org.organisationId}`,
   };
@@ -64,7 +69,11 @@ describe('one change at a time per carrier account', () => {
 
     const second = await post(org, 'connect', { ...account });
     expect(second.statusCode, second.body).toBe(409);
-    expect(second.json()).toMatchObject({ success: false, code: 'change_in_progress', message: expect.stringContaining('A connect') });
+    expect(second.json()).toMatchObject({
+      success: false,
+      code: 'change_in_progress',
+      message: expect.stringContaining('A connect'),
+    });
     const sync = await post(org, 'sync');
     // No account is connected yet: the sync is refused before it could claim anything.
     expect(sync.statusCode).toBe(404);
@@ -88,9 +97,10 @@ describe('one change at a time per carrier account', () => {
     expect((await post(org, 'connect')).statusCode).toBe(201);
   });
 
-  it('lets a change run again once a crashed change\'s claim has lapsed', async () => {
+  it("lets a change run again once a crashed change's claim has lapsed", async () => {
     const { org, account } = await telephonyOrg('Crashed');
-    await t.db.sql`insert into telephony_changes (id, lock_key, organisation_id, provider, operation, started_at, expires_at)
+    await t.db
+      .sql`insert into telephony_changes (id, lock_key, organisation_id, provider, operation, started_at, expires_at)
       values (${newId()}, ${changeLockKey(org.organisationId, 'carrier-b')}, ${org.organisationId}, 'carrier-b', 'connect',
               now() - interval '10 minutes', now() - interval '8 minutes')`;
     const res = await post(org, 'connect', { ...account });
@@ -101,12 +111,15 @@ describe('one change at a time per carrier account', () => {
   it('abandons a change that outlived its lease: 409 change_timed_out, its writes not applied', async () => {
     const { org } = await telephonyOrg('Too long');
     const lock = new ChangeLock(t.db.sql, { leaseMs: 50 });
-    const run = lock.run({ organisationId: org.organisationId, provider: 'carrier-b', operation: 'sync' }, async (change) => {
-      await sleep(150);
-      return change.commit(async (tx) => {
-        await tx`update organisations set name = 'changed' where id = ${org.organisationId}`;
-      });
-    });
+    const run = lock.run(
+      { organisationId: org.organisationId, provider: 'carrier-b', operation: 'sync' },
+      async (change) => {
+        await sleep(150);
+        return change.commit(async (tx) => {
+          await tx`update organisations set name = 'changed' where id = ${org.organisationId}`;
+        });
+      },
+    );
     await expect(run).rejects.toMatchObject({ code: 'change_timed_out', status: 409 });
     const [row] = await t.db.sql`select name from organisations where id = ${org.organisationId}`;
     expect(row!.name).toBe('Too long');
@@ -117,47 +130,63 @@ describe('one change at a time per carrier account', () => {
     const { org } = await telephonyOrg('Released');
     const lock = new ChangeLock(t.db.sql);
     const scope = { organisationId: org.organisationId, provider: 'carrier-b', operation: 'sync' } as const;
-    await expect(lock.run(scope, async () => { throw new ApiError('not_found', 'gone'); })).rejects.toBeInstanceOf(ApiError);
+    await expect(
+      lock.run(scope, async () => {
+        throw new ApiError('not_found', 'gone');
+      }),
+    ).rejects.toBeInstanceOf(ApiError);
     expect(await lock.run(scope, async () => 'read only')).toBe('read only');
-    const failedWrite = lock.run(scope, (change) => change.commit(async (tx) => {
-      await tx`update organisations set name = 'half' where id = ${org.organisationId}`;
-      throw new Error('write failed');
-    }));
+    const failedWrite = lock.run(scope, (change) =>
+      change.commit(async (tx) => {
+        await tx`update organisations set name = 'half' where id = ${org.organisationId}`;
+        throw new Error('write failed');
+      }),
+    );
     await expect(failedWrite).rejects.toThrow('write failed');
     const [row] = await t.db.sql`select name from organisations where id = ${org.organisationId}`;
     expect(row!.name).toBe('Released');
     expect(await telephonyState(org)).toMatchObject({ changes: [] });
   });
 
-  it.runIf(realPostgres)('answers 503 when the lock cannot be taken before the change starts, and changes nothing', async () => {
-    const { org, account } = await telephonyOrg('Lock held');
-    const release = await holdAdvisoryLock(org);
-    try {
-      const res = await post(org, 'connect', { ...account });
-      expect(res.statusCode, res.body).toBe(503);
-      expect(res.json()).toMatchObject({ success: false, code: 'lock_unavailable', message: expect.stringContaining('nothing was changed') });
-      expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
-      expect(t.carrierB.server.received(listsOf(account))).toEqual([]);
-    } finally {
-      await release();
-    }
-    expect((await post(org, 'connect', { ...account })).statusCode).toBe(201);
-  });
+  it.runIf(realPostgres)(
+    'answers 503 when the lock cannot be taken before the change starts, and changes nothing',
+    async () => {
+      const { org, account } = await telephonyOrg('Lock held');
+      const release = await holdAdvisoryLock(org);
+      try {
+        const res = await post(org, 'connect', { ...account });
+        expect(res.statusCode, res.body).toBe(503);
+        expect(res.json()).toMatchObject({
+          success: false,
+          code: 'lock_unavailable',
+          message: expect.stringContaining('nothing was changed'),
+        });
+        expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
+        expect(t.carrierB.server.received(listsOf(account))).toEqual([]);
+      } finally {
+        await release();
+      }
+      expect((await post(org, 'connect', { ...account })).statusCode).toBe(201);
+    },
+  );
 
-  it.runIf(realPostgres)('answers 503 when the lock is lost to another session before the change commits, and changes nothing', async () => {
-    const { org, account } = await telephonyOrg('Lock lost');
-    const hold = t.carrierB.server.hold(listsOf(account));
-    const running = post(org, 'connect', { ...account });
-    await hold.reached;
-    const release = await holdAdvisoryLock(org);
-    try {
-      hold.release();
-      const res = await running;
-      expect(res.statusCode, res.body).toBe(503);
-      expect(res.json().code).toBe('lock_unavailable');
-      expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
-    } finally {
-      await release();
-    }
-  });
+  it.runIf(realPostgres)(
+    'answers 503 when the lock is lost to another session before the change commits, and changes nothing',
+    async () => {
+      const { org, account } = await telephonyOrg('Lock lost');
+      const hold = t.carrierB.server.hold(listsOf(account));
+      const running = post(org, 'connect', { ...account });
+      await hold.reached;
+      const release = await holdAdvisoryLock(org);
+      try {
+        hold.release();
+        const res = await running;
+        expect(res.statusCode, res.body).toBe(503);
+        expect(res.json().code).toBe('lock_unavailable');
+        expect(await telephonyState(org)).toMatchObject({ integrations: [], numbers: [], changes: [] });
+      } finally {
+        await release();
+      }
+    },
+  );
 });

@@ -20,16 +20,29 @@ const overview = (org: SeededOrganisation, remoteAddress = '10.1.0.1') =>
 const numbers = (org: SeededOrganisation, remoteAddress = '10.1.0.1') =>
   t.call(org.key, { method: 'GET', url: `/api/v1/telephony/numbers/${org.organisationId}`, remoteAddress });
 const sync = (org: SeededOrganisation, remoteAddress: string) =>
-  t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/sync', payload: { organisationId: org.organisationId }, remoteAddress });
+  t.call(org.key, {
+    method: 'POST',
+    url: '/api/v1/telephony/carrier-b/sync',
+    payload: { organisationId: org.organisationId },
+    remoteAddress,
+  });
 
 describe('telephony rate limits', () => {
   it('count every /telephony route of a key against one budget per minute', async () => {
     const org = await seedOrganisation(t.db.sql, 'Limited');
-    const statuses = [(await overview(org)).statusCode, (await numbers(org)).statusCode, (await overview(org)).statusCode];
+    const statuses = [
+      (await overview(org)).statusCode,
+      (await numbers(org)).statusCode,
+      (await overview(org)).statusCode,
+    ];
     expect(statuses).toEqual([200, 200, 200]);
     const refused = await numbers(org);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ success: false, code: 'rate_limited', message: expect.stringContaining('at most 3 requests per minute') });
+    expect(refused.json()).toMatchObject({
+      success: false,
+      code: 'rate_limited',
+      message: expect.stringContaining('at most 3 requests per minute'),
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // Another key, from the same address, has its own budget.
     const other = await seedOrganisation(t.db.sql, 'Unlimited');
@@ -51,7 +64,7 @@ describe('telephony rate limits', () => {
 });
 
 describe('carrier API configuration', () => {
-  it('defaults to each carrier\'s real API and reads PARLEY_CARRIER_<X>_API_URL', () => {
+  it("defaults to each carrier's real API and reads PARLEY_CARRIER_<X>_API_URL", () => {
     expect(loadConfig({}).carrierApiUrls).toEqual({
       'carrier-a': 'https://api.plivo.com',
       'carrier-b': 'https://api.twilio.com',
@@ -59,7 +72,10 @@ describe('carrier API configuration', () => {
       'carrier-d': undefined,
       'carrier-e': undefined,
     });
-    const config = loadConfig({ PARLEY_CARRIER_B_API_URL: 'http://127.0.0.1:9000/', PARLEY_CARRIER_D_API_URL: 'https://partner.example/api' });
+    const config = loadConfig({
+      PARLEY_CARRIER_B_API_URL: 'http://127.0.0.1:9000/',
+      PARLEY_CARRIER_D_API_URL: 'https://partner.example/api',
+    });
     expect(config.carrierApiUrls['carrier-b']).toBe('http://127.0.0.1:9000');
     expect(config.carrierApiUrls['carrier-d']).toBe('https://partner.example/api');
     expect(() => loadConfig({ PARLEY_CARRIER_C_API_URL: 'ftp://x' })).toThrow(ConfigError);

@@ -17,7 +17,10 @@ afterAll(() => t?.close());
 
 type Feature = Parameters<typeof enableFeatures>[2][number];
 
-async function org(name: string, options: { features?: Feature[]; billingCountry?: string | null } = {}): Promise<SeededOrganisation> {
+async function org(
+  name: string,
+  options: { features?: Feature[]; billingCountry?: string | null } = {},
+): Promise<SeededOrganisation> {
   const seeded = await seedOrganisation(t.db.sql, name);
   const features = options.features ?? ['managed_numbers'];
   if (features.length) await enableFeatures(t.db.sql, seeded.organisationId, features);
@@ -30,16 +33,29 @@ const managed = (o: SeededOrganisation, key = o.key, app = t) =>
   app.call(key, { method: 'GET', url: `/api/v1/telephony/managed/${o.organisationId}` });
 
 /** A number the service rents for the organisation (no route rents them yet), or one of another source. */
-async function seedNumber(o: SeededOrganisation, phoneNumber: string, source: string, status = 'ACTIVE'): Promise<string> {
+async function seedNumber(
+  o: SeededOrganisation,
+  phoneNumber: string,
+  source: string,
+  status = 'ACTIVE',
+): Promise<string> {
   const id = newId();
-  await t.db.sql`insert into phone_numbers (id, organisation_id, provider, phone_number, status, routing_status, unassigned_routing_status, capabilities, metadata)
+  await t.db
+    .sql`insert into phone_numbers (id, organisation_id, provider, phone_number, status, routing_status, unassigned_routing_status, capabilities, metadata)
     values (${id}, ${o.organisationId}, 'carrier-a', ${phoneNumber}, ${status}, 'READY', 'READY',
             ${t.db.sql.json({ voice: true, sms: false })}, ${t.db.sql.json({ source, type: 'local', region: 'Maharashtra, INDIA', capabilities: {} })})`;
   return id;
 }
 
 async function keyWith(o: SeededOrganisation, scopes: readonly Scope[]): Promise<string> {
-  return (await insertApiKey(t.db.sql, { organisationId: o.organisationId, userId: o.ownerId, name: scopes.join(' '), scopes })).key;
+  return (
+    await insertApiKey(t.db.sql, {
+      organisationId: o.organisationId,
+      userId: o.ownerId,
+      name: scopes.join(' '),
+      scopes,
+    })
+  ).key;
 }
 
 describe('GET /telephony/managed/{organisationId}', () => {
@@ -53,7 +69,14 @@ describe('GET /telephony/managed/{organisationId}', () => {
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data;
     // The spec's leading fields, in its order.
-    expect(Object.keys(data).slice(0, 6)).toEqual(['available', 'route', 'planRequired', 'outsideIndia', 'country', 'useCases']);
+    expect(Object.keys(data).slice(0, 6)).toEqual([
+      'available',
+      'route',
+      'planRequired',
+      'outsideIndia',
+      'country',
+      'useCases',
+    ]);
     expect(data).toMatchObject({
       available: true,
       route: 'managed',
@@ -61,7 +84,13 @@ describe('GET /telephony/managed/{organisationId}', () => {
       outsideIndia: false,
       country: 'IN',
       unavailable: null,
-      verification: { required: true, state: 'not_started', source: null, lastStep: null, nextAction: { code: 'start_verification' } },
+      verification: {
+        required: true,
+        state: 'not_started',
+        source: null,
+        lastStep: null,
+        nextAction: { code: 'start_verification' },
+      },
       phoneAccount: { provider: 'carrier-a', status: 'active', serviceConfigured: true, activeNumbers: 1 },
     });
     expect(data.useCases).toEqual([
@@ -78,33 +107,65 @@ describe('GET /telephony/managed/{organisationId}', () => {
       paidFrom: 'organisation_wallet',
       rateCard: [
         {
-          key: 'number_rental_month', label: expect.any(String), unit: 'MONTH', priceMinor: 50000, currency: 'INR', tier: null,
-          pulseSeconds: null, minimumSeconds: null, managedOnly: true, effectiveFrom: null,
+          key: 'number_rental_month',
+          label: expect.any(String),
+          unit: 'MONTH',
+          priceMinor: 50000,
+          currency: 'INR',
+          tier: null,
+          pulseSeconds: null,
+          minimumSeconds: null,
+          managedOnly: true,
+          effectiveFrom: null,
         },
         {
-          key: 'phone_line_minute', label: expect.any(String), unit: 'MINUTE', priceMinor: 50, currency: 'INR', tier: null,
-          pulseSeconds: 30, minimumSeconds: 30, managedOnly: true, effectiveFrom: null,
+          key: 'phone_line_minute',
+          label: expect.any(String),
+          unit: 'MINUTE',
+          priceMinor: 50,
+          currency: 'INR',
+          tier: null,
+          pulseSeconds: 30,
+          minimumSeconds: 30,
+          managedOnly: true,
+          effectiveFrom: null,
         },
       ],
     });
     expect(data.numbers).toHaveLength(1);
-    expect(data.numbers[0]).toMatchObject({ id: rented, phoneNumber: '+912240001000', status: 'ACTIVE', metadata: { source: 'managed' } });
+    expect(data.numbers[0]).toMatchObject({
+      id: rented,
+      phoneNumber: '+912240001000',
+      status: 'ACTIVE',
+      metadata: { source: 'managed' },
+    });
     // Nothing about the service's own account leaks.
     expect(res.body).not.toContain(SERVICE_AUTH_ID);
   });
 
   it('says why managed numbers are not available, the first reason that applies', async () => {
     const off = await org('Feature off', { features: [] });
-    expect((await managed(off)).json().data).toMatchObject({ available: false, route: 'none', unavailable: { code: 'feature_disabled' } });
+    expect((await managed(off)).json().data).toMatchObject({
+      available: false,
+      route: 'none',
+      unavailable: { code: 'feature_disabled' },
+    });
 
     const noCountry = await org('No country', { billingCountry: null });
     expect((await managed(noCountry)).json().data).toMatchObject({
-      available: false, outsideIndia: false, country: null, unavailable: { code: 'billing_country_missing' },
+      available: false,
+      outsideIndia: false,
+      country: null,
+      unavailable: { code: 'billing_country_missing' },
     });
 
     const abroad = await org('Abroad', { features: ['managed_numbers', 'self_serve_telephony'], billingCountry: 'GB' });
     expect((await managed(abroad)).json().data).toMatchObject({
-      available: false, route: 'self_serve', outsideIndia: true, country: 'GB', unavailable: { code: 'outside_india', message: expect.stringContaining('GB') },
+      available: false,
+      route: 'self_serve',
+      outsideIndia: true,
+      country: 'GB',
+      unavailable: { code: 'outside_india', message: expect.stringContaining('GB') },
     });
   });
 
@@ -113,11 +174,17 @@ describe('GET /telephony/managed/{organisationId}', () => {
     const account = t.carrierA.addAccount();
     t.carrierA.addNumber(account.authId, '+912240002000');
     const connected = await t.call(o.key, {
-      method: 'POST', url: '/api/v1/telephony/carrier-a/connect', payload: { organisationId: o.organisationId, ...account },
+      method: 'POST',
+      url: '/api/v1/telephony/carrier-a/connect',
+      payload: { organisationId: o.organisationId, ...account },
     });
     expect(connected.statusCode, connected.body).toBe(201);
     const data = (await managed(o)).json().data;
-    expect(data).toMatchObject({ available: false, route: 'own_account', unavailable: { code: 'own_carrier_account' } });
+    expect(data).toMatchObject({
+      available: false,
+      route: 'own_account',
+      unavailable: { code: 'own_carrier_account' },
+    });
     // Imported numbers are not rented ones.
     expect(data.numbers).toEqual([]);
     expect(data.phoneAccount).toMatchObject({ status: 'not_opened', activeNumbers: 0 });
@@ -133,14 +200,19 @@ describe('GET /telephony/managed/{organisationId}', () => {
     // The India profile is under the service's reseller account, not an account of the organisation's own.
     expect(data).toMatchObject({ available: true, route: 'managed' });
     expect(data.verification).toEqual({
-      required: true, state: 'in_progress', source: 'carrier-d', lastStep: 'pan',
+      required: true,
+      state: 'in_progress',
+      source: 'carrier-d',
+      lastStep: 'pan',
       nextAction: { code: 'continue_verification', message: expect.stringContaining('pan') },
     });
 
     const approved = await org('Approved', { features: ['india_provisioning'] });
     await insertIndia(approved, { kyc_status: 'APPROVED' });
     expect((await managed(approved)).json().data).toMatchObject({
-      available: false, route: 'india_kyc', verification: { state: 'approved', nextAction: null },
+      available: false,
+      route: 'india_kyc',
+      verification: { state: 'approved', nextAction: null },
     });
   });
 
@@ -151,7 +223,9 @@ describe('GET /telephony/managed/{organisationId}', () => {
       const res = await managed(o, o.key, bare);
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data).toMatchObject({
-        available: false, unavailable: { code: 'not_configured' }, phoneAccount: { serviceConfigured: false },
+        available: false,
+        unavailable: { code: 'not_configured' },
+        phoneAccount: { serviceConfigured: false },
       });
     } finally {
       await bare.close();
@@ -184,7 +258,12 @@ describe('GET /telephony/managed/{organisationId}', () => {
     const refused = await managed(o, writer);
     expect(refused.statusCode).toBe(403);
     expect(refused.json().code).toBe('insufficient_scope');
-    const reader = await insertApiKey(t.db.sql, { organisationId: o.organisationId, userId: o.ownerId, name: 'reader', scopes: ['numbers:read'] });
+    const reader = await insertApiKey(t.db.sql, {
+      organisationId: o.organisationId,
+      userId: o.ownerId,
+      name: 'reader',
+      scopes: ['numbers:read'],
+    });
     expect((await managed(o, reader.key)).statusCode).toBe(200);
     // A key's first use is recorded in the background: let it land before the test's database goes away.
     await vi.waitFor(async () => {

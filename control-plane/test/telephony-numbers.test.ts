@@ -7,8 +7,19 @@ import type { Scope } from '../src/auth/scopes.ts';
 import { CUSTOMER_SCOPES } from '../src/auth/scopes.ts';
 import { insertApiKey } from '../src/accounts/provisioning.ts';
 import { carrierBError, type FakeAccount } from './fakes/carriers/carrier-b-fake.ts';
-import { CARRIER_B_VOICE_URL, startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
-import { enableFeatures, seedAgent, seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import {
+  CARRIER_B_VOICE_URL,
+  startTelephonyTestApp,
+  type TelephonyTestApp,
+} from './fakes/carriers/telephony-test-app.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedOrganisation,
+  seedPhoneNumber,
+  seedWallet,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 let t: TelephonyTestApp;
 
@@ -37,7 +48,11 @@ async function connectedOrg(name: string): Promise<{ org: SeededOrganisation; ac
 }
 
 async function connect(org: SeededOrganisation, account: FakeAccount): Promise<void> {
-  const res = await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/connect', payload: { organisationId: org.organisationId, ...account } });
+  const res = await t.call(org.key, {
+    method: 'POST',
+    url: '/api/v1/telephony/carrier-b/connect',
+    payload: { organisationId: org.organisationId, ...account },
+  });
   expect(res.statusCode, res.body).toBe(201);
 }
 
@@ -54,17 +69,32 @@ async function numberOf(org: SeededOrganisation, phoneNumber: string): Promise<N
 }
 
 const assign = (org: SeededOrganisation, numberId: string, agentId: string, key = org.key) =>
-  t.call(key, { method: 'PUT', url: `/api/v1/telephony/numbers/${numberId}/agent`, payload: { organisationId: org.organisationId, agentId } });
+  t.call(key, {
+    method: 'PUT',
+    url: `/api/v1/telephony/numbers/${numberId}/agent`,
+    payload: { organisationId: org.organisationId, agentId },
+  });
 
 const unassign = (org: SeededOrganisation, numberId: string, key = org.key) =>
-  t.call(key, { method: 'DELETE', url: `/api/v1/telephony/numbers/${numberId}/agent`, query: { organisationId: org.organisationId } });
+  t.call(key, {
+    method: 'DELETE',
+    url: `/api/v1/telephony/numbers/${numberId}/agent`,
+    query: { organisationId: org.organisationId },
+  });
 
 async function keyWith(org: SeededOrganisation, scopes: readonly Scope[]): Promise<string> {
-  return (await insertApiKey(t.db.sql, { organisationId: org.organisationId, userId: org.ownerId, name: scopes.join(' '), scopes })).key;
+  return (
+    await insertApiKey(t.db.sql, {
+      organisationId: org.organisationId,
+      userId: org.ownerId,
+      name: scopes.join(' '),
+      scopes,
+    })
+  ).key;
 }
 
 describe('routing a number to an agent', () => {
-  it('READY → ASSIGNED → READY, pointing the carrier\'s voice webhook at Parley on assignment', async () => {
+  it("READY → ASSIGNED → READY, pointing the carrier's voice webhook at Parley on assignment", async () => {
     const { org, account } = await connectedOrg('Route ready');
     t.carrierB.addNumber(account.accountSid, '+14155551000');
     await connect(org, account);
@@ -83,7 +113,9 @@ describe('routing a number to an agent', () => {
     });
     const [atCarrier] = t.carrierB.numbers(account.accountSid);
     expect(atCarrier).toMatchObject({ voice_url: CARRIER_B_VOICE_URL, voice_method: 'POST' });
-    const update = t.carrierB.server.received((r) => r.method === 'POST' && r.path.endsWith(`/IncomingPhoneNumbers/${number.providerNumberId}.json`));
+    const update = t.carrierB.server.received(
+      (r) => r.method === 'POST' && r.path.endsWith(`/IncomingPhoneNumbers/${number.providerNumberId}.json`),
+    );
     expect(update).toHaveLength(1);
 
     const back = await unassign(org, number.id);
@@ -97,7 +129,11 @@ describe('routing a number to an agent', () => {
     const { org, account } = await connectedOrg('Route purchased');
     await connect(org, account);
     t.carrierB.offer('US', 'Local', '+14155551100');
-    const bought = await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/purchase', payload: { organisationId: org.organisationId, phoneNumber: '+14155551100' } });
+    const bought = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/telephony/carrier-b/purchase',
+      payload: { organisationId: org.organisationId, phoneNumber: '+14155551100' },
+    });
     expect(bought.statusCode, bought.body).toBe(201);
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     expect((await assign(org, bought.json().data.id, agentId)).json().data.routingStatus).toBe('ASSIGNED');
@@ -112,10 +148,18 @@ describe('routing a number to an agent', () => {
     expect(number.routingStatus).toBe('NEEDS_SETUP');
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     expect((await assign(org, number.id, agentId)).json().data.routingStatus).toBe('ASSIGNED');
-    expect(t.carrierB.numbers(account.accountSid)[0]).toMatchObject({ voice_url: CARRIER_B_VOICE_URL, voice_application_sid: '', trunk_sid: null });
+    expect(t.carrierB.numbers(account.accountSid)[0]).toMatchObject({
+      voice_url: CARRIER_B_VOICE_URL,
+      voice_application_sid: '',
+      trunk_sid: null,
+    });
     expect((await unassign(org, number.id)).json().data.routingStatus).toBe('READY');
     // The carrier now routes it to Parley: a sync agrees.
-    await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/sync', payload: { organisationId: org.organisationId } });
+    await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/telephony/carrier-b/sync',
+      payload: { organisationId: org.organisationId },
+    });
     expect((await numberOf(org, '+14155551200')).routingStatus).toBe('READY');
   });
 
@@ -123,20 +167,36 @@ describe('routing a number to an agent', () => {
     const { org, account } = await connectedOrg('Reassign');
     await connect(org, account);
     t.carrierB.offer('US', 'Local', '+14155551300');
-    const bought = (await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/purchase', payload: { organisationId: org.organisationId, phoneNumber: '+14155551300' } })).json().data;
+    const bought = (
+      await t.call(org.key, {
+        method: 'POST',
+        url: '/api/v1/telephony/carrier-b/purchase',
+        payload: { organisationId: org.organisationId, phoneNumber: '+14155551300' },
+      })
+    ).json().data;
     const first = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     const second = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     await assign(org, bought.id, first);
-    expect((await assign(org, bought.id, second)).json().data).toMatchObject({ routingStatus: 'ASSIGNED', agentId: second });
-    const sync = await t.call(org.key, { method: 'POST', url: '/api/v1/telephony/carrier-b/sync', payload: { organisationId: org.organisationId } });
+    expect((await assign(org, bought.id, second)).json().data).toMatchObject({
+      routingStatus: 'ASSIGNED',
+      agentId: second,
+    });
+    const sync = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/telephony/carrier-b/sync',
+      payload: { organisationId: org.organisationId },
+    });
     expect(sync.json().data).toMatchObject({ updated: 1, deactivated: 0 });
-    expect((await numberOf(org, '+14155551300'))).toMatchObject({ routingStatus: 'ASSIGNED', agentId: second });
+    expect(await numberOf(org, '+14155551300')).toMatchObject({ routingStatus: 'ASSIGNED', agentId: second });
     expect((await unassign(org, bought.id)).json().data.routingStatus).toBe('PURCHASED');
   });
 
   it('routes a number of no connected account (managed, seeded) without calling any carrier', async () => {
     const org = await seedOrganisation(t.db.sql, 'Managed');
-    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551400' });
+    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551400',
+    });
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     const before = t.carrierB.server.requests.length;
     expect((await assign(org, numberId, agentId)).json().data).toMatchObject({ routingStatus: 'ASSIGNED', agentId });
@@ -156,8 +216,15 @@ describe('routing a number to an agent', () => {
     await t.db.sql`update agents set deleted_at = now() where id = ${deleted}`;
     const stranger = await seedOrganisation(t.db.sql, 'Stranger');
     const foreignAgent = await seedAgent(t.db.sql, stranger.organisationId, 'VOICE');
-    const foreignNumber = await seedPhoneNumber(t.db.sql, stranger.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551501' });
-    const inactive = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551502', status: 'INACTIVE' });
+    const foreignNumber = await seedPhoneNumber(t.db.sql, stranger.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551501',
+    });
+    const inactive = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551502',
+      status: 'INACTIVE',
+    });
     const voice = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
 
     const chatRes = await assign(org, number.id, chat);
@@ -170,7 +237,11 @@ describe('routing a number to an agent', () => {
     expect((await assign(org, inactive, voice)).statusCode).toBe(404);
     expect((await unassign(org, foreignNumber)).statusCode).toBe(404);
     // Nothing of the refused assignments reached the carrier or the number.
-    expect(t.carrierB.server.received((r) => r.method === 'POST' && r.path.includes(`${account.accountSid}/IncomingPhoneNumbers/PN`))).toEqual([]);
+    expect(
+      t.carrierB.server.received(
+        (r) => r.method === 'POST' && r.path.includes(`${account.accountSid}/IncomingPhoneNumbers/PN`),
+      ),
+    ).toEqual([]);
     expect((await numberOf(org, '+14155551500')).routingStatus).toBe('READY');
   });
 
@@ -180,7 +251,10 @@ describe('routing a number to an agent', () => {
     await connect(org, account);
     const number = await numberOf(org, '+14155551600');
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
-    t.carrierB.server.fail((r) => r.method === 'POST' && r.path.includes(account.accountSid), carrierBError(500, 20500, 'Internal Server Error'));
+    t.carrierB.server.fail(
+      (r) => r.method === 'POST' && r.path.includes(account.accountSid),
+      carrierBError(500, 20500, 'Internal Server Error'),
+    );
     const failed = await assign(org, number.id, agentId);
     expect(failed.statusCode).toBe(502);
     expect(failed.json().code).toBe('upstream_failed');
@@ -194,7 +268,10 @@ describe('routing a number to an agent', () => {
 
   it('a number whose agent is deleted reads as unassigned again', async () => {
     const org = await seedOrganisation(t.db.sql, 'Agent deleted');
-    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551700' });
+    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551700',
+    });
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     await assign(org, numberId, agentId);
     const removed = await t.call(org.key, { method: 'DELETE', url: `/api/v1/voice/agents/${agentId}` });
@@ -206,16 +283,39 @@ describe('routing a number to an agent', () => {
 describe('GET /telephony/numbers and /telephony/overview', () => {
   it('lists active numbers newest first with assigned and outbound agents computed', async () => {
     const org = await seedOrganisation(t.db.sql, 'Listing');
-    const older = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-b', phoneNumber: '+14155551800', ageSeconds: 60 });
-    await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551801', ageSeconds: 30 });
-    await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551802', status: 'INACTIVE' });
-    await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155551803', deleted: true });
+    const older = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-b',
+      phoneNumber: '+14155551800',
+      ageSeconds: 60,
+    });
+    await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551801',
+      ageSeconds: 30,
+    });
+    await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551802',
+      status: 'INACTIVE',
+    });
+    await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155551803',
+      deleted: true,
+    });
     const inbound = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     await assign(org, older, inbound);
     const created = await t.call(org.key, {
       method: 'POST',
       url: '/api/v1/voice/agents',
-      payload: { name: 'Dialler', agentIdentity: 'You call.', agentTask: 'Call.', greetingMessage: 'Hi', callingNumber: '+14155551800', telephonyProvider: 'carrier-b' },
+      payload: {
+        name: 'Dialler',
+        agentIdentity: 'You call.',
+        agentTask: 'Call.',
+        greetingMessage: 'Hi',
+        callingNumber: '+14155551800',
+        telephonyProvider: 'carrier-b',
+      },
     });
     expect(created.statusCode, created.body).toBe(201);
     const dialler = created.json().data.id;
@@ -257,24 +357,44 @@ describe('GET /telephony/numbers and /telephony/overview', () => {
     expect(full.body).not.toContain(account.authToken);
 
     const readOnly = await keyWith(org, ['numbers:read']);
-    const narrow = (await t.call(readOnly, { method: 'GET', url: `/api/v1/telephony/overview/${org.organisationId}` })).json().data;
+    const narrow = (
+      await t.call(readOnly, { method: 'GET', url: `/api/v1/telephony/overview/${org.organisationId}` })
+    ).json().data;
     expect(narrow).toMatchObject({ paid: true, wallet: null, rates: null });
 
     const plain = await seedOrganisation(t.db.sql, 'Plain');
-    const empty = (await t.call(plain.key, { method: 'GET', url: `/api/v1/telephony/overview/${plain.organisationId}` })).json().data;
-    expect(empty).toEqual({ featureEnabled: false, processorEnabled: false, paid: false, wallet: null, rates: { baseRatePerMinute: null, countryProviderRates: {} }, integrations: [], numbers: [] });
+    const empty = (
+      await t.call(plain.key, { method: 'GET', url: `/api/v1/telephony/overview/${plain.organisationId}` })
+    ).json().data;
+    expect(empty).toEqual({
+      featureEnabled: false,
+      processorEnabled: false,
+      paid: false,
+      wallet: null,
+      rates: { baseRatePerMinute: null, countryProviderRates: {} },
+      integrations: [],
+      numbers: [],
+    });
   });
 
   it('reads need numbers:read, routing needs numbers:write; another organisation is 403', async () => {
     const org = await seedOrganisation(t.db.sql, 'Scopes');
-    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155552000' });
+    const numberId = await seedPhoneNumber(t.db.sql, org.organisationId, {
+      provider: 'carrier-a',
+      phoneNumber: '+14155552000',
+    });
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
     const reader = await keyWith(org, ['numbers:read']);
     const writer = await keyWith(org, ['numbers:write']);
-    const neither = await keyWith(org, CUSTOMER_SCOPES.filter((s) => s !== 'numbers:read' && s !== 'numbers:write'));
+    const neither = await keyWith(
+      org,
+      CUSTOMER_SCOPES.filter((s) => s !== 'numbers:read' && s !== 'numbers:write'),
+    );
 
     expect((await numbers(org, reader)).map((n) => n.phoneNumber)).toEqual(['+14155552000']);
-    expect((await t.call(neither, { method: 'GET', url: `/api/v1/telephony/numbers/${org.organisationId}` })).statusCode).toBe(403);
+    expect(
+      (await t.call(neither, { method: 'GET', url: `/api/v1/telephony/numbers/${org.organisationId}` })).statusCode,
+    ).toBe(403);
     const denied = await assign(org, numberId, agentId, reader);
     expect(denied.statusCode).toBe(403);
     expect(denied.json().code).toBe('insufficient_scope');
@@ -289,7 +409,10 @@ describe('GET /telephony/numbers and /telephony/overview', () => {
     const foreignAssign = await t.call(other.key, {
       method: 'PUT',
       url: `/api/v1/telephony/numbers/${numberId}/agent`,
-      payload: { organisationId: other.organisationId, agentId: await seedAgent(t.db.sql, other.organisationId, 'VOICE') },
+      payload: {
+        organisationId: other.organisationId,
+        agentId: await seedAgent(t.db.sql, other.organisationId, 'VOICE'),
+      },
     });
     expect(foreignAssign.statusCode).toBe(404);
   });

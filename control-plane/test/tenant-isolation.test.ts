@@ -38,7 +38,12 @@ const apiRoutes = t.app.routeCatalogue.filter((r) => r.url.startsWith(`${API_PRE
 const guarded = apiRoutes.filter((r) => r.config.auth !== 'public');
 
 function send(key: string, request: SynthesisedRequest) {
-  return t.call(key, { method: request.method as never, url: request.url, query: request.query, payload: request.payload as never });
+  return t.call(key, {
+    method: request.method as never,
+    url: request.url,
+    query: request.query,
+    payload: request.payload as never,
+  });
 }
 
 function mentionsAny(text: string, values: readonly string[]): string | undefined {
@@ -82,14 +87,15 @@ describe('tenant isolation harness', () => {
     });
 
     // A route open to any valid key (scope []) has no scope to withhold.
-    if (scopes.length > 0) it('a key lacking the scope gets 403', async () => {
-      const key = await keyWithout(t.db.sql, a, scopes);
-      const before = await fingerprint(t.db.sql, a.ids.organisationId);
-      const res = await send(key, request);
-      expect(res.statusCode, res.body).toBe(403);
-      expect(res.json().code).toBe('insufficient_scope');
-      expect(await fingerprint(t.db.sql, a.ids.organisationId)).toBe(before);
-    });
+    if (scopes.length > 0)
+      it('a key lacking the scope gets 403', async () => {
+        const key = await keyWithout(t.db.sql, a, scopes);
+        const before = await fingerprint(t.db.sql, a.ids.organisationId);
+        const res = await send(key, request);
+        expect(res.statusCode, res.body).toBe(403);
+        expect(res.json().code).toBe('insufficient_scope');
+        expect(await fingerprint(t.db.sql, a.ids.organisationId)).toBe(before);
+      });
 
     it('a revoked key gets 401', async () => {
       const res = await send(await revokedKey(t.db.sql, a), request);

@@ -80,7 +80,11 @@ describe('input validation', () => {
   });
 
   it('names a missing required query parameter', async () => {
-    const res = await t.call(org.key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId } });
+    const res = await t.call(org.key, {
+      method: 'GET',
+      url: '/api/v1/api-keys/widget',
+      query: { organisation_id: org.organisationId },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([{ field: 'agent_id', message: 'is required' }]);
   });
@@ -99,7 +103,11 @@ describe('input validation', () => {
   it('answers an unknown route with the error shape', async () => {
     const res = await t.call(org.key, { method: 'GET', url: '/api/v1/nothing-here' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, code: 'not_found', message: 'Route GET /api/v1/nothing-here not found' });
+    expect(res.json()).toEqual({
+      success: false,
+      code: 'not_found',
+      message: 'Route GET /api/v1/nothing-here not found',
+    });
   });
 
   it('never leaks internals on a 500', async () => {
@@ -107,7 +115,10 @@ describe('input validation', () => {
     // Drop a table the route needs, inside this app only: the failure must surface as a plain 500.
     await t.db.sql`alter table invitations rename to invitations_away`;
     try {
-      const res = await broken.call(org.key, { method: 'GET', url: `/api/v1/organisations/${org.organisationId}/invitations` });
+      const res = await broken.call(org.key, {
+        method: 'GET',
+        url: `/api/v1/organisations/${org.organisationId}/invitations`,
+      });
       expect(res.statusCode).toBe(500);
       expect(res.json()).toEqual({ success: false, code: 'internal', message: 'Internal server error' });
       expect(res.body).not.toContain('invitations');
@@ -118,7 +129,11 @@ describe('input validation', () => {
   });
 
   it('echoes a request id, or makes one', async () => {
-    const given = await t.call(org.key, { method: 'GET', url: '/api/v1/api-keys/me', headers: { 'x-request-id': 'trace-123' } });
+    const given = await t.call(org.key, {
+      method: 'GET',
+      url: '/api/v1/api-keys/me',
+      headers: { 'x-request-id': 'trace-123' },
+    });
     expect(given.headers['x-request-id']).toBe('trace-123');
     const made = await t.call(org.key, { method: 'GET', url: '/api/v1/api-keys/me' });
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

@@ -30,7 +30,8 @@ afterAll(async () => {
   await rig?.close();
 }, 60_000);
 
-const place = (body: Record<string, unknown>, key?: string) => rig.place({ agentId, participantNumber: rig.nextNumber(), ...body }, key);
+const place = (body: Record<string, unknown>, key?: string) =>
+  rig.place({ agentId, participantNumber: rig.nextNumber(), ...body }, key);
 const record = (id: string) => rig.record(id);
 
 async function signedPost(url: string, params: Record<string, string>, authToken: string | undefined) {
@@ -59,13 +60,19 @@ describe('POST /voice/session over carrier-b', () => {
     });
     const stream = await call.stream;
     expect(call.answerFetch?.status).toBe(200);
-    expect(call.answerFetch?.body).toMatch(/<Connect><Stream url="ws:\/\/127\.0\.0\.1:\d+\/media\/carrier-b\/[^"]+"><Parameter name="callId" value="[0-9a-f]{24}"\/><\/Stream><\/Connect>/);
+    expect(call.answerFetch?.body).toMatch(
+      /<Connect><Stream url="ws:\/\/127\.0\.0\.1:\d+\/media\/carrier-b\/[^"]+"><Parameter name="callId" value="[0-9a-f]{24}"\/><\/Stream><\/Connect>/,
+    );
     // The stream token was taken: it is no longer kept on the record.
     expect((await record(callId)).meta_data).not.toHaveProperty('mediaStreamUrl');
 
     // The greeting is heard.
     await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
-    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'state' && x.state === 'listening'), 'the agent to listen');
+    await waitFor(
+      () => watch.events,
+      (e) => e.some((x) => x.type === 'state' && x.state === 'listening'),
+      'the agent to listen',
+    );
     expect((await record(callId)).call_status).toBe('IN_PROGRESS');
 
     // The caller speaks; the fake LLM answers; the caller hears it.
@@ -73,25 +80,57 @@ describe('POST /voice/session over carrier-b', () => {
     await stream.pause(300);
     await stream.sayWav(await rig.fliteWav(CALLER_SENTENCE));
     await stream.pause(1_500);
-    await waitFor(() => watch.events, (e) => e.some((x) => x.type === 'transcript' && x.speaker === 'assistant' && x.text === REPLY), 'the reply', 30_000);
+    await waitFor(
+      () => watch.events,
+      (e) => e.some((x) => x.type === 'transcript' && x.speaker === 'assistant' && x.text === REPLY),
+      'the reply',
+      30_000,
+    );
     await stream.until(() => stream.receivedAudio().length > heardBefore + 8_000, 'the reply audio', 15_000);
 
     await call.hangup();
-    const ended = await waitFor(() => record(callId), (r) => r.ended_at !== null && r.call_duration !== null && r.call_outcome !== null, 'the record to end');
+    const ended = await waitFor(
+      () => record(callId),
+      (r) => r.ended_at !== null && r.call_duration !== null && r.call_outcome !== null,
+      'the record to end',
+    );
     await rig.persister.settled();
-    const final = await waitFor(() => record(callId), (r) => r.latency !== null, 'the engine\'s ended event');
+    const final = await waitFor(
+      () => record(callId),
+      (r) => r.latency !== null,
+      "the engine's ended event",
+    );
     watch.stop();
     expect(ended.call_status).toBe('COMPLETED');
-    expect(final).toMatchObject({ call_status: 'COMPLETED', call_outcome: 'completed', call_direction: 'OUTBOUND', use_case: 'booking', calling_number: OUR_NUMBER });
+    expect(final).toMatchObject({
+      call_status: 'COMPLETED',
+      call_outcome: 'completed',
+      call_direction: 'OUTBOUND',
+      use_case: 'booking',
+      calling_number: OUR_NUMBER,
+    });
     expect(final.call_duration as number).toBeGreaterThan(1_000);
     expect(final.answered_at).not.toBeNull();
-    const lines = await rig.db.sql<{ speaker: string; text: string }[]>`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
-    expect(lines.some((l) => l.speaker === 'user' && l.text.length > 0), JSON.stringify(lines)).toBe(true);
-    expect(lines.some((l) => l.speaker === 'assistant' && l.text === REPLY), JSON.stringify(lines)).toBe(true);
-    expect(lines.some((l) => l.speaker === 'assistant' && /Sunrise Dental/.test(l.text)), JSON.stringify(lines)).toBe(true);
+    const lines = await rig.db.sql<
+      { speaker: string; text: string }[]
+    >`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
+    expect(
+      lines.some((l) => l.speaker === 'user' && l.text.length > 0),
+      JSON.stringify(lines),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.speaker === 'assistant' && l.text === REPLY),
+      JSON.stringify(lines),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.speaker === 'assistant' && /Sunrise Dental/.test(l.text)),
+      JSON.stringify(lines),
+    ).toBe(true);
     // The carrier's status callbacks were accepted (signed).
     const callbacks = call.requestsTo(`${rig.publicUrl}/webhooks/carrier-b/status/${callId}`);
-    expect(callbacks.map((w) => `${w.params.CallStatus} ${w.status} ${w.body}`)).toEqual(callbacks.map((w) => `${w.params.CallStatus} 200 <Response/>`));
+    expect(callbacks.map((w) => `${w.params.CallStatus} ${w.status} ${w.body}`)).toEqual(
+      callbacks.map((w) => `${w.params.CallStatus} 200 <Response/>`),
+    );
   }, 90_000);
 
   it('records a future callTime as SCHEDULED without placing it', async () => {
@@ -116,7 +155,10 @@ describe('POST /voice/session over carrier-b', () => {
   it('refuses 400 for an inactive agent, a CHAT agent, a missing participantNumber, and web calls', async () => {
     const inactive = await rig.createAgent(OUR_NUMBER);
     await updateAgentColumns(rig.db.sql, inactive, { is_active: false });
-    expect((await place({ agentId: inactive })).json()).toMatchObject({ code: 'invalid_state', message: expect.stringMatching(/not active/) });
+    expect((await place({ agentId: inactive })).json()).toMatchObject({
+      code: 'invalid_state',
+      message: expect.stringMatching(/not active/),
+    });
     expect((await place({ agentId: inactive })).statusCode).toBe(400);
     const chat = await seedAgent(rig.db.sql, rig.org.organisationId, 'CHAT');
     const chatRes = await place({ agentId: chat });
@@ -149,15 +191,24 @@ describe('POST /voice/session over carrier-b', () => {
     const bad = await seedOrganisation(rig.db.sql, 'Refused');
     await seedWallet(rig.db.sql, bad.organisationId, { balanceMinor: 5_000 });
     await new IntegrationStore(rig.secrets).save(rig.db.sql, {
-      organisationId: bad.organisationId, provider: 'carrier-b', accountRef: unknownSid, config: {},
+      organisationId: bad.organisationId,
+      provider: 'carrier-b',
+      accountRef: unknownSid,
+      config: {},
       credentials: { account_sid: unknownSid, auth_token: 'wrong-token' },
     });
     await seedPhoneNumber(rig.db.sql, bad.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550188' });
     const badAgent = await seedAgent(rig.db.sql, bad.organisationId, 'VOICE');
-    await updateAgentColumns(rig.db.sql, badAgent, { calling_number: '+14155550188', greeting_message: 'Hello.', agent_task: 'Talk.' });
+    await updateAgentColumns(rig.db.sql, badAgent, {
+      calling_number: '+14155550188',
+      greeting_message: 'Hello.',
+      agent_task: 'Talk.',
+    });
     const refused = await place({ agentId: badAgent }, bad.key);
     expect(refused.statusCode, refused.body).toBe(502);
-    const [row] = await rig.db.sql<{ call_status: string; call_outcome: string }[]>`select call_status, call_outcome from call_records where agent_id = ${badAgent}`;
+    const [row] = await rig.db.sql<
+      { call_status: string; call_outcome: string }[]
+    >`select call_status, call_outcome from call_records where agent_id = ${badAgent}`;
     expect(row).toMatchObject({ call_status: 'FAILED', call_outcome: 'failed' });
   }, 30_000);
 
@@ -168,8 +219,18 @@ describe('POST /voice/session over carrier-b', () => {
     const params = { AccountSid: rig.sim.accounts['carrier-b'].accountSid, CallSid: 'CA0', CallStatus: 'completed' };
     expect((await signedPost(url, params, undefined)).status).toBe(403);
     expect((await signedPost(url, params, 'not-the-token')).status).toBe(403);
-    expect((await signedPost(`${rig.publicUrl}/webhooks/carrier-b/answer/${callId}`, params, 'not-the-token')).status).toBe(403);
-    expect((await signedPost(`${rig.publicUrl}/webhooks/carrier-b/voice`, { ...params, To: OUR_NUMBER, From: '+15550001111' }, 'not-the-token')).status).toBe(403);
+    expect(
+      (await signedPost(`${rig.publicUrl}/webhooks/carrier-b/answer/${callId}`, params, 'not-the-token')).status,
+    ).toBe(403);
+    expect(
+      (
+        await signedPost(
+          `${rig.publicUrl}/webhooks/carrier-b/voice`,
+          { ...params, To: OUR_NUMBER, From: '+15550001111' },
+          'not-the-token',
+        )
+      ).status,
+    ).toBe(403);
     expect((await record(callId)).call_status).toBe('SCHEDULED');
     // Signed properly, the same callback is taken.
     const accepted = await signedPost(url, params, rig.sim.accounts['carrier-b'].authToken);
@@ -178,18 +239,33 @@ describe('POST /voice/session over carrier-b', () => {
   });
 
   it('answers an inbound call to an assigned number with a stream to the engine, and a polite refusal for an unknown one', async () => {
-    await rig.db.sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED' where phone_number = ${OUR_NUMBER} and organisation_id = ${rig.org.organisationId}`;
-    const inbound = rig.sim.inboundCall('carrier-b', { from: '+15550002222', to: OUR_NUMBER, url: `${rig.publicUrl}/webhooks/carrier-b/voice` });
+    await rig.db
+      .sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED' where phone_number = ${OUR_NUMBER} and organisation_id = ${rig.org.organisationId}`;
+    const inbound = rig.sim.inboundCall('carrier-b', {
+      from: '+15550002222',
+      to: OUR_NUMBER,
+      url: `${rig.publicUrl}/webhooks/carrier-b/voice`,
+    });
     const stream = await inbound.stream;
     expect(inbound.answerFetch?.body).toMatch(/<Connect><Stream url="ws:/);
     await stream.until(() => stream.receivedAudio().length > 8_000, 'the greeting', 20_000);
-    const [row] = await rig.db.sql<{ id: string; call_direction: string; source: string; calling_number: string; phone_number: string }[]>`
+    const [row] = await rig.db.sql<
+      { id: string; call_direction: string; source: string; calling_number: string; phone_number: string }[]
+    >`
       select id, call_direction, source, calling_number, phone_number from call_records where phone_number = '+15550002222'`;
     expect(row).toMatchObject({ call_direction: 'INBOUND', source: 'inbound', calling_number: OUR_NUMBER });
     await inbound.hangup();
-    await waitFor(() => record(row!.id), (r) => r.ended_at !== null, 'the inbound call to end');
+    await waitFor(
+      () => record(row!.id),
+      (r) => r.ended_at !== null,
+      'the inbound call to end',
+    );
 
-    const unknown = rig.sim.inboundCall('carrier-b', { from: '+15550003333', to: '+14155559999', url: `${rig.publicUrl}/webhooks/carrier-b/voice` });
+    const unknown = rig.sim.inboundCall('carrier-b', {
+      from: '+15550003333',
+      to: '+14155559999',
+      url: `${rig.publicUrl}/webhooks/carrier-b/voice`,
+    });
     await unknown.ended;
     expect(unknown.answerFetch?.status).toBe(200);
     expect(unknown.answerFetch?.body).toMatch(/<Response><Say>[^<]+<\/Say><Hangup\/><\/Response>/);
@@ -201,7 +277,9 @@ describe('POST /voice/session over carrier-b', () => {
     const res = await place({});
     expect(res.statusCode, res.body).toBe(503);
     expect(res.json().code).toBe('unavailable');
-    const [row] = await rig.db.sql<{ call_status: string }[]>`select call_status from call_records where organisation_id = ${rig.org.organisationId} order by created_at desc limit 1`;
+    const [row] = await rig.db.sql<
+      { call_status: string }[]
+    >`select call_status from call_records where organisation_id = ${rig.org.organisationId} order by created_at desc limit 1`;
     expect(row!.call_status).toBe('FAILED');
   }, 30_000);
 });

@@ -38,7 +38,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const voices = (app: TestApp, key: string, query: Record<string, string> = {}) => app.call(key, { method: 'GET', url: '/api/v1/voice/voices', query });
+const voices = (app: TestApp, key: string, query: Record<string, string> = {}) =>
+  app.call(key, { method: 'GET', url: '/api/v1/voice/voices', query });
 
 describe('GET /voice/voices', () => {
   it("lists the TTS workers' real flite and espeak-ng voices, the default provider first", async () => {
@@ -51,7 +52,13 @@ describe('GET /voice/voices', () => {
     ]);
     expect(data.total).toBe(data.voices.length);
     expect(data.voices[0]!.provider).toBe('flite');
-    expect(data.voices).toContainEqual({ provider: 'flite', id: 'kal16', name: 'Kal (16 kHz, diphone)', language: 'en-US', gender: 'MALE' });
+    expect(data.voices).toContainEqual({
+      provider: 'flite',
+      id: 'kal16',
+      name: 'Kal (16 kHz, diphone)',
+      language: 'en-US',
+      gender: 'MALE',
+    });
     expect(data.voices).toContainEqual(expect.objectContaining({ provider: 'espeak', id: 'en-us', language: 'en-US' }));
     expect(data.voices.filter((v) => v.provider === 'espeak').length).toBeGreaterThan(50);
   });
@@ -71,7 +78,10 @@ describe('GET /voice/voices', () => {
     expect(usEnglish.map((v) => v.id)).not.toContain('awb'); // Scottish English: en-GB
 
     const femaleFlite = await voices(t, org.key, { provider: 'flite', gender: 'FEMALE' });
-    expect(femaleFlite.json().data).toMatchObject({ total: 1, voices: [{ provider: 'flite', id: 'slt', gender: 'FEMALE' }] });
+    expect(femaleFlite.json().data).toMatchObject({
+      total: 1,
+      voices: [{ provider: 'flite', id: 'slt', gender: 'FEMALE' }],
+    });
 
     const nobody = (await voices(t, org.key, { provider: 'no-such-provider' })).json().data;
     expect(nobody).toMatchObject({ voices: [], total: 0 });
@@ -101,7 +111,13 @@ describe('GET /voice/voices', () => {
     const operation = doc.paths['/api/v1/voice/voices'].get;
     const data = operation.responses['200'].content['application/json'].schema.properties.data;
     expect(Object.keys(data.properties)).toEqual(['voices', 'total', 'providers']);
-    expect(Object.keys(data.properties.voices.items.properties)).toEqual(['provider', 'id', 'name', 'language', 'gender']);
+    expect(Object.keys(data.properties.voices.items.properties)).toEqual([
+      'provider',
+      'id',
+      'name',
+      'language',
+      'gender',
+    ]);
     expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(['provider', 'language', 'gender']);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '503']));
   });
@@ -113,7 +129,11 @@ describe('GET /voice/voices without a TTS worker', () => {
     try {
       const res = await voices(lonely, org.key);
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ success: false, code: 'unavailable', message: expect.stringContaining('No text-to-speech worker answered') });
+      expect(res.json()).toMatchObject({
+        success: false,
+        code: 'unavailable',
+        message: expect.stringContaining('No text-to-speech worker answered'),
+      });
     } finally {
       await lonely.close();
       await lonely.bus.close();
@@ -145,7 +165,12 @@ describe('GET /voice/voices with a cloud provider that cannot list its voices', 
     const eleven = await startFakeElevenLabs({ apiKey: 'xi-right-key' });
     const ownBus = await createIsolatedBus();
     const app = await startTestApp({ db: t.db, bus: ownBus });
-    const worker = await startTestTts(ownBus, { ...OFFLINE_SPEECH, ttsProvider: 'elevenlabs', elevenlabsApiKey: 'xi-wrong-key', ttsBaseUrl: eleven.baseUrl });
+    const worker = await startTestTts(ownBus, {
+      ...OFFLINE_SPEECH,
+      ttsProvider: 'elevenlabs',
+      elevenlabsApiKey: 'xi-wrong-key',
+      ttsBaseUrl: eleven.baseUrl,
+    });
     try {
       const data = (await voices(app, org.key)).json().data as { voices: Voice[]; providers: unknown[] };
       expect(data.providers).toEqual([
@@ -167,9 +192,15 @@ describe('GET /voice/voices with a cloud provider that cannot list its voices', 
     const eleven = await startFakeElevenLabs({ apiKey: 'xi-right-key' });
     const ownBus = await createIsolatedBus();
     const app = await startTestApp({ db: t.db, bus: ownBus });
-    const worker = await startTestTts(ownBus, { ...OFFLINE_SPEECH, ttsProvider: 'elevenlabs', elevenlabsApiKey: 'xi-right-key', ttsBaseUrl: eleven.baseUrl });
+    const worker = await startTestTts(ownBus, {
+      ...OFFLINE_SPEECH,
+      ttsProvider: 'elevenlabs',
+      elevenlabsApiKey: 'xi-right-key',
+      ttsBaseUrl: eleven.baseUrl,
+    });
     try {
-      const hindi = (await voices(app, org.key, { language: 'hi', provider: 'elevenlabs' })).json().data.voices as Voice[];
+      const hindi = (await voices(app, org.key, { language: 'hi', provider: 'elevenlabs' })).json().data
+        .voices as Voice[];
       // Rachel and Adam speak every language of the multilingual model (`mul`); Asha is verified for hi-IN.
       expect(hindi.map((v) => v.name)).toEqual(['Rachel', 'Adam', 'Asha']);
       const all = (await voices(app, org.key)).json().data.voices as Voice[];

@@ -11,11 +11,20 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const mint = (key: string, body: Record<string, unknown>) => t.call(key, { method: 'POST', url: '/api/v1/api-keys/widget', payload: body });
+const mint = (key: string, body: Record<string, unknown>) =>
+  t.call(key, { method: 'POST', url: '/api/v1/api-keys/widget', payload: body });
 const list = (key: string, agentId: string) =>
-  t.call(key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId, agent_id: agentId } });
+  t.call(key, {
+    method: 'GET',
+    url: '/api/v1/api-keys/widget',
+    query: { organisation_id: org.organisationId, agent_id: agentId },
+  });
 const revoke = (key: string, agentId: string, keyId: string) =>
-  t.call(key, { method: 'POST', url: '/api/v1/api-keys/widget/revoke', payload: { organisation_id: org.organisationId, agent_id: agentId, key_id: keyId } });
+  t.call(key, {
+    method: 'POST',
+    url: '/api/v1/api-keys/widget/revoke',
+    payload: { organisation_id: org.organisationId, agent_id: agentId, key_id: keyId },
+  });
 
 describe('widget tokens', () => {
   it('mints a widget:bootstrap token bound to a chat agent, shown once, listed by fingerprint', async () => {
@@ -23,7 +32,13 @@ describe('widget tokens', () => {
     const res = await mint(org.key, { organisation_id: org.organisationId, agent_id: agentId, name: 'Homepage' });
     expect(res.statusCode).toBe(201);
     const token = res.json().data;
-    expect(token).toMatchObject({ name: 'Homepage', scopes: ['widget:bootstrap'], agent_id: agentId, organisation_id: org.organisationId, revoked_at: null });
+    expect(token).toMatchObject({
+      name: 'Homepage',
+      scopes: ['widget:bootstrap'],
+      agent_id: agentId,
+      organisation_id: org.organisationId,
+      revoked_at: null,
+    });
     expect(token.key).toMatch(/^parley_prod_[a-z0-9]{8}_[0-9a-f]{32}$/);
     expect(token.key_prefix).toBe(token.key.split('_')[2]);
     expect(token.last4).toBe(token.key.slice(-4));
@@ -58,7 +73,9 @@ describe('widget tokens', () => {
 
   it('holds the limit of three under concurrent mints', async () => {
     const agentId = await seedAgent(t.db.sql, org.organisationId, 'CHAT');
-    const results = await Promise.all(Array.from({ length: 6 }, () => mint(org.key, { organisation_id: org.organisationId, agent_id: agentId })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => mint(org.key, { organisation_id: org.organisationId, agent_id: agentId })),
+    );
     expect(results.filter((r) => r.statusCode === 201)).toHaveLength(3);
     expect(results.filter((r) => r.statusCode === 409)).toHaveLength(3);
   });
@@ -70,9 +87,15 @@ describe('widget tokens', () => {
     expect(notChat.statusCode).toBe(400);
     expect(notChat.json().errors).toEqual([{ field: 'agent_id', message: 'must be a CHAT agent' }]);
     expect((await mint(org.key, { organisation_id: org.organisationId, agent_id: org.ownerId })).statusCode).toBe(404);
-    expect((await mint(org.key, { organisation_id: org.organisationId, agent_id: chat, name: 'ab' })).statusCode).toBe(400);
-    expect((await mint(org.key, { organisation_id: org.organisationId, agent_id: chat, name: 'x'.repeat(256) })).statusCode).toBe(400);
-    expect((await mint(org.key, { organisation_id: org.organisationId })).json().errors).toEqual([{ field: 'agent_id', message: 'is required' }]);
+    expect((await mint(org.key, { organisation_id: org.organisationId, agent_id: chat, name: 'ab' })).statusCode).toBe(
+      400,
+    );
+    expect(
+      (await mint(org.key, { organisation_id: org.organisationId, agent_id: chat, name: 'x'.repeat(256) })).statusCode,
+    ).toBe(400);
+    expect((await mint(org.key, { organisation_id: org.organisationId })).json().errors).toEqual([
+      { field: 'agent_id', message: 'is required' },
+    ]);
   });
 
   it('lets only an OWNER or ADMIN mint, while any member role may revoke', async () => {
@@ -106,14 +129,34 @@ describe('widget tokens', () => {
       const agentId = await seedAgent(t.db.sql, org.organisationId, 'CHAT');
       const statuses: number[] = [];
       for (let i = 0; i < 4; i += 1) {
-        statuses.push((await limited.call(org.key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId, agent_id: agentId } })).statusCode);
+        statuses.push(
+          (
+            await limited.call(org.key, {
+              method: 'GET',
+              url: '/api/v1/api-keys/widget',
+              query: { organisation_id: org.organisationId, agent_id: agentId },
+            })
+          ).statusCode,
+        );
       }
       expect(statuses).toEqual([200, 200, 200, 429]);
-      const res = await limited.call(org.key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId, agent_id: agentId } });
+      const res = await limited.call(org.key, {
+        method: 'GET',
+        url: '/api/v1/api-keys/widget',
+        query: { organisation_id: org.organisationId, agent_id: agentId },
+      });
       expect(res.json()).toMatchObject({ success: false, message: expect.stringMatching(/Rate limit exceeded/) });
       // The limit is per key: another key of the same organisation is not affected.
       const other = await seedMember(t.db.sql, org.organisationId, 'ADMIN', ['agents:read']);
-      expect((await limited.call(other.key, { method: 'GET', url: '/api/v1/api-keys/widget', query: { organisation_id: org.organisationId, agent_id: agentId } })).statusCode).toBe(200);
+      expect(
+        (
+          await limited.call(other.key, {
+            method: 'GET',
+            url: '/api/v1/api-keys/widget',
+            query: { organisation_id: org.organisationId, agent_id: agentId },
+          })
+        ).statusCode,
+      ).toBe(200);
     } finally {
       await limited.close();
     }

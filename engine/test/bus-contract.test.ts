@@ -4,7 +4,14 @@
  * can share one server.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryBus, namespacedBus, NatsBus, SUBSCRIPTION_BUFFER_MESSAGES, type Bus, type BusMessage } from '../src/bus/index.ts';
+import {
+  MemoryBus,
+  namespacedBus,
+  NatsBus,
+  SUBSCRIPTION_BUFFER_MESSAGES,
+  type Bus,
+  type BusMessage,
+} from '../src/bus/index.ts';
 import {
   drainAndRead,
   readAll,
@@ -287,7 +294,9 @@ const natsSuiteName =
 
 describe.skipIf(natsUrl === '')(natsSuiteName, () => {
   busContract('NatsBus', () => NatsBus.connect(natsUrl, { name: 'parley-bus-contract' }));
-  busContract('namespaced NatsBus', async () => namespacedBus(await NatsBus.connect(natsUrl, { name: 'parley-bus-contract' }), 'tenant.b'));
+  busContract('namespaced NatsBus', async () =>
+    namespacedBus(await NatsBus.connect(natsUrl, { name: 'parley-bus-contract' }), 'tenant.b'),
+  );
 });
 
 // Under PARLEY_REQUIRE_ALL=1 a missing server is a failure, not a quiet skip.

@@ -47,9 +47,12 @@ function collect(sub: DurableSubscription, answer: (message: DurableMessage) => 
     done,
     /** Waits until `count` messages in all arrived. */
     async until(count: number, what = `${count} messages`): Promise<DurableMessage[]> {
-      await within((async () => {
-        while (got.length < count) await new Promise<void>((resolve) => arrivals.push(resolve));
-      })(), what);
+      await within(
+        (async () => {
+          while (got.length < count) await new Promise<void>((resolve) => arrivals.push(resolve));
+        })(),
+        what,
+      );
       return got;
     },
   };
@@ -120,7 +123,11 @@ function sharedBehaviour(
       });
       b.publish(`${p}.x.event`, 'again');
       const got = await reader.until(3);
-      expect(got.map((m) => [m.string(), m.deliveryCount])).toEqual([['again', 1], ['again', 2], ['again', 3]]);
+      expect(got.map((m) => [m.string(), m.deliveryCount])).toEqual([
+        ['again', 1],
+        ['again', 2],
+        ['again', 3],
+      ]);
       expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(250);
       sub.stop();
     });
@@ -137,9 +144,12 @@ function sharedBehaviour(
       const readers = subs.map((s) => collect(s, (m) => void sleep(20).then(() => m.ack())));
       const sent = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, '0')}`);
       for (const [i, body] of sent.entries()) (i % 2 === 0 ? b1 : b2).publish(`${p}.c${i}.event`, body);
-      await within((async () => {
-        while (readers[0]!.got.length + readers[1]!.got.length < sent.length) await sleep(10);
-      })(), 'all messages');
+      await within(
+        (async () => {
+          while (readers[0]!.got.length + readers[1]!.got.length < sent.length) await sleep(10);
+        })(),
+        'all messages',
+      );
       await sleep(100);
       const all = [...readers[0]!.got, ...readers[1]!.got];
       expect(bodies(all)).toEqual(sent);
@@ -171,7 +181,10 @@ function sharedBehaviour(
 
     it('keeps namespaces apart: each sees its own subjects, and no stream or consumer is shared', async () => {
       const b = await bus();
-      const [red, blue] = [namespacedBus(b, `ns.red${randomBytes(3).toString('hex')}`), namespacedBus(b, `ns.blue${randomBytes(3).toString('hex')}`)];
+      const [red, blue] = [
+        namespacedBus(b, `ns.red${randomBytes(3).toString('hex')}`),
+        namespacedBus(b, `ns.blue${randomBytes(3).toString('hex')}`),
+      ];
       const o = durableOptions('v1.call');
       const subs = [red.consume('v1.call.*.event', o), blue.consume('v1.call.*.event', o)];
       await Promise.all(subs.map((s) => s.ready));
@@ -193,7 +206,12 @@ function sharedBehaviour(
   });
 }
 
-sharedBehaviour('in-process', async () => new MemoryBus(), async (bus) => bus, async () => {});
+sharedBehaviour(
+  'in-process',
+  async () => new MemoryBus(),
+  async (bus) => bus,
+  async () => {},
+);
 
 describe('Bus.consume in-process specifics', () => {
   it('keeps nothing for a consumer that is not running, and has no streams to delete', async () => {
@@ -333,7 +351,12 @@ describe.skipIf(natsUrl === '')(`Bus.consume on NATS at ${natsUrl || '(NATS_URL 
     const o = options(p, { ackWaitMs: [1_000, 5_000], maxDeliver: 10, maxAckPending: 50 });
     const bus = await open();
     await bus.consume(`${p}.*.event`, o).ready;
-    const changed: ConsumeOptions = { ...o, stream: { ...o.stream, maxAgeMs: 120_000 }, ackWaitMs: 2_000, maxDeliver: 3 };
+    const changed: ConsumeOptions = {
+      ...o,
+      stream: { ...o.stream, maxAgeMs: 120_000 },
+      ackWaitMs: 2_000,
+      maxDeliver: 3,
+    };
     await bus.consume(`${p}.*.event`, changed).ready;
     // A second start with the same options changes nothing and succeeds.
     await bus.consume(`${p}.*.event`, changed).ready;
@@ -342,11 +365,20 @@ describe.skipIf(natsUrl === '')(`Bus.consume on NATS at ${natsUrl || '(NATS_URL 
     try {
       const jsm = await jetstreamManager(nc);
       const stream = await jsm.streams.info(o.stream.name);
-      expect(stream.config).toMatchObject({ subjects: [`${p}.*.event`], storage: StorageType.File, retention: RetentionPolicy.Limits });
+      expect(stream.config).toMatchObject({
+        subjects: [`${p}.*.event`],
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+      });
       expect(millis(stream.config.max_age)).toBe(120_000);
       const consumer = await jsm.consumers.info(o.stream.name, o.durable);
       expect(millis(consumer.config.ack_wait ?? 0)).toBe(2_000);
-      expect(consumer.config).toMatchObject({ max_deliver: 3, max_ack_pending: 50, filter_subject: `${p}.*.event`, durable_name: o.durable });
+      expect(consumer.config).toMatchObject({
+        max_deliver: 3,
+        max_ack_pending: 50,
+        filter_subject: `${p}.*.event`,
+        durable_name: o.durable,
+      });
     } finally {
       await nc.close();
     }
@@ -396,7 +428,9 @@ describe.skipIf(natsUrl === '')(`Bus.consume on NATS at ${natsUrl || '(NATS_URL 
     try {
       const jsm = await jetstreamManager(nc);
       expect((await jsm.streams.info(serverName)).config.subjects).toEqual([`${namespace}.v1.call.*.event`]);
-      expect((await jsm.consumers.info(serverName, `${namespace.replace('.', '_')}_${o.durable}`)).config.durable_name).toBeDefined();
+      expect(
+        (await jsm.consumers.info(serverName, `${namespace.replace('.', '_')}_${o.durable}`)).config.durable_name,
+      ).toBeDefined();
       await ns.close();
       await expect(jsm.streams.info(serverName)).rejects.toThrow();
     } finally {

@@ -5,7 +5,13 @@ const parse = (result: ReturnType<typeof listResult>) => JSON.parse((result.cont
 
 describe('list results', () => {
   it('keeps only the asked fields of each item', () => {
-    const shown = parse(listResult({ items: [{ id: 'a', name: 'A', big: 'x' }], total: 1, page: 1, limit: 20 }, ['id', 'name', 'missing']));
+    const shown = parse(
+      listResult({ items: [{ id: 'a', name: 'A', big: 'x' }], total: 1, page: 1, limit: 20 }, [
+        'id',
+        'name',
+        'missing',
+      ]),
+    );
     expect(shown).toEqual({ items: [{ id: 'a', name: 'A' }], count: 1, limit: 20, total: 1, page: 1 });
   });
 
@@ -17,7 +23,9 @@ describe('list results', () => {
     expect(shown.count).toBeGreaterThan(35);
     expect(shown.count).toBeLessThan(45);
     // One more item would not have fitted.
-    expect(Buffer.byteLength(JSON.stringify({ ...shown, items: items.slice(0, shown.count + 1) }))).toBeGreaterThan(RESULT_BUDGET_BYTES);
+    expect(Buffer.byteLength(JSON.stringify({ ...shown, items: items.slice(0, shown.count + 1) }))).toBeGreaterThan(
+      RESULT_BUDGET_BYTES,
+    );
     expect(shown.note).toMatch(/^Cut at about 30 KB: \d+ of the 100 items/);
   });
 

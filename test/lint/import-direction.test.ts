@@ -72,16 +72,24 @@ describe('engine/src/{protocol,bus,audio} import nothing of Parley outside those
     { file: 'engine/src/bus/x.ts', source: '@parley/engine' },
     { file: 'engine/src/protocol/x.ts', source: '@parley/control-plane' },
     { file: 'engine/src/audio/x.ts', source: '@parley/sip-gateway' },
-  ])('rejects $file importing $source', ({ file, source }) => expectForbidden(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'rejects $file importing $source',
+    ({ file, source }) => expectForbidden(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 
-  it('rejects re-exports and type-only imports that leave the core folders', async () => {
-    await expectForbidden('engine/src/bus/index.ts', "export { CallSession } from '../session/call-session.ts';\n");
-    await expectForbidden('engine/src/bus/index.ts', "export * from '../session/call-session.ts';\n");
-    await expectForbidden(
-      'engine/src/protocol/x.ts',
-      "import type { Sql } from '@parley/control-plane';\n\nexport type Db = Sql;\n",
-    );
-  }, LINT_TIMEOUT_MS);
+  it(
+    'rejects re-exports and type-only imports that leave the core folders',
+    async () => {
+      await expectForbidden('engine/src/bus/index.ts', "export { CallSession } from '../session/call-session.ts';\n");
+      await expectForbidden('engine/src/bus/index.ts', "export * from '../session/call-session.ts';\n");
+      await expectForbidden(
+        'engine/src/protocol/x.ts',
+        "import type { Sql } from '@parley/control-plane';\n\nexport type Db = Sql;\n",
+      );
+    },
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'engine/src/bus/x.ts', source: '../protocol/subjects.ts' },
@@ -92,14 +100,21 @@ describe('engine/src/{protocol,bus,audio} import nothing of Parley outside those
     { file: 'engine/src/audio/codecs/g711.ts', source: '../resampler.ts' },
     { file: 'engine/src/bus/nats-bus.ts', source: '@nats-io/transport-node' },
     { file: 'engine/src/bus/x.ts', source: 'node:events' },
-  ])('allows $file importing $source', ({ file, source }) => expectAllowed(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'allows $file importing $source',
+    ({ file, source }) => expectAllowed(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 });
 
 describe('other workspaces import the engine only through its package exports', () => {
   it.each<ImportCase>([
     { file: 'control-plane/src/app.ts', source: '@parley/engine/src/bus/index.ts' },
     { file: 'control-plane/src/app.ts', source: '@parley/engine/session' },
-    { file: 'control-plane/src/routes/v1/voice-sessions/recording.ts', source: '@parley/engine/storage/s3-object-store.ts' },
+    {
+      file: 'control-plane/src/routes/v1/voice-sessions/recording.ts',
+      source: '@parley/engine/storage/s3-object-store.ts',
+    },
     { file: 'control-plane/src/app.ts', source: '@parley/engine/clients/llm-client.ts' },
     { file: 'control-plane/src/calls/placement.ts', source: '@parley/engine/testing' },
     { file: 'control-plane/src/integrations/carriers/carrier-b.ts', source: '@parley/engine/testing' },
@@ -114,7 +129,11 @@ describe('other workspaces import the engine only through its package exports', 
     { file: 'mcp/src/server.ts', source: '../../engine/src/bus/index.ts' },
     { file: 'bench/src/run.ts', source: '@parley/engine/src/session/call-session.ts' },
     { file: 'bench/src/carrier/simulator.ts', source: '../../../engine/src/audio/index.ts' },
-  ])('rejects $file importing $source', ({ file, source }) => expectForbidden(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'rejects $file importing $source',
+    ({ file, source }) => expectForbidden(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'control-plane/src/app.ts', source: '@parley/engine/bus' },
@@ -128,7 +147,11 @@ describe('other workspaces import the engine only through its package exports', 
     { file: 'sip-gateway/src/bridge.ts', source: '@parley/engine/bus' },
     { file: 'mcp/src/tools/calls.ts', source: '@parley/engine/protocol' },
     { file: 'bench/src/run.ts', source: '@parley/engine/audio' },
-  ])('allows $file importing $source', ({ file, source }) => expectAllowed(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'allows $file importing $source',
+    ({ file, source }) => expectAllowed(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 });
 
 describe('control-plane, sip-gateway, engine and mcp keep out of each other', () => {
@@ -154,7 +177,11 @@ describe('control-plane, sip-gateway, engine and mcp keep out of each other', ()
     { file: 'mcp/src/auth/tokens.ts', source: '../../../control-plane/src/auth/api-key.ts' },
     { file: 'bench/src/sip/load.ts', source: '../../../sip-gateway/src/server.ts' },
     { file: 'bench/src/rest/fixture.ts', source: '@parley/control-plane/src/db/database.ts' },
-  ])('rejects $file importing $source', ({ file, source }) => expectForbidden(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'rejects $file importing $source',
+    ({ file, source }) => expectForbidden(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'engine/src/session/call-session.ts', source: '../bus/index.ts' },
@@ -171,12 +198,19 @@ describe('control-plane, sip-gateway, engine and mcp keep out of each other', ()
     { file: 'mcp/src/server.ts', source: '@parley/control-plane' },
     { file: 'mcp/src/tools/agents.ts', source: '../rest-client.ts' },
     { file: 'bench/src/run.ts', source: '@parley/control-plane' },
-  ])('allows $file importing $source', ({ file, source }) => expectAllowed(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'allows $file importing $source',
+    ({ file, source }) => expectAllowed(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 });
 
 describe('vendor SDKs are imported only under engine/src/providers/ and control-plane/src/integrations/', () => {
-  it.each(VENDOR_SDKS)('rejects %s in engine/src/session', (sdk) =>
-    expectForbidden('engine/src/session/call-session.ts', moduleImporting(sdk)), LINT_TIMEOUT_MS);
+  it.each(VENDOR_SDKS)(
+    'rejects %s in engine/src/session',
+    (sdk) => expectForbidden('engine/src/session/call-session.ts', moduleImporting(sdk)),
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'engine/src/bus/x.ts', source: 'openai' },
@@ -188,7 +222,11 @@ describe('vendor SDKs are imported only under engine/src/providers/ and control-
     { file: 'mcp/src/tools/calls.ts', source: 'elevenlabs' },
     { file: 'bench/src/run.ts', source: 'razorpay' },
     { file: 'test/e2e/calls.test.ts', source: 'twilio' },
-  ])('rejects $file importing $source', ({ file, source }) => expectForbidden(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'rejects $file importing $source',
+    ({ file, source }) => expectForbidden(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'engine/src/providers/openai/x.ts', source: 'openai' },
@@ -198,7 +236,11 @@ describe('vendor SDKs are imported only under engine/src/providers/ and control-
     { file: 'control-plane/src/integrations/carriers/carrier-a.ts', source: 'plivo' },
     { file: 'control-plane/src/integrations/payments/processor.ts', source: 'stripe' },
     { file: 'control-plane/src/integrations/payments/india.ts', source: 'razorpay' },
-  ])('allows $file importing $source', ({ file, source }) => expectAllowed(file, moduleImporting(source)), LINT_TIMEOUT_MS);
+  ])(
+    'allows $file importing $source',
+    ({ file, source }) => expectAllowed(file, moduleImporting(source)),
+    LINT_TIMEOUT_MS,
+  );
 
   it.each<ImportCase>([
     { file: 'engine/src/providers/openai/x.ts', source: '@parley/control-plane' },

@@ -78,7 +78,7 @@ describe('CallMeter', () => {
     expect(meter.result().agentAudioMs).toBeCloseTo(6 * 20 + 2.5, 6);
   });
 
-  it('measures a barge-in from the caller\'s first frame over a live line to its last audio and to the clear', () => {
+  it("measures a barge-in from the caller's first frame over a live line to its last audio and to the clear", () => {
     const meter = new CallMeter(RATE);
     meter.openWindow(0);
     frames(meter, 1_000, 50); // the agent speaks 1 000–1 980
@@ -99,7 +99,9 @@ describe('CallMeter', () => {
     meter.agentAudio(3_000, FRAME); // a new line, long after: not the interrupted one
     meter.utteranceEnded(3_500);
     meter.closeWindow(60_000);
-    expect(meter.result().bargeIns).toEqual([{ stopMs: 380, decisionMs: 290, afterClearMs: 90, messagesAfterClear: 1 }]);
+    expect(meter.result().bargeIns).toEqual([
+      { stopMs: 380, decisionMs: 290, afterClearMs: 90, messagesAfterClear: 1 },
+    ]);
   });
 
   it('does not count caller speech as a barge-in when the agent was silent, and counts a line that ended by itself', () => {

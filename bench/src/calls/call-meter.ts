@@ -101,7 +101,9 @@ export class CallMeter {
   }
 
   #inWindow(at: number): boolean {
-    return this.#openedAt !== undefined && at >= this.#openedAt && (this.#closedAt === undefined || at <= this.#closedAt);
+    return (
+      this.#openedAt !== undefined && at >= this.#openedAt && (this.#closedAt === undefined || at <= this.#closedAt)
+    );
   }
 
   streamStarted(at: number): void {
@@ -118,9 +120,14 @@ export class CallMeter {
 
   /** The caller's first frame of an utterance was sent. */
   utteranceStarted(at: number): void {
-    const live = this.#lastAudioAt !== undefined && !this.#clearedSinceAudio && at - this.#lastAudioAt <= SPURT_BREAK_MS;
+    const live =
+      this.#lastAudioAt !== undefined && !this.#clearedSinceAudio && at - this.#lastAudioAt <= SPURT_BREAK_MS;
     this.#barge = {
-      startedAt: at, inWindow: this.#inWindow(at), tracking: live, lastAudioAt: live ? this.#lastAudioAt : undefined, clearAt: undefined,
+      startedAt: at,
+      inWindow: this.#inWindow(at),
+      tracking: live,
+      lastAudioAt: live ? this.#lastAudioAt : undefined,
+      clearAt: undefined,
       afterClear: 0,
     };
   }
@@ -174,7 +181,8 @@ export class CallMeter {
   }
 
   #lineStarted(at: number): void {
-    if (this.#greetingMs === undefined && this.#streamStartedAt !== undefined) this.#greetingMs = at - this.#streamStartedAt;
+    if (this.#greetingMs === undefined && this.#streamStartedAt !== undefined)
+      this.#greetingMs = at - this.#streamStartedAt;
     const awaiting = this.#awaiting;
     this.#awaiting = undefined;
     if (awaiting) awaiting.replyMs = at - awaiting.endedAt;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { carrierFigures, delivery, engineBreakdown, MIN_ANSWERED_SHARE, processFigures, runFigures, slope, spread } from './call-metrics.ts';
+import {
+  carrierFigures,
+  delivery,
+  engineBreakdown,
+  MIN_ANSWERED_SHARE,
+  processFigures,
+  runFigures,
+  slope,
+  spread,
+} from './call-metrics.ts';
 import { callWindow, PROVIDER_MS, rawRun, reading } from './test-runs.ts';
 
 describe('spread', () => {
@@ -14,8 +23,11 @@ describe('spread', () => {
 });
 
 describe('carrierFigures', () => {
-  it('pools the calls\' samples and subtracts the providers\' time from each turn', () => {
-    const figures = carrierFigures([callWindow({ turnMs: [440, 470] }), callWindow({ turnMs: [450], greetingMs: undefined })], PROVIDER_MS);
+  it("pools the calls' samples and subtracts the providers' time from each turn", () => {
+    const figures = carrierFigures(
+      [callWindow({ turnMs: [440, 470] }), callWindow({ turnMs: [450], greetingMs: undefined })],
+      PROVIDER_MS,
+    );
     expect(figures.turn).toMatchObject({ n: 3, p50: 450, max: 470 });
     expect(figures.parleyTurn).toMatchObject({ n: 3, p50: 20, p99: 40 });
     expect(figures.greeting).toMatchObject({ n: 1, p50: 12 });
@@ -26,11 +38,37 @@ describe('carrierFigures', () => {
 });
 
 describe('delivery', () => {
-  const caller = { callId: 'c1', carrier: 'carrier-a' as const, sentMessages: 100, receivedMessages: 40, violations: 0, closeCode: 1000, latency: undefined };
-  const engine = { callId: 'c1', carrier: 'carrier-a', media: 100, droppedFrames: 0, sentPayloads: 40, droppedPayloads: 0, malformed: 0, clears: 0 };
+  const caller = {
+    callId: 'c1',
+    carrier: 'carrier-a' as const,
+    sentMessages: 100,
+    receivedMessages: 40,
+    violations: 0,
+    closeCode: 1000,
+    latency: undefined,
+  };
+  const engine = {
+    callId: 'c1',
+    carrier: 'carrier-a',
+    media: 100,
+    droppedFrames: 0,
+    sentPayloads: 40,
+    droppedPayloads: 0,
+    malformed: 0,
+    clears: 0,
+  };
 
   it('finds nothing short when both sides agree', () => {
-    expect(delivery([caller], [engine])).toEqual({ agentSent: 40, agentDropped: 0, agentReceived: 40, callerSent: 100, callerTaken: 100, callerDropped: 0, callsShort: 0, violations: 0 });
+    expect(delivery([caller], [engine])).toEqual({
+      agentSent: 40,
+      agentDropped: 0,
+      agentReceived: 40,
+      callerSent: 100,
+      callerTaken: 100,
+      callerDropped: 0,
+      callsShort: 0,
+      violations: 0,
+    });
   });
 
   it('counts a call short when a frame went missing either way, was dropped, or the engine never reported it', () => {
@@ -42,7 +80,7 @@ describe('delivery', () => {
 });
 
 describe('engineBreakdown', () => {
-  it('sums the engine\'s reports and derives its own hops', () => {
+  it("sums the engine's reports and derives its own hops", () => {
     const b = engineBreakdown([
       { turns: [{ turn: 1, endpointingMs: 201, llmFirstTokenMs: 151, ttsFirstByteMs: 81, endToEndMs: 436 }] },
       undefined,
@@ -56,8 +94,11 @@ describe('engineBreakdown', () => {
 });
 
 describe('processFigures', () => {
-  it('gives CPU as a share of one core and the loop\'s busy share over the window', () => {
-    const f = processFigures(reading(0, 1_000, { loopActiveMs: 100, loopIdleMs: 100 }), reading(10_000, 5_000, { loopActiveMs: 4_100, loopIdleMs: 6_100, loopDelayP99Ms: 7 }));
+  it("gives CPU as a share of one core and the loop's busy share over the window", () => {
+    const f = processFigures(
+      reading(0, 1_000, { loopActiveMs: 100, loopIdleMs: 100 }),
+      reading(10_000, 5_000, { loopActiveMs: 4_100, loopIdleMs: 6_100, loopDelayP99Ms: 7 }),
+    );
     expect(f).toEqual({ coreShare: 0.4, loopUtilization: 0.4, loopDelayP99Ms: 7 });
   });
 });
@@ -92,7 +133,13 @@ describe('runFigures', () => {
 
 describe('slope', () => {
   it('fits y on x by least squares', () => {
-    expect(slope([{ x: 100, y: 300 }, { x: 200, y: 450 }, { x: 300, y: 600 }])).toBeCloseTo(1.5, 12);
+    expect(
+      slope([
+        { x: 100, y: 300 },
+        { x: 200, y: 450 },
+        { x: 300, y: 600 },
+      ]),
+    ).toBeCloseTo(1.5, 12);
     expect(slope([{ x: 100, y: 1 }])).toBeNaN();
   });
 });

@@ -27,7 +27,13 @@ export function spread(values: readonly number[]): Spread {
   const sorted = Float64Array.from(values.filter((v) => Number.isFinite(v))).sort();
   const n = sorted.length;
   if (n === 0) return { n, p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN };
-  return { n, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[n - 1]! };
+  return {
+    n,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted[n - 1]!,
+  };
 }
 
 export interface CarrierFigures {
@@ -148,7 +154,16 @@ export function carrierFigures(windows: readonly CallWindow[], providerMs: numbe
 /** Both sides' counts, call by call. A call the engine never reported on is short by all it should have carried. */
 export function delivery(callers: readonly CallerStreamEnd[], engine: readonly EngineStreamEnd[]): Delivery {
   const byCall = new Map(engine.map((e) => [e.callId, e]));
-  const total: Delivery = { agentSent: 0, agentDropped: 0, agentReceived: 0, callerSent: 0, callerTaken: 0, callerDropped: 0, callsShort: 0, violations: 0 };
+  const total: Delivery = {
+    agentSent: 0,
+    agentDropped: 0,
+    agentReceived: 0,
+    callerSent: 0,
+    callerTaken: 0,
+    callerDropped: 0,
+    callsShort: 0,
+    violations: 0,
+  };
   for (const caller of callers) {
     const side = byCall.get(caller.callId);
     total.agentReceived += caller.receivedMessages;
@@ -162,8 +177,11 @@ export function delivery(callers: readonly CallerStreamEnd[], engine: readonly E
     total.agentDropped += side.droppedPayloads;
     total.callerTaken += side.media;
     total.callerDropped += side.droppedFrames;
-    const whole = side.sentPayloads === caller.receivedMessages && side.droppedPayloads === 0
-      && side.media === caller.sentMessages && side.droppedFrames === 0;
+    const whole =
+      side.sentPayloads === caller.receivedMessages &&
+      side.droppedPayloads === 0 &&
+      side.media === caller.sentMessages &&
+      side.droppedFrames === 0;
     if (!whole) total.callsShort += 1;
   }
   return total;
@@ -179,9 +197,11 @@ export function engineBreakdown(reports: readonly (LatencyReport | undefined)[])
     sttFinal: pick((t) => t.sttFinalMs),
     llmFirstToken: pick((t) => t.llmFirstTokenMs),
     ttsFirstByte: pick((t) => t.ttsFirstByteMs),
-    engineHops: pick((t) => t.endToEndMs === undefined || t.llmFirstTokenMs === undefined || t.ttsFirstByteMs === undefined
-      ? undefined
-      : t.endToEndMs - t.endpointingMs - t.llmFirstTokenMs - t.ttsFirstByteMs),
+    engineHops: pick((t) =>
+      t.endToEndMs === undefined || t.llmFirstTokenMs === undefined || t.ttsFirstByteMs === undefined
+        ? undefined
+        : t.endToEndMs - t.endpointingMs - t.llmFirstTokenMs - t.ttsFirstByteMs,
+    ),
     greeting: spread(reports.flatMap((r) => (r?.greetingMs === undefined ? [] : [r.greetingMs]))),
   };
 }
@@ -190,11 +210,17 @@ export function runFigures(raw: RunRaw, providerMs: number): RunFigures {
   const windowSeconds = raw.windowMs / 1000;
   const carriers = [...new Set(raw.windows.map((w) => w.carrier))];
   const byCarrier: Partial<Record<SimCarrier, CarrierFigures>> = {};
-  for (const carrier of carriers) byCarrier[carrier] = carrierFigures(raw.windows.filter((w) => w.carrier === carrier).map((w) => w.window), providerMs);
+  for (const carrier of carriers)
+    byCarrier[carrier] = carrierFigures(
+      raw.windows.filter((w) => w.carrier === carrier).map((w) => w.window),
+      providerMs,
+    );
   const shares = raw.windows.map((w) => (w.window.utterances === 0 ? 0 : w.window.answered / w.window.utterances));
   const engine = processFigures(raw.engine.before, raw.engine.after);
   const engineCpuMs = (raw.engine.after.cpuMicros - raw.engine.before.cpuMicros) / 1000;
-  const windowRss = raw.windowRssBytes.length ? raw.windowRssBytes.reduce((a, b) => a + b, 0) / raw.windowRssBytes.length : raw.engine.after.rssBytes;
+  const windowRss = raw.windowRssBytes.length
+    ? raw.windowRssBytes.reduce((a, b) => a + b, 0) / raw.windowRssBytes.length
+    : raw.engine.after.rssBytes;
   const wallSeconds = (raw.engine.after.at - raw.engine.before.at) / 1000;
   return {
     calls: raw.calls,
@@ -202,7 +228,10 @@ export function runFigures(raw: RunRaw, providerMs: number): RunFigures {
     failures: raw.failures,
     windowSeconds,
     byCarrier,
-    all: carrierFigures(raw.windows.map((w) => w.window), providerMs),
+    all: carrierFigures(
+      raw.windows.map((w) => w.window),
+      providerMs,
+    ),
     worstAnsweredShare: shares.length ? Math.min(...shares) : 0,
     quietCalls: shares.filter((s) => s < MIN_ANSWERED_SHARE).length + (raw.calls - raw.windows.length),
     delivery: delivery(raw.callerEnds, raw.engineEnds),

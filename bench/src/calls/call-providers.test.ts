@@ -10,7 +10,7 @@ describe('providerMs', () => {
 });
 
 describe('withExtraTokens', () => {
-  it('streams the extra tokens before the inner model\'s done', async () => {
+  it("streams the extra tokens before the inner model's done", async () => {
     const inner: LlmProvider = {
       name: 'inner',
       async *stream() {
@@ -19,9 +19,16 @@ describe('withExtraTokens', () => {
       },
     };
     const events: LlmEvent[] = [];
-    for await (const event of withExtraTokens(inner, ['a ', 'b'], 1).stream({ messages: [] } as never, new AbortController().signal)) events.push(event);
+    for await (const event of withExtraTokens(inner, ['a ', 'b'], 1).stream(
+      { messages: [] } as never,
+      new AbortController().signal,
+    ))
+      events.push(event);
     expect(events).toEqual([
-      { type: 'token', text: 'Hello ' }, { type: 'token', text: 'a ' }, { type: 'token', text: 'b' }, { type: 'done', finishReason: 'stop' },
+      { type: 'token', text: 'Hello ' },
+      { type: 'token', text: 'a ' },
+      { type: 'token', text: 'b' },
+      { type: 'done', finishReason: 'stop' },
     ]);
   });
 });
@@ -38,7 +45,8 @@ describe('atRealTime', () => {
     };
     const times: number[] = [];
     const start = performance.now();
-    for await (const _ of atRealTime(inner, 100).synthesize({ text: 'x' }, new AbortController().signal)) times.push(performance.now() - start);
+    for await (const _ of atRealTime(inner, 100).synthesize({ text: 'x' }, new AbortController().signal))
+      times.push(performance.now() - start);
     // Chunks 0 and 1 at once (one chunk of lead), then one per 100 ms (a timer may fire a millisecond early).
     expect(times[1]!).toBeLessThan(50);
     expect(times[2]!).toBeGreaterThanOrEqual(95);
@@ -48,7 +56,7 @@ describe('atRealTime', () => {
 });
 
 describe('LatenessBook', () => {
-  it('notes how late the fakes\' first clause and first audio came, and keeps the stamps writable', () => {
+  it("notes how late the fakes' first clause and first audio came, and keeps the stamps writable", () => {
     const book = new LatenessBook(CALL_LATENCIES);
     // As the fakes see it.
     const stamps: StampBook = book;

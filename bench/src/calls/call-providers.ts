@@ -13,11 +13,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LlmEvent, LlmProvider, TtsProvider } from '@parley/engine';
 import type { AudioChunk } from '@parley/engine/audio';
-import { fixedLatencyLlm, fixedLatencyStt, fixedLatencyTts, type FixedLatencies } from '../engine/fixed-latency-providers.ts';
+import {
+  fixedLatencyLlm,
+  fixedLatencyStt,
+  fixedLatencyTts,
+  type FixedLatencies,
+} from '../engine/fixed-latency-providers.ts';
 import { StampBook, type TurnStamps } from '../engine/turn-stamps.ts';
 
 /** The fake providers: STT final 200 ms after the end of speech, LLM first token 150 ms then a token every 40 ms, TTS first byte 80 ms. */
-export const CALL_LATENCIES: FixedLatencies = { sttFinalMs: 200, llmFirstTokenMs: 150, llmTokenIntervalMs: 40, ttsFirstByteMs: 80 };
+export const CALL_LATENCIES: FixedLatencies = {
+  sttFinalMs: 200,
+  llmFirstTokenMs: 150,
+  llmTokenIntervalMs: 40,
+  ttsFirstByteMs: 80,
+};
 /** What each reply waits for the providers, ms: the STT final, the LLM's first token (its first clause), the TTS's first byte. */
 export function providerMs(latencies: FixedLatencies): number {
   return latencies.sttFinalMs + latencies.llmFirstTokenMs + latencies.ttsFirstByteMs;
@@ -47,14 +57,19 @@ export class LatenessBook extends StampBook {
   }
 
   override of(): TurnStamps {
-    return new Proxy<TurnStamps>({}, {
-      set: (stamps, field, value: number) => {
-        if (field === 'llmFirstClauseAt' && stamps.llmRequestAt !== undefined) this.#note(this.llmLateMs, value - stamps.llmRequestAt - this.#latencies.llmFirstTokenMs);
-        if (field === 'ttsFirstAudioAt' && stamps.ttsRequestAt !== undefined) this.#note(this.ttsLateMs, value - stamps.ttsRequestAt - this.#latencies.ttsFirstByteMs);
-        (stamps as Record<string | symbol, number>)[field] = value;
-        return true;
+    return new Proxy<TurnStamps>(
+      {},
+      {
+        set: (stamps, field, value: number) => {
+          if (field === 'llmFirstClauseAt' && stamps.llmRequestAt !== undefined)
+            this.#note(this.llmLateMs, value - stamps.llmRequestAt - this.#latencies.llmFirstTokenMs);
+          if (field === 'ttsFirstAudioAt' && stamps.ttsRequestAt !== undefined)
+            this.#note(this.ttsLateMs, value - stamps.ttsRequestAt - this.#latencies.ttsFirstByteMs);
+          (stamps as Record<string | symbol, number>)[field] = value;
+          return true;
+        },
       },
-    });
+    );
   }
 
   #note(samples: number[], ms: number): void {

@@ -63,7 +63,13 @@ export class CallerLine {
   /** Set while a hang-up waits for a quiet moment on the line. */
   #onQuiet: (() => void) | undefined;
 
-  private constructor(callId: string, carrier: SimCarrier, stream: SimStream, ended: Promise<LatencyReport | undefined>, clip: SpeechClip) {
+  private constructor(
+    callId: string,
+    carrier: SimCarrier,
+    stream: SimStream,
+    ended: Promise<LatencyReport | undefined>,
+    clip: SpeechClip,
+  ) {
     this.callId = callId;
     this.carrier = carrier;
     this.#stream = stream;
@@ -94,7 +100,11 @@ export class CallerLine {
       if (!reply.ok) throw new Error(`the engine refused the call: ${reply.code}: ${reply.message}`);
       if (!reply.mediaUrl) throw new Error('the engine runs no media server (its dispatch reply has no mediaUrl)');
       await sleep(ringMs);
-      stream = await SimStream.connect({ carrier, url: mediaStreamUrl(reply.mediaUrl, carrier, reply.streamToken), format: MULAW_8K });
+      stream = await SimStream.connect({
+        carrier,
+        url: mediaStreamUrl(reply.mediaUrl, carrier, reply.streamToken),
+        format: MULAW_8K,
+      });
     } catch (error) {
       ended.stop();
       throw error;
@@ -158,7 +168,9 @@ export class CallerLine {
     const { code } = await this.#stream.hangup().then(() => this.#stream.closed);
     const latency = await Promise.race([
       this.#ended,
-      new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ENDED_TIMEOUT_MS); }),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ENDED_TIMEOUT_MS);
+      }),
     ]);
     clearTimeout(timer);
     return {

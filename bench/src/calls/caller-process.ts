@@ -31,7 +31,11 @@ async function prepare(natsUrl: string): Promise<void> {
   try {
     clip = await speechClip();
     nats = await NatsBus.connect(natsUrl, { name: 'parley-bench-callers' });
-    await send({ type: 'prepared', clipMs: (clip.samples.length * 1000) / clip.sampleRate, longestPauseMs: clip.longestPauseMs });
+    await send({
+      type: 'prepared',
+      clipMs: (clip.samples.length * 1000) / clip.sampleRate,
+      longestPauseMs: clip.longestPauseMs,
+    });
   } catch (error) {
     await send({ type: 'failed', message: describe(error) });
   }
@@ -43,10 +47,12 @@ async function start(plan: CallPlan): Promise<void> {
   const opening: Promise<void>[] = [];
   for (let c = 0; c < plan.calls; c++) {
     const carrier = plan.carriers[c % plan.carriers.length]!;
-    opening.push(CallerLine.open(bus, carrier, plan.ringMs, clip!).then(
-      (line) => void lines.push(line),
-      (error: unknown) => void failures.push(`${carrier}: ${describe(error)}`),
-    ));
+    opening.push(
+      CallerLine.open(bus, carrier, plan.ringMs, clip!).then(
+        (line) => void lines.push(line),
+        (error: unknown) => void failures.push(`${carrier}: ${describe(error)}`),
+      ),
+    );
     await sleep(plan.spacingMs);
   }
   await Promise.all(opening);
@@ -76,7 +82,10 @@ process.on('message', (message: ToCaller) => {
     case 'close-window': {
       const now = performance.now();
       for (const line of lines) line.meter.closeWindow(now);
-      return void send({ type: 'window', calls: lines.map((line) => ({ callId: line.callId, carrier: line.carrier, window: line.meter.result() })) });
+      return void send({
+        type: 'window',
+        calls: lines.map((line) => ({ callId: line.callId, carrier: line.carrier, window: line.meter.result() })),
+      });
     }
     case 'read':
       return void send({ type: 'read', reading: reading() });

@@ -2,16 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LEVELS, parseCallsOptions } from './calls-options.ts';
 
 describe('parseCallsOptions', () => {
-  it('defaults to the issue\'s methodology', () => {
+  it("defaults to the issue's methodology", () => {
     expect(parseCallsOptions({}, 'bench/results')).toEqual({
-      levels: DEFAULT_LEVELS, runs: 5, warmupSeconds: 10, windowSeconds: 60, carriers: ['carrier-a', 'carrier-b'], cpuProfDir: undefined,
-      outDir: 'bench/results', name: 'calls', quick: false,
+      levels: DEFAULT_LEVELS,
+      runs: 5,
+      warmupSeconds: 10,
+      windowSeconds: 60,
+      carriers: ['carrier-a', 'carrier-b'],
+      cpuProfDir: undefined,
+      outDir: 'bench/results',
+      name: 'calls',
+      quick: false,
     });
   });
 
   it('makes --quick short, and lets options given beside it win', () => {
-    expect(parseCallsOptions({ quick: true }, 'out')).toMatchObject({ levels: [10, 20], runs: 1, warmupSeconds: 5, windowSeconds: 10, quick: true });
-    expect(parseCallsOptions({ quick: true, levels: '40', window: '20' }, 'out')).toMatchObject({ levels: [40], runs: 1, windowSeconds: 20 });
+    expect(parseCallsOptions({ quick: true }, 'out')).toMatchObject({
+      levels: [10, 20],
+      runs: 1,
+      warmupSeconds: 5,
+      windowSeconds: 10,
+      quick: true,
+    });
+    expect(parseCallsOptions({ quick: true, levels: '40', window: '20' }, 'out')).toMatchObject({
+      levels: [40],
+      runs: 1,
+      windowSeconds: 20,
+    });
   });
 
   it('sorts the levels and drops repeats', () => {
@@ -19,8 +36,9 @@ describe('parseCallsOptions', () => {
   });
 
   it('takes a carrier, the profile directory, the output directory and the name', () => {
-    expect(parseCallsOptions({ carriers: 'carrier-b', 'cpu-prof': '/tmp/p', out: '/tmp/o', name: 'calls-short' }, 'out'))
-      .toMatchObject({ carriers: ['carrier-b'], cpuProfDir: '/tmp/p', outDir: '/tmp/o', name: 'calls-short' });
+    expect(
+      parseCallsOptions({ carriers: 'carrier-b', 'cpu-prof': '/tmp/p', out: '/tmp/o', name: 'calls-short' }, 'out'),
+    ).toMatchObject({ carriers: ['carrier-b'], cpuProfDir: '/tmp/p', outDir: '/tmp/o', name: 'calls-short' });
   });
 
   it('refuses bad values, naming the option', () => {

@@ -4,11 +4,19 @@ import { level, PROVIDER_MS } from './test-runs.ts';
 
 describe('cdfPoints', () => {
   it('gives each value the share of values at or below it', () => {
-    expect(cdfPoints([30, 10, 20, 40])).toEqual([{ x: 10, y: 25 }, { x: 20, y: 50 }, { x: 30, y: 75 }, { x: 40, y: 100 }]);
+    expect(cdfPoints([30, 10, 20, 40])).toEqual([
+      { x: 10, y: 25 },
+      { x: 20, y: 50 },
+      { x: 30, y: 75 },
+      { x: 40, y: 100 },
+    ]);
   });
 
   it('thins long samples and still ends at 100 %', () => {
-    const points = cdfPoints(Array.from({ length: 1_000 }, (_, i) => i), 100);
+    const points = cdfPoints(
+      Array.from({ length: 1_000 }, (_, i) => i),
+      100,
+    );
     expect(points.length).toBe(101);
     expect(points.at(-1)).toEqual({ x: 999, y: 100 });
     expect(points[0]).toEqual({ x: 0, y: 0.1 });
@@ -42,10 +50,12 @@ describe('charts', () => {
     expect(svg).toContain('target p50 ≤ 10 ms');
   });
 
-  it('names the slow tail cut off the CDF\'s axis', () => {
+  it("names the slow tail cut off the CDF's axis", () => {
     // Each call: 99 turns of 450 ms and one of 900 ms, so 1 % of the turns are slow and the axis ends at 60 ms.
     const slow = level(100, 1, { window: { turnMs: [...Array<number>(99).fill(450), 900] } });
-    expect(latencyCdfChart(slow, PROVIDER_MS)).toContain('>Parley\'s share of a turn at 100 calls (100 slower, to 470 ms, beyond the axis)</text>');
+    expect(latencyCdfChart(slow, PROVIDER_MS)).toContain(
+      ">Parley's share of a turn at 100 calls (100 slower, to 470 ms, beyond the axis)</text>",
+    );
   });
 
   it('draws a dot per run, failed runs apart, and the gate on the gap and CPU charts', () => {

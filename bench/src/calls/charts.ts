@@ -61,12 +61,17 @@ export function latencyCdfChart(level: LevelOutcome, providerMs: number): string
   const all = [...byCarrier.values()].flat();
   const end = cdfAxisEnd(all);
   const beyond = all.filter((v) => v > end);
-  const series: Series[] = [...byCarrier].sort(([a], [b]) => a.localeCompare(b)).map(([carrier, samples]) => ({
-    name: `${carrier} (${samples.length} turns)`, color: COLORS[carrier] ?? '#333',
-    // The curve runs off the right edge at the axis' end rather than past it.
-    points: cdfPoints(samples).map((p) => ({ x: Math.min(p.x, end), y: p.y })),
-  }));
-  const tail = beyond.length ? ` (${beyond.length} slower, to ${Math.max(...beyond).toFixed(0)} ms, beyond the axis)` : '';
+  const series: Series[] = [...byCarrier]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([carrier, samples]) => ({
+      name: `${carrier} (${samples.length} turns)`,
+      color: COLORS[carrier] ?? '#333',
+      // The curve runs off the right edge at the axis' end rather than past it.
+      points: cdfPoints(samples).map((p) => ({ x: Math.min(p.x, end), y: p.y })),
+    }));
+  const tail = beyond.length
+    ? ` (${beyond.length} slower, to ${Math.max(...beyond).toFixed(0)} ms, beyond the axis)`
+    : '';
   return renderChart({
     title: `Parley's share of a turn at ${level.calls} calls${tail}`,
     xLabel: `ms: end of the caller's speech → first agent audio at the caller, less the providers' ${providerMs} ms`,
@@ -105,7 +110,7 @@ export function gapChart(levels: readonly LevelOutcome[]): string {
     xLabel: 'concurrent calls',
     yLabel: 'gap p90, ms past the 20 ms cadence',
     series: [
-      { name: 'median of the level\'s runs', color: COLORS.engine!, points: gap.medians },
+      { name: "median of the level's runs", color: COLORS.engine!, points: gap.medians },
       { name: 'a run that passed every gate', color: '#9aa5b1', points: gap.passed, line: false, dots: true },
       { name: 'a run that failed one', color: COLORS.limit!, points: gap.failed, line: false, dots: true },
     ],
@@ -116,10 +121,12 @@ export function gapChart(levels: readonly LevelOutcome[]): string {
 export function cpuChart(levels: readonly LevelOutcome[]): string {
   const engine = perLevel(levels, (run) => run.figures.engine.coreShare * 100);
   const callers = perLevel(levels, (run) => run.figures.callers.coreShare * 100);
-  const nats = perLevel(levels, (run) => (run.figures.natsCoreShare === undefined ? undefined : run.figures.natsCoreShare * 100));
+  const nats = perLevel(levels, (run) =>
+    run.figures.natsCoreShare === undefined ? undefined : run.figures.natsCoreShare * 100,
+  );
   const loop = perLevel(levels, (run) => run.figures.engine.loopUtilization * 100);
   return renderChart({
-    title: 'CPU against concurrent calls (medians of each level\'s runs)',
+    title: "CPU against concurrent calls (medians of each level's runs)",
     xLabel: 'concurrent calls',
     yLabel: '% of one core over the window',
     series: [
@@ -128,6 +135,8 @@ export function cpuChart(levels: readonly LevelOutcome[]): string {
       { name: 'callers (load generator)', color: COLORS.callers!, points: callers.medians, dots: true },
       { name: 'nats-server', color: COLORS.nats!, points: nats.medians, dots: true },
     ],
-    references: [{ label: `gate: engine < ${ENGINE_CPU_LIMIT * 100} %`, color: COLORS.limit!, y: ENGINE_CPU_LIMIT * 100 }],
+    references: [
+      { label: `gate: engine < ${ENGINE_CPU_LIMIT * 100} %`, color: COLORS.limit!, y: ENGINE_CPU_LIMIT * 100 },
+    ],
   });
 }

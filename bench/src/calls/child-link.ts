@@ -34,9 +34,11 @@ export class ChildLink<To extends { type: string }, From extends { type: string 
       const timer = setTimeout(() => done(new Error(`${this.name}: no ${reply} within ${timeoutMs} ms`)), timeoutMs);
       const onMessage = (answer: From) => {
         if (answer.type === reply) done(undefined, answer as Extract<From, { type: T }>);
-        else if (answer.type === 'failed') done(new Error(`${this.name} failed: ${(answer as unknown as { message: string }).message}`));
+        else if (answer.type === 'failed')
+          done(new Error(`${this.name} failed: ${(answer as unknown as { message: string }).message}`));
       };
-      const onExit = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`${this.name} exited (code ${code}, signal ${signal})`));
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        done(new Error(`${this.name} exited (code ${code}, signal ${signal})`));
       function done(error: Error | undefined, value?: Extract<From, { type: T }>) {
         clearTimeout(timer);
         child.off('message', onMessage);
@@ -58,7 +60,9 @@ export class ChildLink<To extends { type: string }, From extends { type: string 
     let timer: NodeJS.Timeout | undefined;
     const late = await Promise.race([
       this.exited.then(() => false),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), EXIT_TIMEOUT_MS); }),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), EXIT_TIMEOUT_MS);
+      }),
     ]);
     clearTimeout(timer);
     if (late) {

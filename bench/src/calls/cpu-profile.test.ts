@@ -21,17 +21,27 @@ describe('summariseProfile', () => {
   it('gives self time per function and per area, idle left out', () => {
     const summary = summariseProfile(PROFILE);
     expect(summary.busyMs).toBe(5);
-    expect(summary.functions[0]).toEqual({ name: '#produce', where: 'engine/src/audio/resampler.ts', selfMs: 3, share: 0.6 });
+    expect(summary.functions[0]).toEqual({
+      name: '#produce',
+      where: 'engine/src/audio/resampler.ts',
+      selfMs: 3,
+      share: 0.6,
+    });
     expect(summary.functions.map((f) => f.name)).toEqual(['#produce', 'writeBuffer', '(garbage collector)']);
     expect(summary.areas.map((a) => [a.name, a.selfMs])).toEqual([
-      ['engine/src/audio', 3], ['native code (V8 builtins, libuv, system calls)', 1], ['(garbage collector)', 1],
+      ['engine/src/audio', 3],
+      ['native code (V8 builtins, libuv, system calls)', 1],
+      ['(garbage collector)', 1],
     ]);
   });
 
   it('keeps only the samples inside the range', () => {
     const summary = summariseProfile(PROFILE, 10, [3_500, 6_500]);
     expect(summary.wallMs).toBe(3);
-    expect(summary.functions.map((f) => [f.name, f.selfMs])).toEqual([['writeBuffer', 1], ['#produce', 1]]);
+    expect(summary.functions.map((f) => [f.name, f.selfMs])).toEqual([
+      ['writeBuffer', 1],
+      ['#produce', 1],
+    ]);
   });
 });
 

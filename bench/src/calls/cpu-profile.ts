@@ -59,7 +59,8 @@ function whereOf(url: string): string {
  */
 export function summariseProfile(profile: CpuProfile, top = 15, range?: [number, number]): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
-  const inside = range !== undefined && range[0] >= profile.startTime && range[1] <= profile.endTime && range[1] > range[0];
+  const inside =
+    range !== undefined && range[0] >= profile.startTime && range[1] <= profile.endTime && range[1] > range[0];
   const [from, to] = inside ? range : [profile.startTime, profile.endTime];
   const functions = new Map<string, { name: string; where: string; micros: number }>();
   const areas = new Map<string, number>();
@@ -93,9 +94,13 @@ export function summariseProfile(profile: CpuProfile, top = 15, range?: [number,
   return {
     wallMs: (to - from) / 1000,
     busyMs,
-    functions: [...functions.values()].sort((a, b) => b.micros - a.micros).slice(0, top)
+    functions: [...functions.values()]
+      .sort((a, b) => b.micros - a.micros)
+      .slice(0, top)
       .map((f) => ({ name: f.name, where: f.where, selfMs: f.micros / 1000, share: share(f.micros) })),
-    areas: [...areas].sort((a, b) => b[1] - a[1]).slice(0, top)
+    areas: [...areas]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
       .map(([area, micros]) => ({ name: area, where: area, selfMs: micros / 1000, share: share(micros) })),
   };
 }

@@ -5,7 +5,15 @@
  * the engine's public exports. It reports its own CPU, event loop and memory when asked, and each stream's
  * counters as the media server logs them at the stream's end. Ctrl-C is ignored: the parent stops it in order.
  */
-import { llmWorker, startEngineRole, startWorker, sttWorker, ttsWorker, type EngineRole, type WorkerHandle } from '@parley/engine';
+import {
+  llmWorker,
+  startEngineRole,
+  startWorker,
+  sttWorker,
+  ttsWorker,
+  type EngineRole,
+  type WorkerHandle,
+} from '@parley/engine';
 import { namespacedBus, NatsBus, type Bus } from '@parley/engine/bus';
 import { callProviders, type LatenessBook } from './call-providers.ts';
 import type { EngineStreamEnd, FromEngine, ToEngine } from './messages.ts';
@@ -13,8 +21,14 @@ import { processReader } from './process-reading.ts';
 
 /** Engine log events that belong to healthy calls; any other is an incident the report lists. */
 const ROUTINE_EVENTS = new Set([
-  'worker started', 'voice activity', 'media server listening', 'call accepted', 'stream opened', 'media stream started',
-  'media stream ended', 'barge-in',
+  'worker started',
+  'voice activity',
+  'media server listening',
+  'call accepted',
+  'stream opened',
+  'media stream started',
+  'media stream ended',
+  'barge-in',
 ]);
 
 let bus: Bus | undefined;
@@ -35,10 +49,20 @@ function send(message: FromEngine): Promise<void> {
 
 function log(event: string, detail?: object): void {
   if (event === 'media stream ended') {
-    const { callId, carrier, stats } = detail as { callId: string; carrier: string; stats: Omit<EngineStreamEnd, 'callId' | 'carrier'> };
+    const { callId, carrier, stats } = detail as {
+      callId: string;
+      carrier: string;
+      stats: Omit<EngineStreamEnd, 'callId' | 'carrier'>;
+    };
     streams.push({
-      callId, carrier, media: stats.media, droppedFrames: stats.droppedFrames, sentPayloads: stats.sentPayloads,
-      droppedPayloads: stats.droppedPayloads, malformed: stats.malformed, clears: stats.clears,
+      callId,
+      carrier,
+      media: stats.media,
+      droppedFrames: stats.droppedFrames,
+      sentPayloads: stats.sentPayloads,
+      droppedPayloads: stats.droppedPayloads,
+      malformed: stats.malformed,
+      clears: stats.clears,
     });
   }
   if (ROUTINE_EVENTS.has(event)) return;
@@ -57,12 +81,16 @@ async function start(natsUrl: string, namespace: string): Promise<void> {
       startWorker(bus, ttsWorker([providers.tts]), log),
     );
     // The engine only checks that an LLM is configured; the LLM worker serves the fixed-latency model.
-    role = await startEngineRole({
-      llm: { baseUrl: 'http://bench.invalid', model: 'fixed-latency' },
-      sttProvider: providers.stt.name,
-      ttsProvider: providers.tts.name,
-      media: { port: 0, host: '127.0.0.1' },
-    }, bus, log);
+    role = await startEngineRole(
+      {
+        llm: { baseUrl: 'http://bench.invalid', model: 'fixed-latency' },
+        sttProvider: providers.stt.name,
+        ttsProvider: providers.tts.name,
+        media: { port: 0, host: '127.0.0.1' },
+      },
+      bus,
+      log,
+    );
     await send({ type: 'ready', vad: role.voiceActivity });
   } catch (error) {
     await send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -85,9 +113,15 @@ process.on('SIGINT', () => {});
 process.on('disconnect', () => void stop());
 process.on('message', (message: ToEngine) => {
   if (message.type === 'start') void start(message.natsUrl, message.namespace);
-  else if (message.type === 'read') void send({ type: 'read', reading: reading(), activeCalls: role?.activeCalls ?? 0 });
+  else if (message.type === 'read')
+    void send({ type: 'read', reading: reading(), activeCalls: role?.activeCalls ?? 0 });
   else if (message.type === 'streams') {
-    void send({ type: 'streams', streams: streams.splice(0), incidents, llmLateMs: book?.llmLateMs ?? [], ttsLateMs: book?.ttsLateMs ?? [] });
-  }
-  else void stop();
+    void send({
+      type: 'streams',
+      streams: streams.splice(0),
+      incidents,
+      llmLateMs: book?.llmLateMs ?? [],
+      ttsLateMs: book?.ttsLateMs ?? [],
+    });
+  } else void stop();
 });

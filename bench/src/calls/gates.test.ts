@@ -3,7 +3,8 @@ import { runFigures } from './call-metrics.ts';
 import { ceilingOf, evaluateGates, passed } from './gates.ts';
 import { callWindow, level, PROVIDER_MS, rawRun } from './test-runs.ts';
 
-const gate = (raw: ReturnType<typeof rawRun>, name: string) => evaluateGates(runFigures(raw, PROVIDER_MS)).find((g) => g.gate === name)!;
+const gate = (raw: ReturnType<typeof rawRun>, name: string) =>
+  evaluateGates(runFigures(raw, PROVIDER_MS)).find((g) => g.gate === name)!;
 
 describe('evaluateGates', () => {
   it('passes a healthy run on every gate, saying each figure', () => {
@@ -32,11 +33,17 @@ describe('evaluateGates', () => {
   it('fails delivery when one frame went missing', () => {
     const raw = rawRun(10);
     raw.callerEnds[3]!.receivedMessages -= 1;
-    expect(gate(raw, 'frames delivered')).toMatchObject({ value: 'agent 100.0 %, caller 100.0 %, 1 call(s) short', pass: false });
+    expect(gate(raw, 'frames delivered')).toMatchObject({
+      value: 'agent 100.0 %, caller 100.0 %, 1 call(s) short',
+      pass: false,
+    });
   });
 
   it('fails an engine at 80 % of a core or more, and a run whose calls did not all come up', () => {
-    expect(gate(rawRun(10, { engineCpuMs: 48_000 }), 'engine CPU')).toMatchObject({ value: '80.0 % of a core', pass: false });
+    expect(gate(rawRun(10, { engineCpuMs: 48_000 }), 'engine CPU')).toMatchObject({
+      value: '80.0 % of a core',
+      pass: false,
+    });
     const raw = rawRun(10);
     raw.calls = 11;
     expect(gate(raw, 'calls up')).toMatchObject({ value: '10/11', pass: false });

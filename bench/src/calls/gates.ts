@@ -54,7 +54,12 @@ export function evaluateGates(run: RunFigures): GateResult[] {
       gate: 'frames delivered',
       value: `agent ${percent(agentShare)}, caller ${percent(callerShare)}${d.callsShort ? `, ${d.callsShort} call(s) short` : ''}`,
       limit: '100 %',
-      pass: d.callsShort === 0 && d.agentDropped === 0 && d.callerDropped === 0 && d.agentReceived === d.agentSent && d.callerTaken === d.callerSent,
+      pass:
+        d.callsShort === 0 &&
+        d.agentDropped === 0 &&
+        d.callerDropped === 0 &&
+        d.agentReceived === d.agentSent &&
+        d.callerTaken === d.callerSent,
     },
     {
       gate: 'output per call',

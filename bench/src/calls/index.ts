@@ -13,7 +13,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { machineFacts } from '../machine.ts';
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
+import {
+  EXIT_FAILED,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  type ExitCode,
+  type Suite,
+  type SuiteContext,
+} from '../suite.ts';
 import { CALL_LATENCIES, providerMs, REPLY_EXTRA_TOKENS, TTS_LEAD_MS } from './call-providers.ts';
 import { runFigures } from './call-metrics.ts';
 import { CALLS_OPTIONS, parseCallsOptions, type CallsOptions } from './calls-options.ts';
@@ -41,7 +49,8 @@ export const CALL_SPACING_MS = 10;
 
 export const callsSuite: Suite = {
   name: 'calls',
-  summary: 'concurrent calls over carrier media streams: ceiling under the gates, caller-side latency, CPU and memory per call (needs NATS)',
+  summary:
+    'concurrent calls over carrier media streams: ceiling under the gates, caller-side latency, CPU and memory per call (needs NATS)',
   options: CALLS_OPTIONS,
   run: runCalls,
 };
@@ -64,8 +73,16 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
     clip = await callers.request({ type: 'prepare', natsUrl }, 'prepared', CALLERS_PREPARE_TIMEOUT_MS);
     context.log(`callers ready: a ${(clip.clipMs / 1000).toFixed(2)} s sentence; NATS at ${natsUrl}`);
     const settings = (calls: number, engineFlags: string[] = []): RunSettings => ({
-      natsUrl, calls, carriers: options.carriers, warmupSeconds: options.warmupSeconds, windowSeconds: options.windowSeconds,
-      spacingMs: CALL_SPACING_MS, ringMs: RING_MS, engineFlags, signal, log: context.log,
+      natsUrl,
+      calls,
+      carriers: options.carriers,
+      warmupSeconds: options.warmupSeconds,
+      windowSeconds: options.windowSeconds,
+      spacingMs: CALL_SPACING_MS,
+      ringMs: RING_MS,
+      engineFlags,
+      signal,
+      log: context.log,
     });
 
     for (const calls of options.levels) {
@@ -90,7 +107,8 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
         context.log(`  ${outcome.gates.map((g) => `${g.pass ? 'ok' : 'FAIL'} ${g.gate}: ${g.value}`).join('; ')}`);
         if (!passed(outcome.gates)) break;
       }
-      level.pass = level.errors.length === 0 && level.runs.length === options.runs && level.runs.every((r) => passed(r.gates));
+      level.pass =
+        level.errors.length === 0 && level.runs.length === options.runs && level.runs.every((r) => passed(r.gates));
       if (!level.pass || signal.aborted) break;
     }
     if (levels.at(-1)?.runs.length === 0 && levels.at(-1)?.errors.length === 0) levels.pop();
@@ -102,7 +120,11 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
       context.log(`profiling: one more run at ${calls} calls, the engine under --cpu-prof (${dir})…`);
       const raw = await runOnce(callers, settings(calls, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
       const main = await readMainProfile(dir);
-      if (main) profile = { calls, summary: summariseProfile(main, PROFILE_ROWS, [raw.engine.before.monoMicros, raw.engine.after.monoMicros]) };
+      if (main)
+        profile = {
+          calls,
+          summary: summariseProfile(main, PROFILE_ROWS, [raw.engine.before.monoMicros, raw.engine.after.monoMicros]),
+        };
       else context.log('profiling: no profile was written');
     }
   } catch (error) {
@@ -115,25 +137,52 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
   }
   if (levels.length === 0) return signal.aborted ? EXIT_INTERRUPTED : EXIT_FAILED;
 
-  const report = await writeReport(options, {
-    machine,
-    versions: await versions(),
-    settings: {
-      command: `npm run bench -- calls ${process.argv.slice(3).join(' ')}`.trim(),
-      levels: options.levels, runs: options.runs, warmupSeconds: options.warmupSeconds, windowSeconds: options.windowSeconds,
-      carriers: options.carriers, latencies: CALL_LATENCIES, providerMs: providerMs(CALL_LATENCIES), extraTokens: REPLY_EXTRA_TOKENS.length,
-      ttsLeadMs: TTS_LEAD_MS, endpointingMs: ENDPOINTING_MS, sentence: CALLER_SENTENCE, clipMs: clip.clipMs, longestPauseMs: clip.longestPauseMs,
-      interUtteranceMs: INTER_UTTERANCE_MS, greeting: GREETING, ringMs: RING_MS, spacingMs: CALL_SPACING_MS, vad,
+  const report = await writeReport(
+    options,
+    {
+      machine,
+      versions: await versions(),
+      settings: {
+        command: `npm run bench -- calls ${process.argv.slice(3).join(' ')}`.trim(),
+        levels: options.levels,
+        runs: options.runs,
+        warmupSeconds: options.warmupSeconds,
+        windowSeconds: options.windowSeconds,
+        carriers: options.carriers,
+        latencies: CALL_LATENCIES,
+        providerMs: providerMs(CALL_LATENCIES),
+        extraTokens: REPLY_EXTRA_TOKENS.length,
+        ttsLeadMs: TTS_LEAD_MS,
+        endpointingMs: ENDPOINTING_MS,
+        sentence: CALLER_SENTENCE,
+        clipMs: clip.clipMs,
+        longestPauseMs: clip.longestPauseMs,
+        interUtteranceMs: INTER_UTTERANCE_MS,
+        greeting: GREETING,
+        ringMs: RING_MS,
+        spacingMs: CALL_SPACING_MS,
+        vad,
+      },
+      levels,
+      interrupted: signal.aborted,
+      profile,
+      charts: { gap: '', cpu: '' },
     },
-    levels,
-    interrupted: signal.aborted,
-    profile,
-    charts: { gap: '', cpu: '' },
-  }, context);
+    context,
+  );
   context.out(report.markdown);
   context.log(`report: ${report.file}`);
   if (context.options.json) {
-    context.out(JSON.stringify({ ceiling: ceilingOf(levels), levels: levels.map((l) => ({ calls: l.calls, pass: l.pass, runs: l.runs.map((r) => ({ figures: r.figures, gates: r.gates })) })) }));
+    context.out(
+      JSON.stringify({
+        ceiling: ceilingOf(levels),
+        levels: levels.map((l) => ({
+          calls: l.calls,
+          pass: l.pass,
+          runs: l.runs.map((r) => ({ figures: r.figures, gates: r.gates })),
+        })),
+      }),
+    );
   }
   return signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;
 }
@@ -149,7 +198,11 @@ function outcomeOf(raw: RunRaw): RunOutcome {
   };
 }
 
-async function writeReport(options: CallsOptions, report: CallsReport, context: SuiteContext): Promise<{ file: string; markdown: string }> {
+async function writeReport(
+  options: CallsOptions,
+  report: CallsReport,
+  context: SuiteContext,
+): Promise<{ file: string; markdown: string }> {
   const stem = `${report.machine.date.slice(0, 10)}-${options.name}`;
   await mkdir(options.outDir, { recursive: true });
   const level = figuresLevel(report.levels);
@@ -163,13 +216,25 @@ async function writeReport(options: CallsOptions, report: CallsReport, context: 
   const markdown = formatReport({ ...report, charts });
   const file = path.join(options.outDir, `${stem}.md`);
   await writeFile(file, markdown);
-  context.log(`charts: ${Object.values(charts).map((c) => path.join(options.outDir, c)).join(', ')}`);
+  context.log(
+    `charts: ${Object.values(charts)
+      .map((c) => path.join(options.outDir, c))
+      .join(', ')}`,
+  );
   return { file, markdown };
 }
 
 async function versions(): Promise<CallsReport['versions']> {
-  const run = (file: string, args: string[]) => promisify(execFile)(file, args, { cwd: REPO_ROOT }).then((r) => r.stdout.trim(), () => undefined);
+  const run = (file: string, args: string[]) =>
+    promisify(execFile)(file, args, { cwd: REPO_ROOT }).then(
+      (r) => r.stdout.trim(),
+      () => undefined,
+    );
   const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   const nats = await run('nats-server', ['--version']);
-  return { parley: pkg.version, natsServer: nats?.replace(/^nats-server:?\s*/, ''), commit: await run('git', ['rev-parse', '--short', 'HEAD']) };
+  return {
+    parley: pkg.version,
+    natsServer: nats?.replace(/^nats-server:?\s*/, ''),
+    commit: await run('git', ['rev-parse', '--short', 'HEAD']),
+  };
 }

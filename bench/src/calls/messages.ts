@@ -49,14 +49,14 @@ export type FromEngine =
   | { type: 'failed'; message: string }
   | { type: 'read'; reading: ProcessReading; activeCalls: number }
   | {
-    type: 'streams';
-    streams: EngineStreamEnd[];
-    /** Engine log events outside a healthy call's routine, by event, with one example each. */
-    incidents: Record<string, { count: number; example: string }>;
-    /** How late the fake LLM's first clause and the fake TTS's first audio came past their configured delays, ms, per turn. */
-    llmLateMs: number[];
-    ttsLateMs: number[];
-  }
+      type: 'streams';
+      streams: EngineStreamEnd[];
+      /** Engine log events outside a healthy call's routine, by event, with one example each. */
+      incidents: Record<string, { count: number; example: string }>;
+      /** How late the fake LLM's first clause and the fake TTS's first audio came past their configured delays, ms, per turn. */
+      llmLateMs: number[];
+      ttsLateMs: number[];
+    }
   | { type: 'stopped' };
 
 /** How the calls of a run are placed. */

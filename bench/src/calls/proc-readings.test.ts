@@ -10,6 +10,9 @@ describe('cpuMsOfStat', () => {
 
 describe('machineCpuOfStat', () => {
   it('counts idle and iowait as idle and the rest as busy', () => {
-    expect(machineCpuOfStat('cpu  100 5 20 800 10 0 3 2 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n')).toEqual({ busy: 130, total: 940 });
+    expect(machineCpuOfStat('cpu  100 5 20 800 10 0 3 2 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n')).toEqual({
+      busy: 130,
+      total: 940,
+    });
   });
 });

@@ -10,7 +10,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { SimCarrier } from '../carrier-sim/index.ts';
 import { ChildLink } from './child-link.ts';
-import type { CallerStreamEnd, CallerWindow, EngineStreamEnd, FromCaller, FromEngine, ProcessReading, ToCaller, ToEngine } from './messages.ts';
+import type {
+  CallerStreamEnd,
+  CallerWindow,
+  EngineStreamEnd,
+  FromCaller,
+  FromEngine,
+  ProcessReading,
+  ToCaller,
+  ToEngine,
+} from './messages.ts';
 import { findProcess, machineCpu, processCpuMs, processRssBytes, type MachineCpu } from './proc-readings.ts';
 
 const ENGINE_ENTRY = fileURLToPath(new URL('./engine-process.ts', import.meta.url));
@@ -82,17 +91,33 @@ export async function runOnce(callers: ChildLink<ToCaller, FromCaller>, settings
   const engine = new ChildLink<ToEngine, FromEngine>('engine process', ENGINE_ENTRY, settings.engineFlags);
   let placed = false;
   try {
-    const { vad } = await engine.request({ type: 'start', natsUrl: settings.natsUrl, namespace }, 'ready', ENGINE_START_TIMEOUT_MS);
+    const { vad } = await engine.request(
+      { type: 'start', natsUrl: settings.natsUrl, namespace },
+      'ready',
+      ENGINE_START_TIMEOUT_MS,
+    );
     await sleep(IDLE_SETTLE_MS);
     const idleRssBytes = (await engine.request({ type: 'read' }, 'read', READ_TIMEOUT_MS)).reading.rssBytes;
 
     const startTimeout = settings.calls * settings.spacingMs + settings.ringMs + START_SLACK_MS;
     placed = true;
-    const started = await callers.request({
-      type: 'start',
-      plan: { namespace, calls: settings.calls, carriers: settings.carriers, spacingMs: settings.spacingMs, ringMs: settings.ringMs },
-    }, 'started', startTimeout);
-    log(`  ${started.connected}/${settings.calls} calls up${started.failures.length ? ` (${started.failures.length} failed: ${started.failures[0]})` : ''}; warm-up ${settings.warmupSeconds} s…`);
+    const started = await callers.request(
+      {
+        type: 'start',
+        plan: {
+          namespace,
+          calls: settings.calls,
+          carriers: settings.carriers,
+          spacingMs: settings.spacingMs,
+          ringMs: settings.ringMs,
+        },
+      },
+      'started',
+      startTimeout,
+    );
+    log(
+      `  ${started.connected}/${settings.calls} calls up${started.failures.length ? ` (${started.failures.length} failed: ${started.failures[0]})` : ''}; warm-up ${settings.warmupSeconds} s…`,
+    );
     await sleep(settings.warmupSeconds * 1000, undefined, { signal }).catch(() => {});
 
     const natsPid = await findProcess('nats-server');
@@ -114,7 +139,12 @@ export async function runOnce(callers: ChildLink<ToCaller, FromCaller>, settings
     placed = false;
     const { streams: callerEnds } = await callers.request({ type: 'hangup' }, 'hung-up', HANGUP_TIMEOUT_MS);
     await sleep(STREAM_END_SETTLE_MS);
-    const { streams: engineEnds, incidents, llmLateMs, ttsLateMs } = await engine.request({ type: 'streams' }, 'streams', READ_TIMEOUT_MS);
+    const {
+      streams: engineEnds,
+      incidents,
+      llmLateMs,
+      ttsLateMs,
+    } = await engine.request({ type: 'streams' }, 'streams', READ_TIMEOUT_MS);
     return {
       calls: settings.calls,
       connected: started.connected,

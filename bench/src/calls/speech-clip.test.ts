@@ -4,7 +4,9 @@ import { trimToSpeech } from './speech-clip.ts';
 /** `frames` 20 ms frames at 8 kHz with this peak each. */
 function signal(peaks: number[]): Int16Array {
   const out = new Int16Array(peaks.length * 160);
-  peaks.forEach((peak, f) => { out[f * 160 + 80] = peak; });
+  peaks.forEach((peak, f) => {
+    out[f * 160 + 80] = peak;
+  });
   return out;
 }
 

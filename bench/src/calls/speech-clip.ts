@@ -41,7 +41,8 @@ export async function speechClip(sentence: string = CALLER_SENTENCE): Promise<Sp
     const file = join(dir, 'caller.wav');
     await promisify(execFile)('flite', ['-voice', 'kal16', '-t', sentence, '-o', file]);
     const wav = decodeWav(await readFile(file));
-    const samples = wav.sampleRate === CLIP_SAMPLE_RATE ? wav.samples : resample(wav.samples, wav.sampleRate, CLIP_SAMPLE_RATE);
+    const samples =
+      wav.sampleRate === CLIP_SAMPLE_RATE ? wav.samples : resample(wav.samples, wav.sampleRate, CLIP_SAMPLE_RATE);
     return trimToSpeech(samples);
   } finally {
     await rm(dir, { recursive: true, force: true });

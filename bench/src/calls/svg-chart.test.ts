@@ -24,7 +24,17 @@ describe('renderChart', () => {
     yLabel: 'ms',
     xRange: [0, 100],
     yRange: [0, 10],
-    series: [{ name: 'median', color: '#123456', points: [{ x: 0, y: 0 }, { x: 100, y: 10 }], dots: true }],
+    series: [
+      {
+        name: 'median',
+        color: '#123456',
+        points: [
+          { x: 0, y: 0 },
+          { x: 100, y: 10 },
+        ],
+        dots: true,
+      },
+    ],
     references: [{ label: 'gate 5 ms', color: '#c00', y: 5 }],
   });
 
@@ -35,7 +45,9 @@ describe('renderChart', () => {
   });
 
   it('maps data to the plot area: (0, 0) bottom left, the maxima top right', () => {
-    expect(svg).toContain(`points="${PLOT.left.toFixed(1)},${PLOT.bottom.toFixed(1)} ${PLOT.right.toFixed(1)},${PLOT.top.toFixed(1)}"`);
+    expect(svg).toContain(
+      `points="${PLOT.left.toFixed(1)},${PLOT.bottom.toFixed(1)} ${PLOT.right.toFixed(1)},${PLOT.top.toFixed(1)}"`,
+    );
     expect(svg.match(/<circle /g)).toHaveLength(2);
   });
 
@@ -47,7 +59,8 @@ describe('renderChart', () => {
   });
 
   it('labels the ticks', () => {
-    for (const tick of ['0', '20', '40', '60', '80', '100', '2', '4', '6', '8', '10']) expect(svg).toContain(`>${tick}</text>`);
+    for (const tick of ['0', '20', '40', '60', '80', '100', '2', '4', '6', '8', '10'])
+      expect(svg).toContain(`>${tick}</text>`);
   });
 });
 

@@ -55,7 +55,8 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
   const ticks: number[] = [];
-  for (let v = Math.ceil(min / step - 1e-9) * step; v <= max + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
+  for (let v = Math.ceil(min / step - 1e-9) * step; v <= max + step * 1e-9; v += step)
+    ticks.push(Number(v.toPrecision(12)));
   return ticks;
 }
 
@@ -77,8 +78,14 @@ export function formatTick(value: number): string {
 
 export function renderChart(spec: ChartSpec): string {
   const references = spec.references ?? [];
-  const xs = [...spec.series.flatMap((s) => s.points.map((p) => p.x)), ...references.flatMap((r) => (r.x === undefined ? [] : [r.x]))];
-  const ys = [...spec.series.flatMap((s) => s.points.map((p) => p.y)), ...references.flatMap((r) => (r.y === undefined ? [] : [r.y]))];
+  const xs = [
+    ...spec.series.flatMap((s) => s.points.map((p) => p.x)),
+    ...references.flatMap((r) => (r.x === undefined ? [] : [r.x])),
+  ];
+  const ys = [
+    ...spec.series.flatMap((s) => s.points.map((p) => p.y)),
+    ...references.flatMap((r) => (r.y === undefined ? [] : [r.y])),
+  ];
   const [x0, x1] = spec.xRange ?? axisRange(xs);
   const [y0, y1] = spec.yRange ?? axisRange(ys);
   const px = (x: number) => PLOT.left + ((x - x0) / (x1 - x0)) * (PLOT.right - PLOT.left);
@@ -91,35 +98,55 @@ export function renderChart(spec: ChartSpec): string {
   ];
   for (const tick of niceTicks(x0, x1)) {
     out.push(`<line x1="${at(px(tick))}" y1="${PLOT.top}" x2="${at(px(tick))}" y2="${PLOT.bottom}" stroke="#eee"/>`);
-    out.push(`<text x="${at(px(tick))}" y="${PLOT.bottom + 16}" text-anchor="middle" fill="#444">${formatTick(tick)}</text>`);
+    out.push(
+      `<text x="${at(px(tick))}" y="${PLOT.bottom + 16}" text-anchor="middle" fill="#444">${formatTick(tick)}</text>`,
+    );
   }
   for (const tick of niceTicks(y0, y1)) {
     out.push(`<line x1="${PLOT.left}" y1="${at(py(tick))}" x2="${PLOT.right}" y2="${at(py(tick))}" stroke="#eee"/>`);
-    out.push(`<text x="${PLOT.left - 6}" y="${at(py(tick) + 4)}" text-anchor="end" fill="#444">${formatTick(tick)}</text>`);
+    out.push(
+      `<text x="${PLOT.left - 6}" y="${at(py(tick) + 4)}" text-anchor="end" fill="#444">${formatTick(tick)}</text>`,
+    );
   }
   out.push(`<line x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}" stroke="#888"/>`);
   out.push(`<line x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}" stroke="#888"/>`);
-  out.push(`<text x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 14}" text-anchor="middle" fill="#222">${escapeXml(spec.xLabel)}</text>`);
-  out.push(`<text transform="translate(18 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#222">${escapeXml(spec.yLabel)}</text>`);
+  out.push(
+    `<text x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 14}" text-anchor="middle" fill="#222">${escapeXml(spec.xLabel)}</text>`,
+  );
+  out.push(
+    `<text transform="translate(18 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#222">${escapeXml(spec.yLabel)}</text>`,
+  );
 
   references.forEach((ref, i) => {
     if (ref.y !== undefined && ref.y >= y0 && ref.y <= y1) {
-      out.push(`<line x1="${PLOT.left}" y1="${at(py(ref.y))}" x2="${PLOT.right}" y2="${at(py(ref.y))}" stroke="${ref.color}" stroke-dasharray="6 4" stroke-width="1.5"/>`);
+      out.push(
+        `<line x1="${PLOT.left}" y1="${at(py(ref.y))}" x2="${PLOT.right}" y2="${at(py(ref.y))}" stroke="${ref.color}" stroke-dasharray="6 4" stroke-width="1.5"/>`,
+      );
       // Below the line: above it, at the top of the plot, the label would run into the legend.
-      out.push(`<text x="${PLOT.right - 4}" y="${at(py(ref.y) + 14)}" text-anchor="end" fill="${ref.color}">${escapeXml(ref.label)}</text>`);
+      out.push(
+        `<text x="${PLOT.right - 4}" y="${at(py(ref.y) + 14)}" text-anchor="end" fill="${ref.color}">${escapeXml(ref.label)}</text>`,
+      );
     }
     if (ref.x !== undefined && ref.x >= x0 && ref.x <= x1) {
-      out.push(`<line x1="${at(px(ref.x))}" y1="${PLOT.top}" x2="${at(px(ref.x))}" y2="${PLOT.bottom}" stroke="${ref.color}" stroke-dasharray="6 4" stroke-width="1.5"/>`);
+      out.push(
+        `<line x1="${at(px(ref.x))}" y1="${PLOT.top}" x2="${at(px(ref.x))}" y2="${PLOT.bottom}" stroke="${ref.color}" stroke-dasharray="6 4" stroke-width="1.5"/>`,
+      );
       // Labels of neighbouring vertical lines would overlap: each goes one line lower.
-      out.push(`<text x="${at(px(ref.x) + 4)}" y="${PLOT.top + 12 + i * 14}" fill="${ref.color}">${escapeXml(ref.label)}</text>`);
+      out.push(
+        `<text x="${at(px(ref.x) + 4)}" y="${PLOT.top + 12 + i * 14}" fill="${ref.color}">${escapeXml(ref.label)}</text>`,
+      );
     }
   });
   for (const series of spec.series) {
     const points = series.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
     if ((series.line ?? true) && points.length > 1) {
-      out.push(`<polyline fill="none" stroke="${series.color}" stroke-width="2" points="${points.map((p) => `${at(px(p.x))},${at(py(p.y))}`).join(' ')}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${series.color}" stroke-width="2" points="${points.map((p) => `${at(px(p.x))},${at(py(p.y))}`).join(' ')}"/>`,
+      );
     }
-    if (series.dots) for (const p of points) out.push(`<circle cx="${at(px(p.x))}" cy="${at(py(p.y))}" r="3.5" fill="${series.color}"/>`);
+    if (series.dots)
+      for (const p of points)
+        out.push(`<circle cx="${at(px(p.x))}" cy="${at(py(p.y))}" r="3.5" fill="${series.color}"/>`);
   }
   let legendX = PLOT.left;
   for (const series of spec.series) {

@@ -13,7 +13,16 @@ export const PROVIDER_MS = 430;
 const MIB = 2 ** 20;
 
 export function reading(at: number, cpuMs: number, overrides: Partial<ProcessReading> = {}): ProcessReading {
-  return { at, monoMicros: at * 1000, cpuMicros: cpuMs * 1000, loopActiveMs: 0, loopIdleMs: 0, loopDelayP99Ms: 1, rssBytes: 200 * MIB, ...overrides };
+  return {
+    at,
+    monoMicros: at * 1000,
+    cpuMicros: cpuMs * 1000,
+    loopActiveMs: 0,
+    loopIdleMs: 0,
+    loopDelayP99Ms: 1,
+    rssBytes: 200 * MIB,
+    ...overrides,
+  };
 }
 
 export function callWindow(overrides: Partial<CallWindow> = {}): CallWindow {
@@ -35,7 +44,10 @@ export function callWindow(overrides: Partial<CallWindow> = {}): CallWindow {
  * `calls` calls alternating carrier-a and carrier-b over a 60 s window; the engine uses `engineCpuMs` of CPU in it
  * and its RSS goes from 160 MiB idle to 160 + `rssPerCallMiB` × calls; every message is delivered.
  */
-export function rawRun(calls: number, options: { engineCpuMs?: number; rssPerCallMiB?: number; window?: Partial<CallWindow> } = {}): RunRaw {
+export function rawRun(
+  calls: number,
+  options: { engineCpuMs?: number; rssPerCallMiB?: number; window?: Partial<CallWindow> } = {},
+): RunRaw {
   const ids = Array.from({ length: calls }, (_, i) => `call${i}`);
   const carrier = (i: number): SimCarrier => (i % 2 === 0 ? 'carrier-a' : 'carrier-b');
   const windowRss = (160 + (options.rssPerCallMiB ?? 1) * calls) * MIB;
@@ -47,10 +59,29 @@ export function rawRun(calls: number, options: { engineCpuMs?: number; rssPerCal
     windowMs: 60_000,
     windows: ids.map((callId, i) => ({ callId, carrier: carrier(i), window: callWindow(options.window) })),
     callerEnds: ids.map((callId, i) => ({
-      callId, carrier: carrier(i), sentMessages: 3_500, receivedMessages: 1_200, violations: 0, closeCode: 1000,
-      latency: { greetingMs: 5, turns: [{ turn: 1, endpointingMs: 202, sttFinalMs: 202, llmFirstTokenMs: 152, ttsFirstByteMs: 82, endToEndMs: 437 }] },
+      callId,
+      carrier: carrier(i),
+      sentMessages: 3_500,
+      receivedMessages: 1_200,
+      violations: 0,
+      closeCode: 1000,
+      latency: {
+        greetingMs: 5,
+        turns: [
+          { turn: 1, endpointingMs: 202, sttFinalMs: 202, llmFirstTokenMs: 152, ttsFirstByteMs: 82, endToEndMs: 437 },
+        ],
+      },
     })),
-    engineEnds: ids.map((callId, i) => ({ callId, carrier: carrier(i), media: 3_500, droppedFrames: 0, sentPayloads: 1_200, droppedPayloads: 0, malformed: 0, clears: 15 })),
+    engineEnds: ids.map((callId, i) => ({
+      callId,
+      carrier: carrier(i),
+      media: 3_500,
+      droppedFrames: 0,
+      sentPayloads: 1_200,
+      droppedPayloads: 0,
+      malformed: 0,
+      clears: 15,
+    })),
     incidents: {},
     llmLateMs: [0.2, 0.4],
     ttsLateMs: [0.1],
@@ -65,7 +96,13 @@ export function rawRun(calls: number, options: { engineCpuMs?: number; rssPerCal
 
 export function outcome(raw: RunRaw): RunOutcome {
   const figures = runFigures(raw, PROVIDER_MS);
-  return { figures, gates: evaluateGates(figures), windows: raw.windows, reports: raw.callerEnds.map((c) => c.latency), providerLate: { llm: raw.llmLateMs, tts: raw.ttsLateMs } };
+  return {
+    figures,
+    gates: evaluateGates(figures),
+    windows: raw.windows,
+    reports: raw.callerEnds.map((c) => c.latency),
+    providerLate: { llm: raw.llmLateMs, tts: raw.ttsLateMs },
+  };
 }
 
 /** A level of `runs` identical runs; it passes when they all pass their gates. */

@@ -36,7 +36,11 @@ const SIGNAL_FRAMES = 50;
 function speechLike(rate: number, seconds: number): Int16Array {
   const length = rate * seconds;
   const out = new Int16Array(length);
-  const parts = [sineWave(150, rate, length, 4000), sineWave(450, rate, length, 3000), sineWave(2300, rate, length, 1200)];
+  const parts = [
+    sineWave(150, rate, length, 4000),
+    sineWave(450, rate, length, 3000),
+    sineWave(2300, rate, length, 1200),
+  ];
   let seed = 12345;
   for (let i = 0; i < length; i++) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -91,7 +95,10 @@ export function createCases(opusBackends: readonly OpusBackendName[]): FrameCase
   const cases: FrameCase[] = [ulawBaselineCase(ulawFrames)];
 
   // Carrier transports tell the resampler their audio is telephone-band; the full-band row shows what that saves.
-  for (const [label, options] of [['', { sourceBandHz: TELEPHONE_BAND_HZ }], [' (full-band filter)', {}]] as const) {
+  for (const [label, options] of [
+    ['', { sourceBandHz: TELEPHONE_BAND_HZ }],
+    [' (full-band filter)', {}],
+  ] as const) {
     const upsampler = new Resampler(8000, 16_000, options);
     const nextInbound = cycle(ulawFrames);
     cases.push({

@@ -19,21 +19,33 @@ export const engineAudioSuite: Suite = {
   name: 'engine-audio',
   summary: 'µs per 20 ms frame of G.711 + resampling and Opus, vs a plain μ-law decode loop (no services needed)',
   options: {
-    'native-only': { type: 'boolean', description: 'measure Opus on the native addon only, not on the wasm fallback too' },
+    'native-only': {
+      type: 'boolean',
+      description: 'measure Opus on the native addon only, not on the wasm fallback too',
+    },
   },
   run: runEngineAudio,
 };
 
 async function runEngineAudio(context: SuiteContext): Promise<ExitCode> {
   const machine = machineFacts();
-  const backends: OpusBackendName[] = opusBackend() === 'native' && context.extra['native-only'] !== true ? ['native', 'wasm'] : [opusBackend()];
+  const backends: OpusBackendName[] =
+    opusBackend() === 'native' && context.extra['native-only'] !== true ? ['native', 'wasm'] : [opusBackend()];
   const cases = createCases(backends);
   const durationSeconds = context.options.durationSeconds;
   context.log(`measuring ${cases.length} cases, ${WARMUP_SECONDS + durationSeconds} s each…`);
   try {
-    const timings = await measureCases(cases, { durationSeconds, warmupSeconds: WARMUP_SECONDS, signal: context.signal });
+    const timings = await measureCases(cases, {
+      durationSeconds,
+      warmupSeconds: WARMUP_SECONDS,
+      signal: context.signal,
+    });
     if (context.signal.aborted) return EXIT_INTERRUPTED;
-    const report = buildReport(machine, { durationSeconds, warmupSeconds: WARMUP_SECONDS, opusBackends: backends }, timings);
+    const report = buildReport(
+      machine,
+      { durationSeconds, warmupSeconds: WARMUP_SECONDS, opusBackends: backends },
+      timings,
+    );
     context.out(formatReport(report));
     if (context.options.json) context.out(JSON.stringify(report));
     return EXIT_OK;

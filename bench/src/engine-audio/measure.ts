@@ -40,7 +40,12 @@ export interface MeasureOptions {
 }
 
 /** Runs `step` for about `ms` milliseconds in batches of `batch`; returns frames and ns spent. */
-function slice(frameCase: FrameCase, batch: number, ms: number, samples: SampleBuffer | undefined): { frames: number; nanos: number; checksum: number } {
+function slice(
+  frameCase: FrameCase,
+  batch: number,
+  ms: number,
+  samples: SampleBuffer | undefined,
+): { frames: number; nanos: number; checksum: number } {
   const deadline = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
   let frames = 0;
   let nanos = 0;

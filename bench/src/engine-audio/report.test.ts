@@ -4,7 +4,13 @@ import type { CaseTiming } from './measure.ts';
 import { buildReport, formatReport } from './report.ts';
 
 const machine: MachineFacts = {
-  cpuModel: 'Test CPU', cores: 2, node: 'v20.0.0', platform: 'linux x64', memoryGiB: 8, loadAverage1m: 0.1, date: '2026-01-01T00:00:00.000Z',
+  cpuModel: 'Test CPU',
+  cores: 2,
+  node: 'v20.0.0',
+  platform: 'linux x64',
+  memoryGiB: 8,
+  loadAverage1m: 0.1,
+  date: '2026-01-01T00:00:00.000Z',
 };
 const settings = { durationSeconds: 5, warmupSeconds: 1, opusBackends: ['native'] };
 

@@ -34,26 +34,36 @@ export interface EngineAudioReport {
   g711Call: { micros: number; coreShare: number } | undefined;
 }
 
-export function buildReport(machine: MachineFacts, settings: EngineAudioReport['settings'], timings: readonly CaseTiming[]): EngineAudioReport {
+export function buildReport(
+  machine: MachineFacts,
+  settings: EngineAudioReport['settings'],
+  timings: readonly CaseTiming[],
+): EngineAudioReport {
   const baseline = timings.find((t) => t.baseline);
-  const cases = timings.map((t): CaseResult => ({
-    name: t.name,
-    work: t.work,
-    baseline: t.baseline,
-    frames: t.frames,
-    batch: t.batch,
-    meanMicros: t.meanMicros,
-    p50Micros: percentile(t.samples, 50),
-    p99Micros: percentile(t.samples, 99),
-    ratio: baseline && baseline.meanMicros > 0 ? t.meanMicros / baseline.meanMicros : Number.NaN,
-    coreShare: t.meanMicros / FRAME_MICROS,
-  }));
+  const cases = timings.map(
+    (t): CaseResult => ({
+      name: t.name,
+      work: t.work,
+      baseline: t.baseline,
+      frames: t.frames,
+      batch: t.batch,
+      meanMicros: t.meanMicros,
+      p50Micros: percentile(t.samples, 50),
+      p99Micros: percentile(t.samples, 99),
+      ratio: baseline && baseline.meanMicros > 0 ? t.meanMicros / baseline.meanMicros : Number.NaN,
+      coreShare: t.meanMicros / FRAME_MICROS,
+    }),
+  );
   // The first inbound row is the configuration carrier transports use.
   const inbound = cases.find((c) => c.name.startsWith('inbound'));
   const outbound = cases.find((c) => c.name.startsWith('outbound'));
-  const g711Call = inbound && outbound
-    ? { micros: inbound.meanMicros + outbound.meanMicros, coreShare: (inbound.meanMicros + outbound.meanMicros) / FRAME_MICROS }
-    : undefined;
+  const g711Call =
+    inbound && outbound
+      ? {
+          micros: inbound.meanMicros + outbound.meanMicros,
+          coreShare: (inbound.meanMicros + outbound.meanMicros) / FRAME_MICROS,
+        }
+      : undefined;
   return { suite: 'engine-audio', machine, settings, cases, g711Call };
 }
 
@@ -61,7 +71,16 @@ export function formatReport(report: EngineAudioReport): string {
   const header = ['case', 'µs/frame mean', 'p50', 'p99', '× baseline', 'core/stream', 'batch', 'one step'];
   const rows: string[][] = [header];
   for (const c of report.cases) {
-    rows.push([c.name, micros(c.meanMicros), micros(c.p50Micros), micros(c.p99Micros), ratio(c.ratio), percent(c.coreShare), String(c.batch), c.work]);
+    rows.push([
+      c.name,
+      micros(c.meanMicros),
+      micros(c.p50Micros),
+      micros(c.p99Micros),
+      ratio(c.ratio),
+      percent(c.coreShare),
+      String(c.batch),
+      c.work,
+    ]);
   }
   const { settings } = report;
   const lines = [
@@ -75,8 +94,10 @@ export function formatReport(report: EngineAudioReport): string {
       'core/stream is one call-direction running once per 20 ms, as a share of one core.',
   ];
   if (report.g711Call) {
-    lines.push(`one G.711 carrier call (inbound + outbound audio conversion): ${micros(report.g711Call.micros)} µs per 20 ms = ` +
-      `${percent(report.g711Call.coreShare)} of a core`);
+    lines.push(
+      `one G.711 carrier call (inbound + outbound audio conversion): ${micros(report.g711Call.micros)} µs per 20 ms = ` +
+        `${percent(report.g711Call.coreShare)} of a core`,
+    );
   }
   return lines.join('\n');
 }

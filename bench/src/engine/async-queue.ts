@@ -27,7 +27,8 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       waiter({ value: item, done: false });
       return;
     }
-    if (this.#items.length >= this.#capacity) throw new TranscriptQueueFullError(`queue full (${this.#capacity} items)`);
+    if (this.#items.length >= this.#capacity)
+      throw new TranscriptQueueFullError(`queue full (${this.#capacity} items)`);
     this.#items.push(item);
   }
 
@@ -44,7 +45,9 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       next: () => {
         if (this.#items.length > 0) return Promise.resolve({ value: this.#items.shift()!, done: false });
         if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => { this.#waiter = resolve; });
+        return new Promise((resolve) => {
+          this.#waiter = resolve;
+        });
       },
       return: () => {
         this.end();

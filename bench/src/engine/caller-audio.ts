@@ -26,12 +26,21 @@ function noiseSource(seed: number): () => number {
 
 export function callerAudio(): CallerAudio {
   const length = DISTINCT_FRAMES * ENGINE_FRAME_SAMPLES;
-  const partials = [sineWave(150, ENGINE_SAMPLE_RATE, length, 4_000), sineWave(450, ENGINE_SAMPLE_RATE, length, 3_000),
-    sineWave(2_300, ENGINE_SAMPLE_RATE, length, 1_200)];
+  const partials = [
+    sineWave(150, ENGINE_SAMPLE_RATE, length, 4_000),
+    sineWave(450, ENGINE_SAMPLE_RATE, length, 3_000),
+    sineWave(2_300, ENGINE_SAMPLE_RATE, length, 1_200),
+  ];
   const random = noiseSource(12_345);
-  const speech = Int16Array.from({ length }, (_, i) => partials[0]![i]! + partials[1]![i]! + partials[2]![i]! + Math.round((random() - 0.5) * 1_000));
+  const speech = Int16Array.from(
+    { length },
+    (_, i) => partials[0]![i]! + partials[1]![i]! + partials[2]![i]! + Math.round((random() - 0.5) * 1_000),
+  );
   const noise = Int16Array.from({ length }, () => Math.round((random() * 2 - 1) * NOISE_PEAK));
-  const cut = (signal: Int16Array) => Array.from({ length: DISTINCT_FRAMES }, (_, f) => signal.slice(f * ENGINE_FRAME_SAMPLES, (f + 1) * ENGINE_FRAME_SAMPLES));
+  const cut = (signal: Int16Array) =>
+    Array.from({ length: DISTINCT_FRAMES }, (_, f) =>
+      signal.slice(f * ENGINE_FRAME_SAMPLES, (f + 1) * ENGINE_FRAME_SAMPLES),
+    );
   const speechFrames = cut(speech);
   const noiseFrames = cut(noise);
   return {

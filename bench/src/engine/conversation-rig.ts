@@ -5,12 +5,27 @@
  * driven by scripted callers; their events are read off the bus as the control plane would read them.
  */
 import { randomBytes } from 'node:crypto';
-import { EngineRole, llmWorker, memoryTransport, startWorker, sttWorker, ttsWorker, type VoiceActivitySource, type WorkerHandle } from '@parley/engine';
+import {
+  EngineRole,
+  llmWorker,
+  memoryTransport,
+  startWorker,
+  sttWorker,
+  ttsWorker,
+  type VoiceActivitySource,
+  type WorkerHandle,
+} from '@parley/engine';
 import { PacingClock } from '@parley/engine/audio';
 import { MemoryBus } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallSpec, type LatencyReport } from '@parley/engine/protocol';
 import type { CallerAudio } from './caller-audio.ts';
-import { fixedLatencyLlm, fixedLatencyStt, fixedLatencyTts, type FixedLatencies, type SttMode } from './fixed-latency-providers.ts';
+import {
+  fixedLatencyLlm,
+  fixedLatencyStt,
+  fixedLatencyTts,
+  type FixedLatencies,
+  type SttMode,
+} from './fixed-latency-providers.ts';
 import { ScriptedCaller, type ConversationScript } from './scripted-caller.ts';
 import { TickLog } from './tick-log.ts';
 import { StampBook, turnKeyIn } from './turn-stamps.ts';
@@ -65,8 +80,15 @@ export class ConversationRig {
       startWorker(this.#bus, ttsWorker([fixedLatencyTts(options.latencies, this.book)]), log),
     ];
     // The engine only checks that an LLM is configured; the LLM worker serves the fixed-latency model.
-    const config = { llm: { baseUrl: 'http://bench.invalid', model: 'fixed-latency' }, sttProvider: 'bench-stt', ttsProvider: 'bench-tts' };
-    this.#engine = new EngineRole(config, this.#bus, log, { clock: this.#clock, voiceActivity: options.voiceActivity }).start();
+    const config = {
+      llm: { baseUrl: 'http://bench.invalid', model: 'fixed-latency' },
+      sttProvider: 'bench-stt',
+      ttsProvider: 'bench-tts',
+    };
+    this.#engine = new EngineRole(config, this.#bus, log, {
+      clock: this.#clock,
+      voiceActivity: options.voiceActivity,
+    }).start();
     this.#clock.attach(this.ticks);
   }
 
@@ -79,7 +101,8 @@ export class ConversationRig {
     const spec = benchCallSpec();
     const events = this.#bus.subscribe(subjects.callEvents(spec.callId));
     const answer = callCodecs.dispatchReply.decode(
-      (await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: DISPATCH_TIMEOUT_MS })).data,
+      (await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: DISPATCH_TIMEOUT_MS }))
+        .data,
     );
     if (!answer.ok) {
       events.unsubscribe();
@@ -90,7 +113,9 @@ export class ConversationRig {
     caller.onAudio = () => scripted.agentFrame();
 
     let resolveEnded!: (report: LatencyReport) => void;
-    const ended = new Promise<LatencyReport>((resolve) => { resolveEnded = resolve; });
+    const ended = new Promise<LatencyReport>((resolve) => {
+      resolveEnded = resolve;
+    });
     void (async () => {
       for await (const message of events) {
         let event;
@@ -104,7 +129,8 @@ export class ConversationRig {
           const key = turnKeyIn(event.text);
           if (key) scripted.userTurn(key);
         } else if (event.type === 'ended') {
-          if (event.reason !== HANG_UP_REASON) this.#options.incident(`call ${spec.callId} ended by itself: ${event.reason} (${event.outcome})`);
+          if (event.reason !== HANG_UP_REASON)
+            this.#options.incident(`call ${spec.callId} ended by itself: ${event.reason} (${event.outcome})`);
           resolveEnded(event.latency);
           events.unsubscribe();
         }
@@ -122,7 +148,10 @@ export class ConversationRig {
         caller.hangup('bench over');
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`call ${spec.callId} did not end within ${END_TIMEOUT_MS} ms`)), END_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new Error(`call ${spec.callId} did not end within ${END_TIMEOUT_MS} ms`)),
+            END_TIMEOUT_MS,
+          );
         });
         try {
           return await Promise.race([ended, timeout]);

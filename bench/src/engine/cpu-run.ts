@@ -49,14 +49,25 @@ export interface CpuRunResult {
 }
 
 function sumCounters(callers: readonly ScriptedCaller[]): CallerCounters {
-  const total: CallerCounters = { framesSent: 0, voicedFramesSent: 0, framesHeard: 0, utterances: 0, replies: 0, timeouts: 0 };
+  const total: CallerCounters = {
+    framesSent: 0,
+    voicedFramesSent: 0,
+    framesHeard: 0,
+    utterances: 0,
+    replies: 0,
+    timeouts: 0,
+  };
   for (const caller of callers) {
     for (const key of Object.keys(total) as (keyof CallerCounters)[]) total[key] += caller.counters[key];
   }
   return total;
 }
 
-async function measureWindow(seconds: number, signal: AbortSignal, callers: readonly ScriptedCaller[]): Promise<WindowMeasure> {
+async function measureWindow(
+  seconds: number,
+  signal: AbortSignal,
+  callers: readonly ScriptedCaller[],
+): Promise<WindowMeasure> {
   const delay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   delay.enable();
   const before = sumCounters(callers);
@@ -71,14 +82,34 @@ async function measureWindow(seconds: number, signal: AbortSignal, callers: read
   const after = sumCounters(callers);
   const counters = { ...after };
   for (const key of Object.keys(counters) as (keyof CallerCounters)[]) counters[key] -= before[key];
-  return { wallMs, cpuMicros: cpu.user + cpu.system, loopUtilization: loop.utilization, loopDelayP99Ms: delay.percentile(99) / 1e6, counters };
+  return {
+    wallMs,
+    cpuMicros: cpu.user + cpu.system,
+    loopUtilization: loop.utilization,
+    loopDelayP99Ms: delay.percentile(99) / 1e6,
+    counters,
+  };
 }
 
-async function measureHarness(calls: number, seconds: number, audio: CallerAudio, signal: AbortSignal): Promise<WindowMeasure> {
+async function measureHarness(
+  calls: number,
+  seconds: number,
+  audio: CallerAudio,
+  signal: AbortSignal,
+): Promise<WindowMeasure> {
   // The frames go nowhere, but each is read into an object that outlives the loop, so no step is optimised away.
   const sink = { sum: 0 };
-  const callers = Array.from({ length: calls }, () =>
-    new ScriptedCaller((frame) => { sink.sum += frame[0]!; }, { ...LATENCY_SCRIPT, turns: Infinity }, audio));
+  const callers = Array.from(
+    { length: calls },
+    () =>
+      new ScriptedCaller(
+        (frame) => {
+          sink.sum += frame[0]!;
+        },
+        { ...LATENCY_SCRIPT, turns: Infinity },
+        audio,
+      ),
+  );
   for (const caller of callers) caller.start();
   try {
     await sleep(HARNESS_WARMUP_SECONDS * 1000, undefined, { signal }).catch(() => {});
@@ -92,7 +123,9 @@ async function measureHarness(calls: number, seconds: number, audio: CallerAudio
  * The engine with no calls, over the same window: its fixed cost (the pacing clock ticking every 20 ms, as it does
  * while any call is up, and the workers' heartbeats), which the calls of a run share.
  */
-export async function measureIdleEngine(options: RigOptions & { seconds: number; signal: AbortSignal }): Promise<WindowMeasure> {
+export async function measureIdleEngine(
+  options: RigOptions & { seconds: number; signal: AbortSignal },
+): Promise<WindowMeasure> {
   const rig = new ConversationRig(options);
   try {
     await sleep(HARNESS_WARMUP_SECONDS * 1000, undefined, { signal: options.signal }).catch(() => {});
@@ -102,7 +135,9 @@ export async function measureIdleEngine(options: RigOptions & { seconds: number;
   }
 }
 
-export async function runCpu(options: RigOptions & { calls: number; seconds: number; signal: AbortSignal }): Promise<CpuRunResult> {
+export async function runCpu(
+  options: RigOptions & { calls: number; seconds: number; signal: AbortSignal },
+): Promise<CpuRunResult> {
   const { calls, seconds, signal } = options;
   const harness = await measureHarness(calls, seconds, options.audio, signal);
   const rig = new ConversationRig(options);
@@ -114,7 +149,11 @@ export async function runCpu(options: RigOptions & { calls: number; seconds: num
       await sleep(START_SPREAD_MS / calls);
     }
     await sleep(CPU_WARMUP_SECONDS * 1000, undefined, { signal }).catch(() => {});
-    const engine = await measureWindow(seconds, signal, started.map((call) => call.caller));
+    const engine = await measureWindow(
+      seconds,
+      signal,
+      started.map((call) => call.caller),
+    );
     const turns = await collectTurns(rig, started);
     return { calls, harness, engine, turns };
   } finally {

@@ -29,10 +29,18 @@ export function parseEngineOptions(extra: SuiteContext['extra']): EngineOptions 
   const { turns, calls, stt, vad } = extra;
   const turnCount = turns === undefined ? DEFAULT_TURNS : wholeNumber(turns, 1, MAX_TURNS);
   if (turnCount === undefined) return `--turns must be a whole number from 1 to ${MAX_TURNS}, got "${String(turns)}"`;
-  const callCounts = calls === undefined ? DEFAULT_CALLS : typeof calls === 'string' ? calls.split(',').map((c) => wholeNumber(c.trim(), 1, MAX_CALLS)) : [undefined];
-  if (callCounts.some((c) => c === undefined)) return `--calls must be whole numbers from 1 to ${MAX_CALLS}, comma-separated, got "${String(calls)}"`;
-  if (stt !== undefined && stt !== 'batch' && stt !== 'streaming') return `--stt must be batch or streaming, got "${String(stt)}"`;
-  if (vad !== undefined && vad !== 'auto' && vad !== 'silero' && vad !== 'energy') return `--vad must be auto, silero or energy, got "${String(vad)}"`;
+  const callCounts =
+    calls === undefined
+      ? DEFAULT_CALLS
+      : typeof calls === 'string'
+        ? calls.split(',').map((c) => wholeNumber(c.trim(), 1, MAX_CALLS))
+        : [undefined];
+  if (callCounts.some((c) => c === undefined))
+    return `--calls must be whole numbers from 1 to ${MAX_CALLS}, comma-separated, got "${String(calls)}"`;
+  if (stt !== undefined && stt !== 'batch' && stt !== 'streaming')
+    return `--stt must be batch or streaming, got "${String(stt)}"`;
+  if (vad !== undefined && vad !== 'auto' && vad !== 'silero' && vad !== 'energy')
+    return `--vad must be auto, silero or energy, got "${String(vad)}"`;
   return { turns: turnCount, calls: callCounts as number[], stt: stt ?? 'batch', vad: vad ?? 'auto' };
 }
 
@@ -46,4 +54,3 @@ function wholeNumber(value: string | boolean, min: number, max: number): number 
 export function frameSecondsFor(durationSeconds: number): number {
   return Math.min(2, Math.max(1, Math.round(durationSeconds / 5)));
 }
-

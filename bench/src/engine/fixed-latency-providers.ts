@@ -25,7 +25,12 @@ export interface FixedLatencies {
 }
 
 /** A fast cloud STT's final, a fast LLM's first token, a fast TTS's first byte: delays large next to the engine's. */
-export const DEFAULT_LATENCIES: FixedLatencies = { sttFinalMs: 100, llmFirstTokenMs: 200, llmTokenIntervalMs: 20, ttsFirstByteMs: 80 };
+export const DEFAULT_LATENCIES: FixedLatencies = {
+  sttFinalMs: 100,
+  llmFirstTokenMs: 200,
+  llmTokenIntervalMs: 20,
+  ttsFirstByteMs: 80,
+};
 
 export type SttMode = 'batch' | 'streaming';
 
@@ -50,8 +55,11 @@ const REPLY_REST = ['the ', 'answer ', 'is ', 'yes, ', 'and ', 'that ', 'is ', '
  * the chunk holds whole periods and chunks join without a click; one chunk, made once, serves every request.
  */
 const TONE_CHUNK: Int16Array = (() => {
-  const parts = [sineWave(200, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 5_000), sineWave(600, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 2_500),
-    sineWave(1_400, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 1_000)];
+  const parts = [
+    sineWave(200, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 5_000),
+    sineWave(600, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 2_500),
+    sineWave(1_400, TTS_SAMPLE_RATE, TTS_CHUNK_SAMPLES, 1_000),
+  ];
   return Int16Array.from({ length: TTS_CHUNK_SAMPLES }, (_, i) => parts[0]![i]! + parts[1]![i]! + parts[2]![i]!);
 })();
 
@@ -103,10 +111,14 @@ export function fixedLatencyStt(latencies: FixedLatencies, mode: SttMode, book: 
         if (wait > 0.5) timer = setTimeout(settle, wait);
         else emit();
       };
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        events.end();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          events.end();
+        },
+        { once: true },
+      );
 
       return {
         push(samples) {
@@ -167,7 +179,10 @@ export function fixedLatencyTts(latencies: FixedLatencies, book: StampBook): Tts
       if (stamps) stamps.ttsFirstAudioAt ??= performance.now();
       while (left > 0) {
         const length = Math.min(left, TTS_CHUNK_SAMPLES);
-        yield { samples: length === TTS_CHUNK_SAMPLES ? TONE_CHUNK : TONE_CHUNK.subarray(0, length), sampleRate: TTS_SAMPLE_RATE };
+        yield {
+          samples: length === TTS_CHUNK_SAMPLES ? TONE_CHUNK : TONE_CHUNK.subarray(0, length),
+          sampleRate: TTS_SAMPLE_RATE,
+        };
         left -= length;
         if (left > 0 && !(await pause(TTS_CHUNK_INTERVAL_MS, signal))) return;
       }

@@ -31,8 +31,9 @@ export function createFrameCases(audio: CallerAudio): FrameCase[] {
   const whole = new Int16Array(engineFrames.length * ENGINE_FRAME_SAMPLES);
   engineFrames.forEach((frame, f) => whole.set(frame, f * ENGINE_FRAME_SAMPLES));
   const narrow = resample(whole, 16_000, 8000);
-  const ulawFrames = Array.from({ length: engineFrames.length }, (_, f) => encodeMulaw(narrow.subarray(f * 160, (f + 1) * 160)));
-
+  const ulawFrames = Array.from({ length: engineFrames.length }, (_, f) =>
+    encodeMulaw(narrow.subarray(f * 160, (f + 1) * 160)),
+  );
 
   const upsampler = new Resampler(8000, 16_000, { sourceBandHz: TELEPHONE_BAND_HZ });
   const inboundGate = new EnergyVad();
@@ -43,7 +44,11 @@ export function createFrameCases(audio: CallerAudio): FrameCase[] {
 
   const downsampler = new Resampler(16_000, 8000);
   let sent = 0;
-  const paced = new PacedOutput<Uint8Array>({ send: (bytes) => { sent += bytes[0]!; } });
+  const paced = new PacedOutput<Uint8Array>({
+    send: (bytes) => {
+      sent += bytes[0]!;
+    },
+  });
   const nextOutbound = cycle(engineFrames);
 
   return [

@@ -13,7 +13,15 @@
  */
 import { measureCases } from '../engine-audio/measure.ts';
 import { machineFacts } from '../machine.ts';
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
+import {
+  EXIT_FAILED,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_USAGE,
+  type ExitCode,
+  type Suite,
+  type SuiteContext,
+} from '../suite.ts';
 import { callerAudio, type CallerAudio } from './caller-audio.ts';
 import { spokenCallerAudio } from './spoken-audio.ts';
 import { measureVadCosts } from './vad-costs.ts';
@@ -31,12 +39,29 @@ const FRAME_WARMUP_SECONDS = 1;
 
 export const engineSuite: Suite = {
   name: 'engine',
-  summary: 'engine latency per turn (fixed-latency providers), per-call CPU at steady speech, µs per audio frame (no services needed)',
+  summary:
+    'engine latency per turn (fixed-latency providers), per-call CPU at steady speech, µs per audio frame (no services needed)',
   options: {
-    turns: { type: 'string', valueName: '<n>', description: `turns measured for the latency figures (default ${DEFAULT_TURNS}, ${TURNS_PER_CALL} per call)` },
-    calls: { type: 'string', valueName: '<n,…>', description: `concurrent calls of each CPU run (default ${DEFAULT_CALLS.join(',')})` },
-    stt: { type: 'string', valueName: '<mode>', description: 'batch (final after the end of utterance, default) or streaming (final during the silence)' },
-    vad: { type: 'string', valueName: '<mode>', description: 'auto (Silero behind the gate when its model loads, as the engine role; default), silero or energy' },
+    turns: {
+      type: 'string',
+      valueName: '<n>',
+      description: `turns measured for the latency figures (default ${DEFAULT_TURNS}, ${TURNS_PER_CALL} per call)`,
+    },
+    calls: {
+      type: 'string',
+      valueName: '<n,…>',
+      description: `concurrent calls of each CPU run (default ${DEFAULT_CALLS.join(',')})`,
+    },
+    stt: {
+      type: 'string',
+      valueName: '<mode>',
+      description: 'batch (final after the end of utterance, default) or streaming (final during the silence)',
+    },
+    vad: {
+      type: 'string',
+      valueName: '<mode>',
+      description: 'auto (Silero behind the gate when its model loads, as the engine role; default), silero or energy',
+    },
   },
   run: runEngine,
 };
@@ -82,7 +107,7 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
   if (signal.aborted) return EXIT_INTERRUPTED;
   if (frameModel) {
     context.log(`per-frame costs of Silero behind the gate: 3 cases, ${frameSeconds} s each…`);
-    timings.push(...await measureVadCosts(frameModel, audio, frameSeconds, signal));
+    timings.push(...(await measureVadCosts(frameModel, audio, frameSeconds, signal)));
     if (signal.aborted) return EXIT_INTERRUPTED;
   }
   const frames = frameRows(timings);
@@ -102,24 +127,39 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
   }
   const cpu = [];
   for (const calls of parsed.calls) {
-    context.log(`CPU: harness alone, then ${calls} calls (${CPU_WARMUP_SECONDS} s warm-up, ${durationSeconds} s window)…`);
+    context.log(
+      `CPU: harness alone, then ${calls} calls (${CPU_WARMUP_SECONDS} s warm-up, ${durationSeconds} s window)…`,
+    );
     const result = await runCpu({ ...rig, calls, seconds: durationSeconds, signal });
     if (signal.aborted) return EXIT_INTERRUPTED;
-    cpu.push(cpuRow({ calls, harness: cpuWindow(result.harness), engine: cpuWindow(result.engine), records: result.turns.records }, baselineMicros,
-      idleEngineShare ?? 0));
+    cpu.push(
+      cpuRow(
+        { calls, harness: cpuWindow(result.harness), engine: cpuWindow(result.engine), records: result.turns.records },
+        baselineMicros,
+        idleEngineShare ?? 0,
+      ),
+    );
   }
 
-  const report = buildReport(machine, {
-    durationSeconds,
-    frameSeconds,
-    frameWarmupSeconds: FRAME_WARMUP_SECONDS,
-    cpuWarmupSeconds: CPU_WARMUP_SECONDS,
-    stt: parsed.stt,
-    vad: voiceActivity.kind,
-    latencies: DEFAULT_LATENCIES,
-    endpointingMs: ENDPOINTING_MS,
-    calls: parsed.calls,
-  }, frames, latency, cpu, idleEngineShare, incidents);
+  const report = buildReport(
+    machine,
+    {
+      durationSeconds,
+      frameSeconds,
+      frameWarmupSeconds: FRAME_WARMUP_SECONDS,
+      cpuWarmupSeconds: CPU_WARMUP_SECONDS,
+      stt: parsed.stt,
+      vad: voiceActivity.kind,
+      latencies: DEFAULT_LATENCIES,
+      endpointingMs: ENDPOINTING_MS,
+      calls: parsed.calls,
+    },
+    frames,
+    latency,
+    cpu,
+    idleEngineShare,
+    incidents,
+  );
   await voiceActivity.close();
   await frameModel?.close();
   context.out(formatReport(report));
@@ -131,11 +171,16 @@ async function runEngine(context: SuiteContext): Promise<ExitCode> {
  * The engine's voice activity as the engine role would load it, and the callers' audio to go with it: Silero only
  * takes real speech for speech, so its callers speak with flite's voice.
  */
-async function benchVoiceActivity(mode: BenchVad, context: SuiteContext): Promise<{ audio: CallerAudio; voiceActivity: VoiceActivitySource; frameModel?: SileroModel } | ExitCode> {
+async function benchVoiceActivity(
+  mode: BenchVad,
+  context: SuiteContext,
+): Promise<{ audio: CallerAudio; voiceActivity: VoiceActivitySource; frameModel?: SileroModel } | ExitCode> {
   const synthetic = callerAudio();
   let source: VoiceActivitySource;
   try {
-    source = await loadVoiceActivity({ vad: mode }, (event, detail) => context.log(`engine: ${event} ${JSON.stringify(detail ?? {})}`));
+    source = await loadVoiceActivity({ vad: mode }, (event, detail) =>
+      context.log(`engine: ${event} ${JSON.stringify(detail ?? {})}`),
+    );
   } catch (error) {
     context.log(String(error));
     return EXIT_USAGE;

@@ -39,7 +39,8 @@ export async function collectTurns(rig: ConversationRig, calls: readonly RigCall
         unmatched += 1;
         continue;
       }
-      const tickAfterAudioAt = stamps.ttsFirstAudioAt === undefined ? undefined : rig.ticks.firstAtOrAfter(stamps.ttsFirstAudioAt);
+      const tickAfterAudioAt =
+        stamps.ttsFirstAudioAt === undefined ? undefined : rig.ticks.firstAtOrAfter(stamps.ttsFirstAudioAt);
       records.push({ report: turn, stamps, tickAfterAudioAt });
     }
   });
@@ -63,7 +64,9 @@ export async function runLatency(options: RigOptions & { turns: number; signal: 
       calls.push(await rig.startCall({ ...LATENCY_SCRIPT, turns }));
       await sleep(CALL_STAGGER_MS);
     }
-    const aborted = new Promise<void>((resolve) => options.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const aborted = new Promise<void>((resolve) =>
+      options.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     await Promise.race([Promise.all(calls.map((call) => call.caller.finished)), aborted]);
     return await collectTurns(rig, calls);
   } finally {

@@ -9,7 +9,14 @@ import { percentile } from '../percentiles.ts';
 import { formatTable } from '../table.ts';
 import type { CaseTiming } from '../engine-audio/measure.ts';
 import type { FixedLatencies, SttMode } from './fixed-latency-providers.ts';
-import { BREAKDOWN_FIELDS, breakDown, summarize, type Summary, type TurnBreakdown, type TurnRecord } from './turn-overhead.ts';
+import {
+  BREAKDOWN_FIELDS,
+  breakDown,
+  summarize,
+  type Summary,
+  type TurnBreakdown,
+  type TurnRecord,
+} from './turn-overhead.ts';
 
 /** Engine issue target: the engine's own latency per turn, median. */
 export const TARGET_OVERHEAD_P50_MS = 5;
@@ -157,7 +164,10 @@ export function frameRows(timings: readonly CaseTiming[]): FrameRow[] {
 }
 
 function componentSummaries(turns: readonly TurnBreakdown[]): Record<ComponentName, Summary> {
-  return Object.fromEntries(BREAKDOWN_FIELDS.map((name) => [name, summarize(turns.map((t) => t[name]))])) as Record<ComponentName, Summary>;
+  return Object.fromEntries(BREAKDOWN_FIELDS.map((name) => [name, summarize(turns.map((t) => t[name]))])) as Record<
+    ComponentName,
+    Summary
+  >;
 }
 
 export function latencySection(input: LatencyInput): LatencySection {
@@ -225,7 +235,8 @@ export function buildReport(
   const outbound = frames.find((f) => f.name.startsWith('outbound'));
   const failures: string[] = [...incidents.map((i) => `engine: ${i}`)];
   if (latency.components.overheadMs.n === 0) failures.push('latency: no turn produced a complete latency report');
-  if (latency.timeouts > 0) failures.push(`latency: ${latency.timeouts} of ${latency.utterances} utterances got no reply`);
+  if (latency.timeouts > 0)
+    failures.push(`latency: ${latency.timeouts} of ${latency.utterances} utterances got no reply`);
   if (latency.unmatched > 0) failures.push(`latency: ${latency.unmatched} reported turns had no stamps`);
   for (const row of cpu) {
     if (row.timeouts > 0) failures.push(`cpu ${row.calls} calls: ${row.timeouts} utterances got no reply`);
@@ -236,7 +247,9 @@ export function buildReport(
   if (!latency.overheadP50Met) missed.push(`engine latency p50 ${ms(overhead.p50)} ms > ${TARGET_OVERHEAD_P50_MS} ms`);
   if (!latency.overheadP99Met) missed.push(`engine latency p99 ${ms(overhead.p99)} ms > ${TARGET_OVERHEAD_P99_MS} ms`);
   for (const row of cpu.filter((r) => !r.met)) {
-    missed.push(`CPU per call at ${row.calls} calls ${percent(row.perCallShare)} of a core > ${percent(TARGET_CALL_CORE_SHARE)}`);
+    missed.push(
+      `CPU per call at ${row.calls} calls ${percent(row.perCallShare)} of a core > ${percent(TARGET_CALL_CORE_SHARE)}`,
+    );
   }
   return {
     suite: 'engine',
@@ -262,7 +275,11 @@ function latencyRows(settings: EngineSettings): [string, ComponentName, number |
     ['LLM first token (report)', 'llmFirstTokenMs', latencies.llmFirstTokenMs],
     ['TTS first byte (report)', 'ttsFirstByteMs', latencies.ttsFirstByteMs],
     ['end-to-end (report)', 'endToEndMs', endpointing + latencies.llmFirstTokenMs + latencies.ttsFirstByteMs],
-    ['end-to-end, seen by the caller', 'callerEndToEndMs', endpointing + latencies.llmFirstTokenMs + latencies.ttsFirstByteMs],
+    [
+      'end-to-end, seen by the caller',
+      'callerEndToEndMs',
+      endpointing + latencies.llmFirstTokenMs + latencies.ttsFirstByteMs,
+    ],
     ['provider: LLM to first clause', 'providerLlmMs', latencies.llmFirstTokenMs],
     ['provider: TTS to first audio', 'providerTtsMs', latencies.ttsFirstByteMs],
     ['hop: turn end → LLM request', 'turnToLlmMs', undefined],
@@ -277,62 +294,138 @@ export function formatReport(report: EngineReport): string {
   const { settings, latency } = report;
   const l = settings.latencies;
   const lines = [
-    'engine: per-frame audio cost, the engine\'s own latency per turn, and per-call CPU at steady speech, in one run',
+    "engine: per-frame audio cost, the engine's own latency per turn, and per-call CPU at steady speech, in one run",
     `machine: ${describeMachine(report.machine)}`,
     `fake providers: STT final ${l.sttFinalMs} ms after ${settings.stt === 'batch' ? 'the end of utterance (batch)' : 'the last voiced audio (streaming)'}; ` +
       `LLM first token (a whole first clause) after ${l.llmFirstTokenMs} ms, then a token every ${l.llmTokenIntervalMs} ms; ` +
       `TTS first audio after ${l.ttsFirstByteMs} ms, then 100 ms of 16 kHz audio every 20 ms; endpointing ${settings.endpointingMs} ms of silence`,
-    `voice activity: ${settings.vad === 'silero' ? 'Silero v5 behind the energy gate; callers speak with flite\'s voice' : 'the energy gate alone; callers speak a synthetic voice'}`,
+    `voice activity: ${settings.vad === 'silero' ? "Silero v5 behind the energy gate; callers speak with flite's voice" : 'the energy gate alone; callers speak a synthetic voice'}`,
     '',
     `per 20 ms frame, µs of CPU (${settings.frameSeconds} s per case after ${settings.frameWarmupSeconds} s warm-up, cases interleaved):`,
-    formatTable([
-      ['case', 'mean', 'p50', 'p99', '× baseline', 'one step'],
-      ...report.frames.map((f) => [f.name, micros(f.meanMicros), micros(f.p50Micros), micros(f.p99Micros), ratio(f.ratio), f.work]),
-    ], ['left', 'right', 'right', 'right', 'right', 'left']),
+    formatTable(
+      [
+        ['case', 'mean', 'p50', 'p99', '× baseline', 'one step'],
+        ...report.frames.map((f) => [
+          f.name,
+          micros(f.meanMicros),
+          micros(f.p50Micros),
+          micros(f.p99Micros),
+          ratio(f.ratio),
+          f.work,
+        ]),
+      ],
+      ['left', 'right', 'right', 'right', 'right', 'left'],
+    ),
     '',
     `latency per turn, ms (${plural(latency.components.overheadMs.n, 'turn')} over ${plural(latency.calls, 'call')} at once, caller audio in real time; ` +
       `"set" is what the fake providers and endpointing account for):`,
-    formatTable([
-      ['', 'set', 'mean', 'p50', 'p99', 'max'],
-      ...latencyRows(settings).map(([label, name, set]) => {
-        const s = latency.components[name];
-        return [label, set === undefined ? '' : String(set), ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max)];
-      }),
-    ], ['left', 'right', 'right', 'right', 'right', 'right']),
+    formatTable(
+      [
+        ['', 'set', 'mean', 'p50', 'p99', 'max'],
+        ...latencyRows(settings).map(([label, name, set]) => {
+          const s = latency.components[name];
+          return [label, set === undefined ? '' : String(set), ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max)];
+        }),
+      ],
+      ['left', 'right', 'right', 'right', 'right', 'right'],
+    ),
     'engine overhead = end-to-end − endpointing − provider LLM time to first clause − provider TTS time to first audio ' +
       '(report fields, provider times stamped inside the fakes); the STT delay sits inside endpointing',
     `engine latency per turn: p50 ${ms(latency.components.overheadMs.p50)} ms (target ≤ ${TARGET_OVERHEAD_P50_MS} ms: ${verdict(latency.overheadP50Met)}), ` +
       `p99 ${ms(latency.components.overheadMs.p99)} ms (target ≤ ${TARGET_OVERHEAD_P99_MS} ms: ${verdict(latency.overheadP99Met)})` +
-      (latency.components.overheadMs.n < 100 ? `; with ${plural(latency.components.overheadMs.n, 'turn')} the p99 is the slowest turn` : ''),
+      (latency.components.overheadMs.n < 100
+        ? `; with ${plural(latency.components.overheadMs.n, 'turn')} the p99 is the slowest turn`
+        : ''),
     '',
     `per-call CPU at steady speech, shares of one core (${settings.durationSeconds} s windows; calls measured after ${settings.cpuWarmupSeconds} s ` +
       'warm-up; harness = the same callers sending their frames nowhere, measured just before):',
-    formatTable([
-      ['calls', 'process', 'harness', 'per call', 'µs/20 ms', '× μ-law loop', `≤ ${percent(TARGET_CALL_CORE_SHARE)}`, 'marginal', 'busy µs/20 ms',
-        'replies', 'agent talks', 'caller speaks', 'loop busy', 'loop delay p99', 'overhead p50', 'p99'],
-      ...report.cpu.map((r) => [String(r.calls), percent(r.processShare), percent(r.harnessShare), percent(r.perCallShare), micros(r.perCallMicros),
-        ratio(r.ratio), verdict(r.met), percent(r.marginalShare), micros(r.busyMicros), String(r.replies), share(r.agentTalkShare),
-        share(r.callerVoicedShare), share(r.loopUtilization), withUnit(ms(r.loopDelayP99Ms), 'ms'), withUnit(ms(r.overhead.p50), 'ms'),
-        withUnit(ms(r.overhead.p99), 'ms')]),
-    ], ['right', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']),
+    formatTable(
+      [
+        [
+          'calls',
+          'process',
+          'harness',
+          'per call',
+          'µs/20 ms',
+          '× μ-law loop',
+          `≤ ${percent(TARGET_CALL_CORE_SHARE)}`,
+          'marginal',
+          'busy µs/20 ms',
+          'replies',
+          'agent talks',
+          'caller speaks',
+          'loop busy',
+          'loop delay p99',
+          'overhead p50',
+          'p99',
+        ],
+        ...report.cpu.map((r) => [
+          String(r.calls),
+          percent(r.processShare),
+          percent(r.harnessShare),
+          percent(r.perCallShare),
+          micros(r.perCallMicros),
+          ratio(r.ratio),
+          verdict(r.met),
+          percent(r.marginalShare),
+          micros(r.busyMicros),
+          String(r.replies),
+          share(r.agentTalkShare),
+          share(r.callerVoicedShare),
+          share(r.loopUtilization),
+          withUnit(ms(r.loopDelayP99Ms), 'ms'),
+          withUnit(ms(r.overhead.p50), 'ms'),
+          withUnit(ms(r.overhead.p99), 'ms'),
+        ]),
+      ],
+      [
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
+    ),
     'per call = (process − harness) ÷ calls: sessions, in-memory transports, the bus, the STT/LLM/TTS workers and the fake providers ' +
       '(fixed timers, a precomputed tone), all in this one process as embedded mode runs them; marginal = the same less the idle engine; ' +
-      'busy = main-thread time beyond the harness\'s, per call (the engine\'s own work, without the cost of waking up).',
+      "busy = main-thread time beyond the harness's, per call (the engine's own work, without the cost of waking up).",
   ];
   if (report.idleEngineShare !== undefined) {
-    lines.push(`idle engine (no calls; the pacing clock ticking, the workers heartbeating): ${percent(report.idleEngineShare)} of a core, ` +
-      'shared by the calls of a run');
+    lines.push(
+      `idle engine (no calls; the pacing clock ticking, the workers heartbeating): ${percent(report.idleEngineShare)} of a core, ` +
+        'shared by the calls of a run',
+    );
   }
   if (report.carrierMicros !== undefined) {
-    lines.push(`a G.711 carrier call adds at most the inbound + outbound rows: ${micros(report.carrierMicros)} µs per 20 ms ` +
-      `= ${percent(report.carrierMicros / FRAME_MICROS)} of a core (the memory transport hands the session 16 kHz PCM).`);
+    lines.push(
+      `a G.711 carrier call adds at most the inbound + outbound rows: ${micros(report.carrierMicros)} µs per 20 ms ` +
+        `= ${percent(report.carrierMicros / FRAME_MICROS)} of a core (the memory transport hands the session 16 kHz PCM).`,
+    );
   }
   if (report.machine.loadAverage1m >= BUSY_LOAD_PER_CORE * report.machine.cores) {
-    lines.push(`note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: ` +
-      'other work competed for the CPU, so these figures are noisy');
+    lines.push(
+      `note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: ` +
+        'other work competed for the CPU, so these figures are noisy',
+    );
   }
-  if (report.failures.length) lines.push('FAILED: the run went wrong, so its figures do not count:', ...report.failures.map((f) => `  ${f}`));
-  if (report.missed.length) lines.push(`MISSED ${report.missed.length} target${report.missed.length > 1 ? 's' : ''}:`, ...report.missed.map((m) => `  ${m}`));
+  if (report.failures.length)
+    lines.push('FAILED: the run went wrong, so its figures do not count:', ...report.failures.map((f) => `  ${f}`));
+  if (report.missed.length)
+    lines.push(
+      `MISSED ${report.missed.length} target${report.missed.length > 1 ? 's' : ''}:`,
+      ...report.missed.map((m) => `  ${m}`),
+    );
   if (!report.failures.length && !report.missed.length) lines.push('all targets met');
   return lines.join('\n');
 }

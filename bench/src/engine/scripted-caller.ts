@@ -39,7 +39,14 @@ export interface CallerCounters {
 type Phase = 'gap' | 'speaking' | 'waiting' | 'quiet';
 
 export class ScriptedCaller {
-  readonly counters: CallerCounters = { framesSent: 0, voicedFramesSent: 0, framesHeard: 0, utterances: 0, replies: 0, timeouts: 0 };
+  readonly counters: CallerCounters = {
+    framesSent: 0,
+    voicedFramesSent: 0,
+    framesHeard: 0,
+    utterances: 0,
+    replies: 0,
+    timeouts: 0,
+  };
   /** Turn keys of this call's utterances, in order, as the engine's transcripts named them. */
   readonly keys: string[] = [];
   /** Resolves once every scripted utterance has been answered (or timed out) and the reply has played. */
@@ -70,7 +77,9 @@ export class ScriptedCaller {
     this.#audio = audio;
     this.#book = book;
     this.#left = script.leadInFrames ?? script.gapFrames;
-    this.finished = new Promise((resolve) => { this.#resolveFinished = resolve; });
+    this.finished = new Promise((resolve) => {
+      this.#resolveFinished = resolve;
+    });
   }
 
   start(): void {

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { ENGINE_FRAME_SAMPLES, ENGINE_SAMPLE_RATE, decodeWav, resample } from '@parley/engine/audio';
 import type { CallerAudio } from './caller-audio.ts';
 
-const SENTENCES = 'I would like to move my appointment to Tuesday morning. Could you also tell me the address of the clinic? Thank you, that is all for now.';
+const SENTENCES =
+  'I would like to move my appointment to Tuesday morning. Could you also tell me the address of the clinic? Thank you, that is all for now.';
 /** A frame whose peak passes this is voiced; the fixed-latency STT counts frames above 1 000 as heard words. */
 const VOICED_PEAK = 2_000;
 
@@ -22,7 +23,10 @@ export async function spokenCallerAudio(base: CallerAudio): Promise<CallerAudio>
     const file = join(dir, 'speech.wav');
     await promisify(execFile)('flite', ['-voice', 'kal16', '-t', SENTENCES, '-o', file]);
     const chunk = decodeWav(await readFile(file));
-    const samples = chunk.sampleRate === ENGINE_SAMPLE_RATE ? chunk.samples : resample(chunk.samples, chunk.sampleRate, ENGINE_SAMPLE_RATE);
+    const samples =
+      chunk.sampleRate === ENGINE_SAMPLE_RATE
+        ? chunk.samples
+        : resample(chunk.samples, chunk.sampleRate, ENGINE_SAMPLE_RATE);
     const voiced: Int16Array[] = [];
     for (let offset = 0; offset + ENGINE_FRAME_SAMPLES <= samples.length; offset += ENGINE_FRAME_SAMPLES) {
       const frame = samples.slice(offset, offset + ENGINE_FRAME_SAMPLES);

@@ -6,7 +6,14 @@ import { turnKey, turnKeyIn } from './turn-stamps.ts';
 /** A batch-STT turn: last voiced frame at 1 000, turn over 700 ms later, LLM 200 ms, TTS 80 ms, frame out at 1 992. */
 function record(overrides: Partial<TurnRecord> = {}): TurnRecord {
   return {
-    report: { turn: 1, endpointingMs: 700, sttFinalMs: 699.8, llmFirstTokenMs: 201, ttsFirstByteMs: 80.6, endToEndMs: 992 },
+    report: {
+      turn: 1,
+      endpointingMs: 700,
+      sttFinalMs: 699.8,
+      llmFirstTokenMs: 201,
+      ttsFirstByteMs: 80.6,
+      endToEndMs: 992,
+    },
     stamps: {
       lastVoicedAt: 1_000,
       sttFinalAt: 1_699.8,
@@ -36,11 +43,15 @@ describe('breakDown', () => {
     expect(b.audioToFrameMs).toBeCloseTo(10.7);
     expect(b.pacingWaitMs).toBeCloseTo(10.6);
     expect(b.callerEndToEndMs).toBeCloseTo(992.1);
-    expect(b.turnToLlmMs + b.clauseToTtsMs + b.audioToFrameMs).toBeCloseTo(b.callerEndToEndMs - b.endpointingMs - b.providerLlmMs - b.providerTtsMs);
+    expect(b.turnToLlmMs + b.clauseToTtsMs + b.audioToFrameMs).toBeCloseTo(
+      b.callerEndToEndMs - b.endpointingMs - b.providerLlmMs - b.providerTtsMs,
+    );
   });
 
   it('gives NaN, not a made-up number, where a stamp or a report field is missing', () => {
-    const b = breakDown(record({ report: { turn: 1, endpointingMs: 700 }, stamps: { lastVoicedAt: 1_000 }, tickAfterAudioAt: undefined }));
+    const b = breakDown(
+      record({ report: { turn: 1, endpointingMs: 700 }, stamps: { lastVoicedAt: 1_000 }, tickAfterAudioAt: undefined }),
+    );
     expect(b.overheadMs).toBeNaN();
     expect(b.sttFinalMs).toBeNaN();
     expect(b.turnToLlmMs).toBeNaN();
@@ -61,7 +72,13 @@ describe('summarize', () => {
   });
 
   it('is NaN throughout with no samples', () => {
-    expect(summarize([Number.NaN])).toEqual({ n: 0, mean: Number.NaN, p50: Number.NaN, p99: Number.NaN, max: Number.NaN });
+    expect(summarize([Number.NaN])).toEqual({
+      n: 0,
+      mean: Number.NaN,
+      p50: Number.NaN,
+      p99: Number.NaN,
+      max: Number.NaN,
+    });
   });
 });
 

@@ -55,11 +55,23 @@ export interface TurnBreakdown {
 
 /** Every field of a TurnBreakdown, in the order reports list them. */
 export const BREAKDOWN_FIELDS = [
-  'endpointingMs', 'sttFinalMs', 'llmFirstTokenMs', 'ttsFirstByteMs', 'endToEndMs', 'callerEndToEndMs', 'providerLlmMs', 'providerTtsMs',
-  'overheadMs', 'turnToLlmMs', 'clauseToTtsMs', 'audioToFrameMs', 'pacingWaitMs',
+  'endpointingMs',
+  'sttFinalMs',
+  'llmFirstTokenMs',
+  'ttsFirstByteMs',
+  'endToEndMs',
+  'callerEndToEndMs',
+  'providerLlmMs',
+  'providerTtsMs',
+  'overheadMs',
+  'turnToLlmMs',
+  'clauseToTtsMs',
+  'audioToFrameMs',
+  'pacingWaitMs',
 ] as const satisfies readonly (keyof TurnBreakdown)[];
 
-const span = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined ? Number.NaN : to - from);
+const span = (from: number | undefined, to: number | undefined) =>
+  from === undefined || to === undefined ? Number.NaN : to - from;
 
 export function breakDown(record: TurnRecord): TurnBreakdown {
   const { report, stamps } = record;
@@ -99,5 +111,11 @@ export function summarize(values: readonly number[]): Summary {
   const sorted = Float64Array.from(values.filter((v) => Number.isFinite(v))).sort();
   const n = sorted.length;
   if (n === 0) return { n, mean: Number.NaN, p50: Number.NaN, p99: Number.NaN, max: Number.NaN };
-  return { n, mean: sorted.reduce((a, b) => a + b, 0) / n, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[n - 1]! };
+  return {
+    n,
+    mean: sorted.reduce((a, b) => a + b, 0) / n,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[n - 1]!,
+  };
 }

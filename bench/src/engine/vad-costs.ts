@@ -26,7 +26,12 @@ interface VadVariant {
   classify(frame: Int16Array): Promise<boolean>;
 }
 
-export async function measureVadCosts(model: SileroModel, audio: CallerAudio, seconds: number, signal: AbortSignal): Promise<CaseTiming[]> {
+export async function measureVadCosts(
+  model: SileroModel,
+  audio: CallerAudio,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<CaseTiming[]> {
   const gated = new GatedSileroVad(model);
   const everyWindow = model.stream();
   const window = new Float32Array(512);
@@ -76,7 +81,8 @@ export async function measureVadCosts(model: SileroModel, audio: CallerAudio, se
     for (let i = 0; i < BATCH_FRAMES; i += 1) await variant.classify(frames[i % frames.length]!);
     while (performance.now() < deadline && !signal.aborted) {
       const before = process.cpuUsage();
-      for (let i = 0; i < BATCH_FRAMES; i += 1) if (await variant.classify(frames[next++ % frames.length]!)) checksum += 1;
+      for (let i = 0; i < BATCH_FRAMES; i += 1)
+        if (await variant.classify(frames[next++ % frames.length]!)) checksum += 1;
       const spent = process.cpuUsage(before);
       samples.push((spent.user + spent.system) / BATCH_FRAMES);
     }

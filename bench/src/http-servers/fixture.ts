@@ -33,9 +33,12 @@ export interface FixtureContents {
 }
 
 /** A task of about 600 characters: what a real agent's instructions look like, so list bodies have a real size. */
-const AGENT_TASK = 'Greet the caller, ask for their order number and read back what was ordered. If they want to change it, '
-  + 'confirm each change before making it. If they ask for a refund, collect the reason and promise a call back within '
-  + 'one working day. Never promise a delivery date. Close by asking whether there is anything else, then say goodbye. '.repeat(2);
+const AGENT_TASK =
+  'Greet the caller, ask for their order number and read back what was ordered. If they want to change it, ' +
+  'confirm each change before making it. If they ask for a refund, collect the reason and promise a call back within ' +
+  'one working day. Never promise a delivery date. Close by asking whether there is anything else, then say goodbye. '.repeat(
+    2,
+  );
 
 export async function createFixture(databaseUrl: string, contents: FixtureContents = {}): Promise<RestFixture> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
@@ -62,7 +65,13 @@ export async function createFixture(databaseUrl: string, contents: FixtureConten
                          'You are the order desk of Bench Supplies.', ${AGENT_TASK}, 'Hello, Bench Supplies order desk!')`;
       }
     });
-    return { schema, description: database.description, key: created.apiKey.key, organisationId: created.organisationId, close };
+    return {
+      schema,
+      description: database.description,
+      key: created.apiKey.key,
+      organisationId: created.organisationId,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -28,12 +28,25 @@ export interface Measurement extends LoadResult {
 export type LoadTarget = Pick<LoadOptions, 'method' | 'body' | 'headers'> & { path: string };
 
 /** Warms up, then measures `target` on `server` for the suite's duration and connections; `label` names it in the log. */
-export async function measureServer(context: SuiteContext, server: ServerChild, target: LoadTarget, label: string): Promise<Measurement> {
+export async function measureServer(
+  context: SuiteContext,
+  server: ServerChild,
+  target: LoadTarget,
+  label: string,
+): Promise<Measurement> {
   const { connections, durationSeconds } = context.options;
-  const load = { url: server.url + target.path, method: target.method, body: target.body, headers: target.headers, connections, signal: context.signal };
+  const load = {
+    url: server.url + target.path,
+    method: target.method,
+    body: target.body,
+    headers: target.headers,
+    connections,
+    signal: context.signal,
+  };
   context.log(`${label}: ${WARMUP_SECONDS} s warm-up, ${durationSeconds} s measured…`);
   const warmup = await runLoad({ ...load, durationSeconds: WARMUP_SECONDS });
-  if (warmup.errors || warmup.non2xx) context.log(`  warm-up saw ${warmup.errors} errors and ${warmup.non2xx} non-2xx answers`);
+  if (warmup.errors || warmup.non2xx)
+    context.log(`  warm-up saw ${warmup.errors} errors and ${warmup.non2xx} non-2xx answers`);
   const cpuBefore = await server.cpuMicros();
   const startedAt = process.hrtime.bigint();
   const result = await runLoad({ ...load, durationSeconds });

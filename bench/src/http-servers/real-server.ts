@@ -12,10 +12,16 @@ import type { RunningServer } from './baseline-server.ts';
 import type { ServerSpec } from './server-messages.ts';
 
 export async function startRealServer(spec: Extract<ServerSpec, { kind: 'real' }>): Promise<RunningServer> {
-  const database = await openDatabase({ databaseUrl: spec.databaseUrl, schema: spec.schema, dataDir: undefined, maxConnections: spec.poolSize });
+  const database = await openDatabase({
+    databaseUrl: spec.databaseUrl,
+    schema: spec.schema,
+    dataDir: undefined,
+    maxConnections: spec.poolSize,
+  });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch((error: unknown) => console.error('bench server: close failed', error));
+    for (const close of closers.reverse())
+      await close().catch((error: unknown) => console.error('bench server: close failed', error));
   };
   try {
     const bus = await connectBus(spec.natsUrl, 'parley-bench-rest');

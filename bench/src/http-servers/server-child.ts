@@ -45,7 +45,10 @@ export async function forkServer(spec: ServerSpec, options: ForkOptions = {}): P
 
 function waitForListening(child: ChildProcess, spec: ServerSpec): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`${spec.kind} server did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done(new Error(`${spec.kind} server did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     const onMessage = (message: FromServer) => {
       if (message.type === 'listening') done(undefined, message.url);
       else if (message.type === 'failed') done(new Error(`${spec.kind} server failed to start: ${message.message}`));
@@ -87,7 +90,9 @@ async function closeChild(child: ChildProcess, exited: Promise<void>): Promise<v
   if (child.exitCode !== null || child.signalCode !== null) return;
   if (child.connected) child.send({ type: 'close' } satisfies ToServer);
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), CLOSE_TIMEOUT_MS); });
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), CLOSE_TIMEOUT_MS);
+  });
   const late = await Promise.race([exited.then(() => false), timedOut]);
   clearTimeout(timer);
   if (late) {

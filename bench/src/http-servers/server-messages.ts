@@ -3,14 +3,14 @@
 /** Which server a child runs: the real control plane on a bench schema, or the bare Fastify baseline. */
 export type ServerSpec =
   | {
-    kind: 'real';
-    databaseUrl: string;
-    schema: string;
-    natsUrl: string | undefined;
-    poolSize: number;
-    /** Per-minute limits to raise for the run (the mcp suite lifts the per-connection MCP limit it would hit at once). */
-    rateLimits?: Record<string, number>;
-  }
+      kind: 'real';
+      databaseUrl: string;
+      schema: string;
+      natsUrl: string | undefined;
+      poolSize: number;
+      /** Per-minute limits to raise for the run (the mcp suite lifts the per-connection MCP limit it would hit at once). */
+      rateLimits?: Record<string, number>;
+    }
   | { kind: 'baseline'; routes: BaselineRoute[] };
 
 /** One baseline route: `path` answers `body` (the JSON the real app answered), with no auth and no database. */

@@ -37,7 +37,12 @@ export interface McpReport {
   failed: boolean;
 }
 
-export function evaluateRequest(label: string, bodyBytes: number, baseline: Measurement, real: Measurement): RequestResult {
+export function evaluateRequest(
+  label: string,
+  bodyBytes: number,
+  baseline: Measurement,
+  real: Measurement,
+): RequestResult {
   return {
     label,
     bodyBytes,
@@ -48,7 +53,13 @@ export function evaluateRequest(label: string, bodyBytes: number, baseline: Meas
   };
 }
 
-export function buildReport(machine: MachineFacts, settings: McpSettings, requests: RequestResult[], toolCall: string, rest: string): McpReport {
+export function buildReport(
+  machine: MachineFacts,
+  settings: McpSettings,
+  requests: RequestResult[],
+  toolCall: string,
+  rest: string,
+): McpReport {
   const call = requests.find((r) => r.label === toolCall);
   const route = requests.find((r) => r.label === rest);
   return {
@@ -63,9 +74,16 @@ export function buildReport(machine: MachineFacts, settings: McpSettings, reques
 
 export function formatReport(report: McpReport): string {
   const { settings } = report;
-  const rows: string[][] = [['request', 'server', 'req/s', 'p50 ms', 'p99 ms', 'srv CPU', 'srv µs/req', 'gen CPU', 'ratio']];
+  const rows: string[][] = [
+    ['request', 'server', 'req/s', 'p50 ms', 'p99 ms', 'srv CPU', 'srv µs/req', 'gen CPU', 'ratio'],
+  ];
   const figures = (m: Measurement) => [
-    whole(m.requestsPerSecond), fixed(m.p50Ms), fixed(m.p99Ms), percent(m.serverCpu), whole(m.serverMicrosPerRequest), percent(m.generatorCpu),
+    whole(m.requestsPerSecond),
+    fixed(m.p50Ms),
+    fixed(m.p99Ms),
+    percent(m.serverCpu),
+    whole(m.serverMicrosPerRequest),
+    percent(m.generatorCpu),
   ];
   for (const r of report.requests) {
     rows.push([r.label, 'bare Fastify', ...figures(r.baseline), '']);
@@ -81,13 +99,18 @@ export function formatReport(report: McpReport): string {
     `bodies: ${report.requests.map((r) => `${r.label} ${r.bodyBytes.toLocaleString('en-US')} B`).join(', ')}`,
   ];
   if (report.mcpOverheadMicros !== undefined && Number.isFinite(report.mcpOverheadMicros)) {
-    lines.push(`MCP's own cost per tools/call (server CPU beyond the REST request it makes): ${whole(report.mcpOverheadMicros)} µs`);
+    lines.push(
+      `MCP's own cost per tools/call (server CPU beyond the REST request it makes): ${whole(report.mcpOverheadMicros)} µs`,
+    );
   }
   if (isBusy(report.machine)) {
-    lines.push(`note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: other work competed for the CPU`);
+    lines.push(
+      `note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: other work competed for the CPU`,
+    );
   }
   const failures = report.requests.flatMap((r) => r.failures.map((f) => `${r.label}: ${f}`));
-  if (failures.length) lines.push('FAILED: the run saw errors, so its figures do not count:', ...failures.map((f) => `  ${f}`));
+  if (failures.length)
+    lines.push('FAILED: the run saw errors, so its figures do not count:', ...failures.map((f) => `  ${f}`));
   else lines.push('no errors; the issue sets no MCP target (figures for comparison)');
   return lines.join('\n');
 }

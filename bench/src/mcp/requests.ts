@@ -18,10 +18,17 @@ export interface MeasuredRequest {
 /** Agents the fixture creates: one full page of agents_list's default. */
 export const FIXTURE_AGENTS = 20;
 
-const jsonRpc = (id: number, method: string, params: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const jsonRpc = (id: number, method: string, params: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 export const REQUESTS: readonly MeasuredRequest[] = [
-  { label: 'MCP tools/list', method: 'POST', path: '/mcp', baselinePath: '/mcp/tools-list', body: jsonRpc(1, 'tools/list', {}) },
+  {
+    label: 'MCP tools/list',
+    method: 'POST',
+    path: '/mcp',
+    baselinePath: '/mcp/tools-list',
+    body: jsonRpc(1, 'tools/list', {}),
+  },
   {
     label: 'MCP tools/call agents_list',
     method: 'POST',
@@ -29,7 +36,12 @@ export const REQUESTS: readonly MeasuredRequest[] = [
     baselinePath: '/mcp/tools-call',
     body: jsonRpc(2, 'tools/call', { name: 'agents_list', arguments: { limit: FIXTURE_AGENTS } }),
   },
-  { label: 'REST GET /voice/agents', method: 'GET', path: `/api/v1/voice/agents?limit=${FIXTURE_AGENTS}`, baselinePath: '/api/v1/voice/agents' },
+  {
+    label: 'REST GET /voice/agents',
+    method: 'GET',
+    path: `/api/v1/voice/agents?limit=${FIXTURE_AGENTS}`,
+    baselinePath: '/api/v1/voice/agents',
+  },
 ];
 
 /** The headers a Streamable HTTP client sends (spec document 2), plus the key. */

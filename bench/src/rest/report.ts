@@ -53,7 +53,12 @@ export interface RestReport {
   missed: boolean;
 }
 
-export function evaluateEndpoint(endpoint: string, bodyBytes: number, baseline: Measurement, real: Measurement): EndpointResult {
+export function evaluateEndpoint(
+  endpoint: string,
+  bodyBytes: number,
+  baseline: Measurement,
+  real: Measurement,
+): EndpointResult {
   const ratio = baseline.requestsPerSecond > 0 ? real.requestsPerSecond / baseline.requestsPerSecond : Number.NaN;
   const failures = [...failuresOf('bare Fastify', baseline), ...failuresOf('Parley', real)];
   return {
@@ -81,11 +86,28 @@ export function buildReport(machine: MachineFacts, settings: RestSettings, endpo
 
 export function formatReport(report: RestReport): string {
   const { settings } = report;
-  const header = ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'srv CPU', 'srv µs/req', 'gen CPU', 'ratio',
-    `ratio ≥ ${TARGET_MIN_RATIO.toFixed(2)}`, `p99 ≤ ${TARGET_MAX_P99_MS} ms`];
+  const header = [
+    'endpoint',
+    'server',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'srv CPU',
+    'srv µs/req',
+    'gen CPU',
+    'ratio',
+    `ratio ≥ ${TARGET_MIN_RATIO.toFixed(2)}`,
+    `p99 ≤ ${TARGET_MAX_P99_MS} ms`,
+  ];
   const rows: string[][] = [header];
-  const figures = (m: Measurement) =>
-    [rate(m.requestsPerSecond), ms(m.p50Ms), ms(m.p99Ms), percent(m.serverCpu), micros(m.serverMicrosPerRequest), percent(m.generatorCpu)];
+  const figures = (m: Measurement) => [
+    rate(m.requestsPerSecond),
+    ms(m.p50Ms),
+    ms(m.p99Ms),
+    percent(m.serverCpu),
+    micros(m.serverMicrosPerRequest),
+    percent(m.generatorCpu),
+  ];
   for (const e of report.endpoints) {
     rows.push([e.endpoint, 'bare Fastify', ...figures(e.baseline), '', '', '']);
     rows.push([e.endpoint, 'Parley', ...figures(e.real), e.ratio.toFixed(2), verdict(e.ratioMet), verdict(e.p99Met)]);
@@ -100,20 +122,26 @@ export function formatReport(report: RestReport): string {
     `bodies: ${report.endpoints.map((e) => `${e.endpoint} ${e.bodyBytes.toLocaleString('en-US')} B`).join(', ')}`,
   ];
   for (const e of report.endpoints.filter((e) => e.baseline.generatorCpu >= GENERATOR_SATURATED_CPU)) {
-    lines.push(`note: the load generator used ${percent(e.baseline.generatorCpu)} of its core on the ${e.endpoint} baseline: ` +
-      'the baseline may be held back by the generator, which flatters that ratio');
+    lines.push(
+      `note: the load generator used ${percent(e.baseline.generatorCpu)} of its core on the ${e.endpoint} baseline: ` +
+        'the baseline may be held back by the generator, which flatters that ratio',
+    );
   }
   if (isBusy(report.machine)) {
-    lines.push(`note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: ` +
-      'other work competed for the CPU, so these figures are noisy');
+    lines.push(
+      `note: load ${report.machine.loadAverage1m} on ${report.machine.cores} cores when the run started: ` +
+        'other work competed for the CPU, so these figures are noisy',
+    );
   }
   const failures = report.endpoints.flatMap((e) => e.failures.map((f) => `${e.endpoint}: ${f}`));
   const missed = report.endpoints.flatMap((e) => [
     ...(e.ratioMet ? [] : [`${e.endpoint}: ratio ${e.ratio.toFixed(2)} < ${TARGET_MIN_RATIO.toFixed(2)}`]),
     ...(e.p99Met ? [] : [`${e.endpoint}: p99 ${ms(e.real.p99Ms)} ms > ${TARGET_MAX_P99_MS} ms`]),
   ]);
-  if (failures.length) lines.push('FAILED: the run saw errors, so its figures do not count:', ...failures.map((f) => `  ${f}`));
-  if (missed.length) lines.push(`MISSED ${missed.length} target${missed.length > 1 ? 's' : ''}:`, ...missed.map((m) => `  ${m}`));
+  if (failures.length)
+    lines.push('FAILED: the run saw errors, so its figures do not count:', ...failures.map((f) => `  ${f}`));
+  if (missed.length)
+    lines.push(`MISSED ${missed.length} target${missed.length > 1 ? 's' : ''}:`, ...missed.map((m) => `  ${m}`));
   if (!failures.length && !missed.length) lines.push('all targets met');
   return lines.join('\n');
 }

@@ -44,7 +44,11 @@ export class OrganisationCache {
   listen(): void {
     if (this.#subscription) return;
     this.#subscription = listenForBroadcasts<{ organisationId: string }>(
-      this.#bus, subjects.organisationChanged(), (notice) => this.forget(notice.organisationId), this.#onError);
+      this.#bus,
+      subjects.organisationChanged(),
+      (notice) => this.forget(notice.organisationId),
+      this.#onError,
+    );
   }
 
   /** Stops listening for changes. */

@@ -39,7 +39,10 @@ export async function provisionOrganisation(sql: Sql, input: OrganisationInput):
 }
 
 /** As provisionOrganisation, inside the caller's transaction. */
-export async function provisionOrganisationIn(tx: Queryable, input: OrganisationInput): Promise<ProvisionedOrganisation> {
+export async function provisionOrganisationIn(
+  tx: Queryable,
+  input: OrganisationInput,
+): Promise<ProvisionedOrganisation> {
   const existing = await findUserByEmail(tx, input.ownerEmail);
   const userId = existing?.id ?? newId();
   if (!existing) {
@@ -75,11 +78,18 @@ export async function insertApiKey(sql: Queryable, input: ApiKeyInput): Promise<
 }
 
 export async function findOrganisationRow(sql: Sql, organisationId: string): Promise<OrganisationRow | undefined> {
-  const [row] = await sql<OrganisationRow[]>`select * from organisations where id = ${organisationId} and deleted_at is null`;
+  const [row] = await sql<
+    OrganisationRow[]
+  >`select * from organisations where id = ${organisationId} and deleted_at is null`;
   return row;
 }
 
-export async function setFeatures(sql: Sql, organisationId: string, enable: readonly Feature[], disable: readonly Feature[]): Promise<string[] | undefined> {
+export async function setFeatures(
+  sql: Sql,
+  organisationId: string,
+  enable: readonly Feature[],
+  disable: readonly Feature[],
+): Promise<string[] | undefined> {
   const [row] = await sql<{ features: string[] }[]>`
     update organisations
        set features = array(select distinct f from unnest(features || ${[...enable]}::text[]) f

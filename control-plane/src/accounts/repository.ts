@@ -1,6 +1,14 @@
 /** Reads of organisations with their people, shared by the organisation, member and invitation routes. */
 import type { Queryable } from '../db/database.ts';
-import { memberRecords, organisationRecord, userRecord, type MemberRow, type OrganisationRecord, type OrganisationRow, type UserRow } from './records.ts';
+import {
+  memberRecords,
+  organisationRecord,
+  userRecord,
+  type MemberRow,
+  type OrganisationRecord,
+  type OrganisationRow,
+  type UserRow,
+} from './records.ts';
 
 export interface OrganisationWithPeople {
   organisation: OrganisationRow;
@@ -12,7 +20,10 @@ export interface OrganisationWithPeople {
  * The organisation (not deleted), its owner and its members. The three reads are sent together so they share one
  * round trip on a pipelined connection.
  */
-export async function loadOrganisation(sql: Queryable, organisationId: string): Promise<OrganisationWithPeople | undefined> {
+export async function loadOrganisation(
+  sql: Queryable,
+  organisationId: string,
+): Promise<OrganisationWithPeople | undefined> {
   const [organisations, members, users] = await Promise.all([
     sql<OrganisationRow[]>`select * from organisations where id = ${organisationId} and deleted_at is null`,
     sql<MemberRow[]>`select id, organisation_id, user_id, role, joined_at from members

@@ -31,7 +31,9 @@ const organisationFields = {
   visibility: Type.String({ description: 'PRIVATE or PUBLIC' }),
   ownerId: Type.String(),
   isActive: Type.Boolean(),
-  features: Type.Array(Type.String(), { description: 'Feature flags: flow_agents, self_serve_telephony, india_provisioning, managed_numbers' }),
+  features: Type.Array(Type.String(), {
+    description: 'Feature flags: flow_agents, self_serve_telephony, india_provisioning, managed_numbers',
+  }),
   billingCountry: NullableString,
   companyName: NullableString,
   companyRegistrationNumber: NullableString,
@@ -91,4 +93,10 @@ export const InvitationSchema = Type.Object(
 );
 
 /** Registered once on the app so routes can `$ref` them and the OpenAPI document lists them as components. */
-export const sharedSchemas = [UserSchema, OrganisationSummarySchema, MemberSchema, OrganisationSchema, InvitationSchema];
+export const sharedSchemas = [
+  UserSchema,
+  OrganisationSummarySchema,
+  MemberSchema,
+  OrganisationSchema,
+  InvitationSchema,
+];

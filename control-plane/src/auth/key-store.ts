@@ -64,7 +64,12 @@ export class KeyStore {
   /** Starts listening for revocations from other processes. */
   listen(): void {
     if (this.#subscription) return;
-    this.#subscription = listenForBroadcasts<Revocation>(this.#bus, subjects.authRevoked(), (r) => this.forget(r), this.#onError);
+    this.#subscription = listenForBroadcasts<Revocation>(
+      this.#bus,
+      subjects.authRevoked(),
+      (r) => this.forget(r),
+      this.#onError,
+    );
   }
 
   /** Stops listening for revocations. */
@@ -154,8 +159,10 @@ export class KeyStore {
 function matches(principal: Principal, revocation: Revocation): boolean {
   if ('keyId' in revocation) return principal.keyId === revocation.keyId;
   if ('userId' in revocation) {
-    return principal.userId === revocation.userId &&
-      (revocation.organisationId === undefined || principal.organisationId === revocation.organisationId);
+    return (
+      principal.userId === revocation.userId &&
+      (revocation.organisationId === undefined || principal.organisationId === revocation.organisationId)
+    );
   }
   return principal.organisationId === revocation.organisationId;
 }

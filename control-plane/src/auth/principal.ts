@@ -18,7 +18,4 @@ export interface Principal {
 }
 
 /** Tells every process to forget cached keys (DESIGN.md §4 `v1.auth.revoked`). */
-export type Revocation =
-  | { keyId: string }
-  | { userId: string; organisationId?: string }
-  | { organisationId: string };
+export type Revocation = { keyId: string } | { userId: string; organisationId?: string } | { organisationId: string };

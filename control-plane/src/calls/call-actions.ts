@@ -21,7 +21,9 @@ export function tracking(items: readonly ActionItem[]): string {
   if (tools.length) {
     const failed = tools.filter((t) => !t.ok).length;
     const names = [...new Set(tools.map((t) => t.name))].join(', ');
-    parts.push(`${tools.length} tool call${tools.length === 1 ? '' : 's'}${failed ? ` (${failed} failed)` : ''}: ${names}`);
+    parts.push(
+      `${tools.length} tool call${tools.length === 1 ? '' : 's'}${failed ? ` (${failed} failed)` : ''}: ${names}`,
+    );
   }
   if (keys.length) parts.push(`keys pressed: ${keys.map((k) => k.digit).join(' ')}`);
   return parts.join('; ');

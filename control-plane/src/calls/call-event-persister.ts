@@ -16,7 +16,13 @@
  * transcript lines carry their times).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isBusError, type Bus, type ConsumeOptions, type DurableMessage, type DurableSubscription } from '@parley/engine/bus';
+import {
+  isBusError,
+  type Bus,
+  type ConsumeOptions,
+  type DurableMessage,
+  type DurableSubscription,
+} from '@parley/engine/bus';
 import { callCodecs, queues, subjects, type CallEvent } from '@parley/engine/protocol';
 import type { Sql } from '../db/database.ts';
 import { isId } from '../db/ids.ts';
@@ -107,7 +113,12 @@ export class CallEventPersister {
     let outcome: PersistResult = 'failed';
     const done = this.#enqueue(callId, event, WRITE_ATTEMPTS, (result, error) => {
       outcome = result;
-      if (result === 'failed') this.#log('error', 'call event lost: it could not be written', { callId, type: event.type, error: String(error) });
+      if (result === 'failed')
+        this.#log('error', 'call event lost: it could not be written', {
+          callId,
+          type: event.type,
+          error: String(error),
+        });
     });
     return done.then(() => outcome);
   }
@@ -172,9 +183,19 @@ export class CallEventPersister {
       const last = CALL_EVENTS_CONSUMER.maxDeliver !== undefined && deliveryCount >= CALL_EVENTS_CONSUMER.maxDeliver;
       // Closing: give it straight back, for another instance (or this one's successor) to write.
       const delayMs = this.#closed ? 0 : Math.min(NAK_FIRST_DELAY_MS * 2 ** (deliveryCount - 1), NAK_MAX_DELAY_MS);
-      this.#log(last ? 'error' : 'warn', last ? 'call event lost: it could not be written in any delivery' : 'call event not written yet: it will be delivered again', {
-        callId, type: event.type, deliveryCount, retryInMs: delayMs, error: String(error),
-      });
+      this.#log(
+        last ? 'error' : 'warn',
+        last
+          ? 'call event lost: it could not be written in any delivery'
+          : 'call event not written yet: it will be delivered again',
+        {
+          callId,
+          type: event.type,
+          deliveryCount,
+          retryInMs: delayMs,
+          error: String(error),
+        },
+      );
       message.nak(delayMs);
     });
   }
@@ -183,11 +204,18 @@ export class CallEventPersister {
    * @param attempts tries before the write counts as failed (one when the bus redelivers instead)
    * @param report told what became of the event, and the database's last error when it failed
    */
-  #enqueue(callId: string, event: CallEvent, attempts: number, report: (outcome: PersistResult, error?: unknown) => void): Promise<void> {
+  #enqueue(
+    callId: string,
+    event: CallEvent,
+    attempts: number,
+    report: (outcome: PersistResult, error?: unknown) => void,
+  ): Promise<void> {
     const previous = this.#chains.get(callId) ?? Promise.resolve();
     const work = previous.then(async () => {
       let failure: unknown;
-      const outcome = await this.#write(callId, event, attempts, (error) => { failure = error; });
+      const outcome = await this.#write(callId, event, attempts, (error) => {
+        failure = error;
+      });
       report(outcome, failure);
     });
     this.#chains.set(callId, work);
@@ -199,7 +227,12 @@ export class CallEventPersister {
     return work;
   }
 
-  async #write(callId: string, event: CallEvent, attempts: number, failed: (error: unknown) => void): Promise<PersistResult> {
+  async #write(
+    callId: string,
+    event: CallEvent,
+    attempts: number,
+    failed: (error: unknown) => void,
+  ): Promise<PersistResult> {
     if (!isId(callId)) {
       this.#log('warn', 'call event ignored: the call id is not a call record id', { callId, type: event.type });
       return 'unknown_call';
@@ -207,7 +240,8 @@ export class CallEventPersister {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const outcome = await persistCallEvent(this.#sql, callId, event);
-        if (outcome === 'unknown_call') this.#log('warn', 'call event ignored: no such call record', { callId, type: event.type });
+        if (outcome === 'unknown_call')
+          this.#log('warn', 'call event ignored: no such call record', { callId, type: event.type });
         if (outcome === 'applied') this.#onApplied?.(callId, event);
         return outcome;
       } catch (error) {

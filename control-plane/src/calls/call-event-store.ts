@@ -19,7 +19,14 @@ export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 
 /** Order of statuses: a call only ever moves to a higher rank. */
 const STATUS_RANK: Record<CallStatus, number> = {
-  SCHEDULED: 1, QUEUED: 1, INITIATED: 2, RINGING: 3, IN_PROGRESS: 4, COMPLETED: 9, FAILED: 9, CANCELLED: 9,
+  SCHEDULED: 1,
+  QUEUED: 1,
+  INITIATED: 2,
+  RINGING: 3,
+  IN_PROGRESS: 4,
+  COMPLETED: 9,
+  FAILED: 9,
+  CANCELLED: 9,
 };
 
 /** The callStatus an engine state means; undefined for states that change no status (`ended` waits for its event). */
@@ -40,7 +47,9 @@ export function eventKey(event: CallEvent): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -81,7 +90,13 @@ async function apply(tx: Queryable, call: LockedCall, event: CallEvent): Promise
                 ${Math.round(event.startMs)}, ${Math.round(event.endMs)}, ${event.interrupted ?? false})`;
       return;
     case 'tool_call':
-      return addAction(tx, call, { type: 'tool_call', name: event.name, ok: event.ok, durationMs: Math.round(event.durationMs), atMs: Math.round(event.atMs) });
+      return addAction(tx, call, {
+        type: 'tool_call',
+        name: event.name,
+        ok: event.ok,
+        durationMs: Math.round(event.durationMs),
+        atMs: Math.round(event.atMs),
+      });
     case 'dtmf':
       return addAction(tx, call, { type: 'dtmf', digit: event.digit, atMs: Math.round(event.atMs) });
     case 'result': {
@@ -128,7 +143,11 @@ async function addAction(tx: Queryable, call: LockedCall, item: ActionItem): Pro
   await tx`update call_records set actions = ${json(tx, withAction(call.actions, item))} where id = ${call.id}`;
 }
 
-async function applyEnded(tx: Queryable, call: LockedCall, event: Extract<CallEvent, { type: 'ended' }>): Promise<void> {
+async function applyEnded(
+  tx: Queryable,
+  call: LockedCall,
+  event: Extract<CallEvent, { type: 'ended' }>,
+): Promise<void> {
   const status: CallStatus = event.outcome === 'failed' ? 'FAILED' : 'COMPLETED';
   await tx`update call_records set
       call_status = ${status},

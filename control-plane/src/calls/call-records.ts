@@ -12,7 +12,16 @@ export type CallDirection = (typeof CALL_DIRECTIONS)[number];
  * callStatus values (the spec shows only COMPLETED): null is a record only. SCHEDULED and QUEUED wait to be placed;
  * INITIATED, RINGING and IN_PROGRESS are live; COMPLETED, FAILED and CANCELLED are final.
  */
-export const CALL_STATUSES = ['SCHEDULED', 'QUEUED', 'INITIATED', 'RINGING', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export const CALL_STATUSES = [
+  'SCHEDULED',
+  'QUEUED',
+  'INITIATED',
+  'RINGING',
+  'IN_PROGRESS',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 /** Statuses of a call an engine is (or should be) running. */
 export const LIVE_STATUSES: readonly CallStatus[] = ['INITIATED', 'RINGING', 'IN_PROGRESS'];

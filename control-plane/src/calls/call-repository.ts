@@ -15,7 +15,12 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { newId } from '../db/ids.ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
-  LIVE_STATUSES, type CallDirection, type CallRow, type CallSource, type CallStatus, type CallType,
+  LIVE_STATUSES,
+  type CallDirection,
+  type CallRow,
+  type CallSource,
+  type CallStatus,
+  type CallType,
 } from './call-records.ts';
 
 /**
@@ -98,7 +103,8 @@ export async function createCall(sql: Queryable, call: NewCall): Promise<string>
       max_duration_ms: call.maxDurationMs ?? null,
     } as never)}`;
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError('conflict', `A call with roomName "${call.roomName}" already exists`, { cause: error });
+    if (isUniqueViolation(error))
+      throw new ApiError('conflict', `A call with roomName "${call.roomName}" already exists`, { cause: error });
     throw error;
   }
   // Counted only once the record exists: a refused one (a taken roomName) leaves the agent's count alone.
@@ -107,7 +113,11 @@ export async function createCall(sql: Queryable, call: NewCall): Promise<string>
 }
 
 /** An engine accepted the call: INITIATED. False when the call had already moved on (or ended). */
-export async function markDispatched(sql: Queryable, callId: string, dispatch: { engineId: string; maxDurationMs?: number }): Promise<boolean> {
+export async function markDispatched(
+  sql: Queryable,
+  callId: string,
+  dispatch: { engineId: string; maxDurationMs?: number },
+): Promise<boolean> {
   const rows = await sql`update call_records
        set call_status = 'INITIATED', dispatched_at = coalesce(dispatched_at, now()), engine_id = ${dispatch.engineId},
            max_duration_ms = coalesce(${dispatch.maxDurationMs ?? null}::integer, max_duration_ms),
@@ -203,7 +213,12 @@ async function finishLockedCall(sql: Queryable, callId: string, end: CallEnd): P
  * Queues the call's post-call analysis to start after ANALYSIS_START_DELAY_SECONDS. Idempotent: one job per call; a
  * job still waiting is pushed back so late events land first, a finished one is left alone.
  */
-export async function queueAnalysis(sql: Queryable, callId: string, organisationId: string, delaySeconds = ANALYSIS_START_DELAY_SECONDS): Promise<void> {
+export async function queueAnalysis(
+  sql: Queryable,
+  callId: string,
+  organisationId: string,
+  delaySeconds = ANALYSIS_START_DELAY_SECONDS,
+): Promise<void> {
   await sql`insert into call_analysis_jobs (id, organisation_id, call_id, next_attempt_at)
             values (${newId()}, ${organisationId}, ${callId}, now() + make_interval(secs => ${delaySeconds}))
             on conflict (call_id) do update
@@ -213,11 +228,19 @@ export async function queueAnalysis(sql: Queryable, callId: string, organisation
 }
 
 export async function findCallById(sql: Queryable, organisationId: string, id: string): Promise<CallRow | undefined> {
-  const [row] = await sql<CallRow[]>`select * from call_records where id = ${id} and organisation_id = ${organisationId}`;
+  const [row] = await sql<
+    CallRow[]
+  >`select * from call_records where id = ${id} and organisation_id = ${organisationId}`;
   return row;
 }
 
-export async function findCallByRoom(sql: Queryable, organisationId: string, roomName: string): Promise<CallRow | undefined> {
-  const [row] = await sql<CallRow[]>`select * from call_records where room_name = ${roomName} and organisation_id = ${organisationId}`;
+export async function findCallByRoom(
+  sql: Queryable,
+  organisationId: string,
+  roomName: string,
+): Promise<CallRow | undefined> {
+  const [row] = await sql<
+    CallRow[]
+  >`select * from call_records where room_name = ${roomName} and organisation_id = ${organisationId}`;
   return row;
 }

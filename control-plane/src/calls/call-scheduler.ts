@@ -74,7 +74,10 @@ export class CallScheduler {
         await this.#starter.startRecorded(id);
       } catch (error) {
         await this.#sql`update call_records set scheduled_status = 'FAILED', updated_at = now() where id = ${id}`;
-        this.#log('warn', 'a scheduled call could not be placed', { callId: id, error: error instanceof Error ? error.message : String(error) });
+        this.#log('warn', 'a scheduled call could not be placed', {
+          callId: id,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     return claimed.map((c) => c.id);
@@ -89,7 +92,13 @@ export class CallScheduler {
                      for update skip locked)
       returning id`;
     for (const { id } of lost) {
-      await finishCall(this.#sql, id, { status: 'FAILED', outcome: 'failed', reason: 'scheduler_lost', outcomeDetail: 'the instance that claimed the call stopped before placing it', analyse: false });
+      await finishCall(this.#sql, id, {
+        status: 'FAILED',
+        outcome: 'failed',
+        reason: 'scheduler_lost',
+        outcomeDetail: 'the instance that claimed the call stopped before placing it',
+        analyse: false,
+      });
       this.#log('warn', 'a scheduled call was lost with the instance that claimed it', { callId: id });
     }
   }

@@ -96,7 +96,10 @@ export class CallSweeper {
         const done = await finishCall(tx, call.id, {
           status: call.answered ? 'COMPLETED' : 'FAILED',
           outcome: call.answered ? 'completed' : 'failed',
-          outcomeDetail: call.reason === 'engine_silent' ? 'The engine stopped reporting on the call' : 'The call ran past its maximum duration',
+          outcomeDetail:
+            call.reason === 'engine_silent'
+              ? 'The engine stopped reporting on the call'
+              : 'The call ran past its maximum duration',
           reason: call.reason,
           endedAt: call.ended_at,
           durationMs: call.duration_ms,
@@ -107,7 +110,10 @@ export class CallSweeper {
     });
     for (const id of finished) {
       // A live but mute engine hangs up; a dead one never hears it.
-      this.#bus.publish(subjects.callControl(id), callCodecs.control.encode({ type: 'end', reason: 'finalised_by_control_plane' }));
+      this.#bus.publish(
+        subjects.callControl(id),
+        callCodecs.control.encode({ type: 'end', reason: 'finalised_by_control_plane' }),
+      );
     }
     if (finished.length) this.#log('info', 'lost calls finished', { calls: finished });
     return finished;

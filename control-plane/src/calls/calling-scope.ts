@@ -34,10 +34,16 @@ export function assertDestinationAllowed(check: DestinationCheck): void {
   if (check.scope === 'ANY') return;
   const home = regionOf(check.from);
   const destination = regionOf(check.to);
-  const sameCallingCode = () => parsePhoneNumberFromString(check.from)?.countryCallingCode === parsePhoneNumberFromString(check.to)?.countryCallingCode;
-  const unknown = home === undefined || destination === undefined || home.startsWith('+') || destination.startsWith('+');
+  const sameCallingCode = () =>
+    parsePhoneNumberFromString(check.from)?.countryCallingCode ===
+    parsePhoneNumberFromString(check.to)?.countryCallingCode;
+  const unknown =
+    home === undefined || destination === undefined || home.startsWith('+') || destination.startsWith('+');
   if (unknown ? sameCallingCode() : home === destination) return;
   if (check.scope === 'ALLOWED_COUNTRIES' && destination && check.allowedCountries.includes(destination)) return;
-  throw new ApiError('forbidden', `Calls from ${check.from} may not reach ${destination ?? 'that destination'}: the number's calling scope is ${check.scope}`
-    + (check.scope === 'ALLOWED_COUNTRIES' ? ` (${check.allowedCountries.join(', ') || 'no other country'})` : ''));
+  throw new ApiError(
+    'forbidden',
+    `Calls from ${check.from} may not reach ${destination ?? 'that destination'}: the number's calling scope is ${check.scope}` +
+      (check.scope === 'ALLOWED_COUNTRIES' ? ` (${check.allowedCountries.join(', ') || 'no other country'})` : ''),
+  );
 }

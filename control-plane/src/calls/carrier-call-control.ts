@@ -32,17 +32,21 @@ export class CarrierCallControl {
     this.#subscription = subscription;
     this.#serving = (async () => {
       for await (const message of subscription) {
-        this.#track((async () => {
-          let reply: { ok: boolean; message?: string };
-          try {
-            const request = callCodecs.transferRequest.decode(message.data);
-            const ok = await this.#calls.transfer(request.callId, request.to);
-            reply = ok ? { ok } : { ok, message: 'the call is not live at a carrier that transfers, or the carrier refused' };
-          } catch (error) {
-            reply = { ok: false, message: error instanceof Error ? error.message : String(error) };
-          }
-          message.respond(callCodecs.transferReply.encode(reply));
-        })());
+        this.#track(
+          (async () => {
+            let reply: { ok: boolean; message?: string };
+            try {
+              const request = callCodecs.transferRequest.decode(message.data);
+              const ok = await this.#calls.transfer(request.callId, request.to);
+              reply = ok
+                ? { ok }
+                : { ok, message: 'the call is not live at a carrier that transfers, or the carrier refused' };
+            } catch (error) {
+              reply = { ok: false, message: error instanceof Error ? error.message : String(error) };
+            }
+            message.respond(callCodecs.transferReply.encode(reply));
+          })(),
+        );
       }
     })();
     return this;
@@ -51,7 +55,11 @@ export class CarrierCallControl {
   /** Told of every call event written (CallEventPersister's onApplied): an engine's end hangs the carrier call up. */
   readonly onEventApplied = (callId: string, event: CallEvent): void => {
     if (event.type !== 'ended' || CARRIER_ENDED.has(event.reason) || event.reason.startsWith('carrier_')) return;
-    this.#track(this.#calls.hangUp(callId).catch((error: unknown) => this.#log('warn', 'carrier hang-up failed', { callId, error: String(error) })));
+    this.#track(
+      this.#calls
+        .hangUp(callId)
+        .catch((error: unknown) => this.#log('warn', 'carrier hang-up failed', { callId, error: String(error) })),
+    );
   };
 
   async close(): Promise<void> {

@@ -18,7 +18,12 @@ import { createCall, finishCall, markAnswered } from './call-repository.ts';
 import { LIVE_STATUSES, type CallRow } from './call-records.ts';
 import { callLimits, roomNameFor, type EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { META_CARRIER_CALL, META_STREAM_URL } from './placement.ts';
-import { voiceCarriers, type CarrierDocument, type VoiceAccount, type VoiceCarrierName } from './voice-carriers/index.ts';
+import {
+  voiceCarriers,
+  type CarrierDocument,
+  type VoiceAccount,
+  type VoiceCarrierName,
+} from './voice-carriers/index.ts';
 import type { VoiceAccounts } from './voice-carriers/voice-accounts.ts';
 
 const META_TRANSFER_TO = 'transferTo';
@@ -73,13 +78,21 @@ export class CarrierCalls {
    * has ended, or whose stream was already taken, is hung up. The carrier's id of the call, when the answer request
    * gives it (carrier-a's CallUUID), replaces the one of the create request.
    */
-  async answerOutbound(call: CallRow, carrier: VoiceCarrierName, params: Record<string, string>): Promise<CarrierDocument> {
+  async answerOutbound(
+    call: CallRow,
+    carrier: VoiceCarrierName,
+    params: Record<string, string>,
+  ): Promise<CarrierDocument> {
     const voice = voiceCarriers[carrier];
     const callRef = voice.callRefOf(params);
     if (voice.answeredByMachine?.(params)) {
       // Answering-machine detection: a voicemail box, not the person. The call ends here, outcome voicemail.
       await markAnswered(this.#o.sql, call.id);
-      const finished = await finishCall(this.#o.sql, call.id, { outcome: 'voicemail', reason: 'answering_machine', analyse: false });
+      const finished = await finishCall(this.#o.sql, call.id, {
+        outcome: 'voicemail',
+        reason: 'answering_machine',
+        analyse: false,
+      });
       if (finished) this.#o.dispatcher.end(call.id, 'answering_machine');
       return voice.refusal('');
     }
@@ -105,7 +118,9 @@ export class CarrierCalls {
       return;
     }
     if (progress.kind !== 'ended') return;
-    const [answered] = await this.#o.sql<{ answered_at: Date | null }[]>`select answered_at from call_records where id = ${call.id}`;
+    const [answered] = await this.#o.sql<
+      { answered_at: Date | null }[]
+    >`select answered_at from call_records where id = ${call.id}`;
     // A call the carrier calls completed that nobody picked up rang out.
     const outcome = progress.outcome === 'completed' && !answered?.answered_at ? 'no_answer' : progress.outcome;
     const finished = await finishCall(this.#o.sql, call.id, {
@@ -116,11 +131,16 @@ export class CarrierCalls {
       analyse: outcome === 'completed' || outcome === 'voicemail',
     });
     // The carrier ended the call: the engine's session (if any still runs) hangs up too.
-    if (finished?.wasLive) this.#o.dispatcher.end(call.id, progress.reason === 'carrier_completed' ? 'caller_hangup' : progress.reason);
+    if (finished?.wasLive)
+      this.#o.dispatcher.end(call.id, progress.reason === 'carrier_completed' ? 'caller_hangup' : progress.reason);
   }
 
   /** Starts an inbound call on an engine and answers the document that streams it there (or a polite refusal). */
-  async answerInbound(carrier: VoiceCarrierName, organisationId: string, call: { from: string; to: string; callRef: string }): Promise<CarrierDocument> {
+  async answerInbound(
+    carrier: VoiceCarrierName,
+    organisationId: string,
+    call: { from: string; to: string; callRef: string },
+  ): Promise<CarrierDocument> {
     const { sql } = this.#o;
     const voice = voiceCarriers[carrier];
     const [number] = await sql<{ agent_id: string | null }[]>`select agent_id from phone_numbers
@@ -178,12 +198,16 @@ export class CarrierCalls {
    */
   async hangUp(callId: string): Promise<void> {
     const call = await this.callById(callId);
-    const target = call && await this.#carrierCall(call);
+    const target = call && (await this.#carrierCall(call));
     if (!target) return;
     try {
       await voiceCarriers[target.carrier].hangup(target.account, target.callRef);
     } catch (error) {
-      this.#o.log?.('warn', 'the carrier did not hang up the call', { callId, carrier: target.carrier, error: String(error) });
+      this.#o.log?.('warn', 'the carrier did not hang up the call', {
+        callId,
+        carrier: target.carrier,
+        error: String(error),
+      });
     }
   }
 
@@ -200,7 +224,12 @@ export class CarrierCalls {
       await voiceCarriers[target.carrier].transfer(target.account, target.callRef, to, dialUrl);
       return true;
     } catch (error) {
-      this.#o.log?.('warn', 'the carrier did not transfer the call', { callId, carrier: target.carrier, to, error: String(error) });
+      this.#o.log?.('warn', 'the carrier did not transfer the call', {
+        callId,
+        carrier: target.carrier,
+        to,
+        error: String(error),
+      });
       return false;
     }
   }
@@ -212,10 +241,17 @@ export class CarrierCalls {
     return typeof to === 'string' ? voice.dial(to) : voice.refusal('');
   }
 
-  async #carrierCall(call: CallRow): Promise<{ carrier: VoiceCarrierName; account: VoiceAccount; callRef: string } | undefined> {
+  async #carrierCall(
+    call: CallRow,
+  ): Promise<{ carrier: VoiceCarrierName; account: VoiceAccount; callRef: string } | undefined> {
     const carrier = call.meta_data.carrier;
     const callRef = call.meta_data[META_CARRIER_CALL];
-    if ((carrier !== 'carrier-a' && carrier !== 'carrier-b' && carrier !== 'carrier-c') || typeof callRef !== 'string' || !callRef) return undefined;
+    if (
+      (carrier !== 'carrier-a' && carrier !== 'carrier-b' && carrier !== 'carrier-c') ||
+      typeof callRef !== 'string' ||
+      !callRef
+    )
+      return undefined;
     const account = await this.#o.accounts.find(this.#o.sql, call.organisation_id, carrier);
     return account && { carrier, account, callRef };
   }

@@ -33,13 +33,23 @@ export class EngineDispatcher {
   /** Dispatches the call; answers the URL the carrier streams it to, speaking `media`'s protocol. */
   async dispatch(spec: CallSpec, media: MediaCarrier): Promise<string> {
     const fail = async (detail: string, cause?: unknown): Promise<never> => {
-      await finishCall(this.#sql, spec.callId, { status: 'FAILED', outcome: 'failed', outcomeDetail: detail, reason: 'engine_unavailable', analyse: false });
+      await finishCall(this.#sql, spec.callId, {
+        status: 'FAILED',
+        outcome: 'failed',
+        outcomeDetail: detail,
+        reason: 'engine_unavailable',
+        analyse: false,
+      });
       this.#log('warn', 'no engine took the call', { callId: spec.callId, detail });
-      throw new ApiError('unavailable', 'The real-time media service is unavailable: no engine accepted the call', { cause });
+      throw new ApiError('unavailable', 'The real-time media service is unavailable: no engine accepted the call', {
+        cause,
+      });
     };
     let reply;
     try {
-      const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: DISPATCH_TIMEOUT_MS });
+      const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), {
+        timeoutMs: DISPATCH_TIMEOUT_MS,
+      });
       reply = callCodecs.dispatchReply.decode(answer.data);
     } catch (error) {
       return fail(isBusError(error) ? error.code : String(error), error);
@@ -49,7 +59,10 @@ export class EngineDispatcher {
       this.end(spec.callId, 'no_media_server');
       return fail('the engine that accepted the call runs no media server (PARLEY_MEDIA_URL)');
     }
-    await markDispatched(this.#sql, spec.callId, { engineId: reply.engineId, maxDurationMs: spec.limits.maxDurationMs });
+    await markDispatched(this.#sql, spec.callId, {
+      engineId: reply.engineId,
+      maxDurationMs: spec.limits.maxDurationMs,
+    });
     return mediaStreamUrl(reply.mediaUrl, media, reply.streamToken);
   }
 
@@ -67,7 +80,9 @@ export function roomNameFor(id: string): string {
 /** The engine's limits, from master_settings (maxDurationSeconds, inactivitySeconds) when sent. */
 export function callLimits(settings: Record<string, unknown> | undefined): CallSpec['limits'] {
   const seconds = (value: unknown, fallbackMs: number) =>
-    typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= 4 * 3600 ? Math.round(value * 1000) : fallbackMs;
+    typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= 4 * 3600
+      ? Math.round(value * 1000)
+      : fallbackMs;
   return {
     maxDurationMs: seconds(settings?.maxDurationSeconds, DEFAULT_MAX_DURATION_MS),
     inactivityMs: seconds(settings?.inactivitySeconds, DEFAULT_INACTIVITY_MS),

@@ -137,28 +137,54 @@ export class CallPlacement {
   /** POST /voice/session. */
   async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
-    if (body.callType === 'websocket') return placeWebsocketCall({ sql: this.#o.sql, dispatcher: this.dispatcher, keyRing: this.#o.keyRing }, principal, agent, body);
-    if (body.callType !== 'sip') throw new ApiError('invalid_state', `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`);
+    if (body.callType === 'websocket')
+      return placeWebsocketCall(
+        { sql: this.#o.sql, dispatcher: this.dispatcher, keyRing: this.#o.keyRing },
+        principal,
+        agent,
+        body,
+      );
+    if (body.callType !== 'sip')
+      throw new ApiError(
+        'invalid_state',
+        `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`,
+      );
     if (!body.participantNumber) throw badField('body.participantNumber', 'is required when callType is sip');
-    if (!E164.test(body.participantNumber)) throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100');
+    if (!E164.test(body.participantNumber))
+      throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100');
     const scheduledAt = futureTime(body.callTime, 'body.callTime');
     const customVariables = body.customVariables ?? {};
-    const campaignId = typeof customVariables.campaignId === 'string' && isId(customVariables.campaignId) ? customVariables.campaignId : null;
-    const outbound = await this.#checked({
-      agent,
-      participantName: body.participantName,
-      participantNumber: body.participantNumber,
-      callingNumber: body.callingNumber ?? agent.callingNumber ?? undefined,
-      scheduledAt,
-      customVariables,
-      useCase: body.useCase ?? null,
-      masterSettings: body.master_settings,
-      tools: body.functionTools === undefined ? undefined : prepareTools(body.functionTools, this.#o.keyRing, principal.organisationId),
-      source: campaignId ? 'campaign' : 'api',
-    }, principal.organisationId);
+    const campaignId =
+      typeof customVariables.campaignId === 'string' && isId(customVariables.campaignId)
+        ? customVariables.campaignId
+        : null;
+    const outbound = await this.#checked(
+      {
+        agent,
+        participantName: body.participantName,
+        participantNumber: body.participantNumber,
+        callingNumber: body.callingNumber ?? agent.callingNumber ?? undefined,
+        scheduledAt,
+        customVariables,
+        useCase: body.useCase ?? null,
+        masterSettings: body.master_settings,
+        tools:
+          body.functionTools === undefined
+            ? undefined
+            : prepareTools(body.functionTools, this.#o.keyRing, principal.organisationId),
+        source: campaignId ? 'campaign' : 'api',
+      },
+      principal.organisationId,
+    );
     const id = await this.#record(principal, outbound, campaignId);
     if (!scheduledAt) await this.startRecorded(id);
-    return { success: true, roomName: roomNameFor(id), sessionId: id, callType: 'sip', status: scheduledAt ? 'scheduled' : 'initiated' };
+    return {
+      success: true,
+      roomName: roomNameFor(id),
+      sessionId: id,
+      callType: 'sip',
+      status: scheduledAt ? 'scheduled' : 'initiated',
+    };
   }
 
   /**
@@ -170,15 +196,20 @@ export class CallPlacement {
     if (!body.roomName?.trim()) throw badField('body.roomName', 'is required');
     const [original] = await sql<CallRow[]>`select * from call_records where room_name = ${body.roomName}`;
     if (!original) throw notFound('Call');
-    if (original.organisation_id !== principal.organisationId) throw new ApiError('forbidden', 'The call belongs to another organisation');
+    if (original.organisation_id !== principal.organisationId)
+      throw new ApiError('forbidden', 'The call belongs to another organisation');
     const participantNumber = original.phone_number;
-    if (!participantNumber || !E164.test(participantNumber)) throw badField('body.roomName', 'the original call has no phone number to call back');
-    const [firstAgent] = original.agent_id ? await sql<{ id: string; agent_type: string; callback_agent_id: string | null }[]>`
-      select id, agent_type, callback_agent_id from agents where id = ${original.agent_id} and organisation_id = ${principal.organisationId}` : [];
+    if (!participantNumber || !E164.test(participantNumber))
+      throw badField('body.roomName', 'the original call has no phone number to call back');
+    const [firstAgent] = original.agent_id
+      ? await sql<{ id: string; agent_type: string; callback_agent_id: string | null }[]>`
+      select id, agent_type, callback_agent_id from agents where id = ${original.agent_id} and organisation_id = ${principal.organisationId}`
+      : [];
     if (!firstAgent) throw notFound('Agent');
     let agentId = firstAgent.id;
     if (firstAgent.agent_type === 'CHAT') {
-      if (!firstAgent.callback_agent_id) throw badField('body.roomName', 'the chat agent of that conversation has no callback agent (callbackAgentId)');
+      if (!firstAgent.callback_agent_id)
+        throw badField('body.roomName', 'the chat agent of that conversation has no callback agent (callbackAgentId)');
       agentId = firstAgent.callback_agent_id;
     }
     const agent = await this.#voiceAgent(principal.organisationId, agentId);
@@ -187,20 +218,23 @@ export class CallPlacement {
       ...original.custom_variables,
       ...(body.metaData !== undefined && { callbackMetaData: JSON.stringify(body.metaData) }),
     };
-    const outbound = await this.#checked({
-      agent,
-      participantName: original.participant_name,
-      participantNumber,
-      // The spec's dialingNumber is the number we call from: the earlier call's, then the agent's.
-      callingNumber: body.dialingNumber ?? original.calling_number ?? agent.callingNumber ?? undefined,
-      scheduledAt,
-      customVariables,
-      useCase: original.use_case,
-      masterSettings: undefined,
-      tools: undefined,
-      source: 'api',
-      extraMeta: { callbackOf: original.id },
-    }, principal.organisationId);
+    const outbound = await this.#checked(
+      {
+        agent,
+        participantName: original.participant_name,
+        participantNumber,
+        // The spec's dialingNumber is the number we call from: the earlier call's, then the agent's.
+        callingNumber: body.dialingNumber ?? original.calling_number ?? agent.callingNumber ?? undefined,
+        scheduledAt,
+        customVariables,
+        useCase: original.use_case,
+        masterSettings: undefined,
+        tools: undefined,
+        source: 'api',
+        extraMeta: { callbackOf: original.id },
+      },
+      principal.organisationId,
+    );
     const id = await this.#record(principal, outbound, null);
     if (!scheduledAt) await this.startRecorded(id);
     return {
@@ -224,10 +258,17 @@ export class CallPlacement {
     const [call] = await sql<CallRow[]>`select * from call_records where id = ${callId}`;
     if (!call || call.ended_at) return;
     const carrier = call.meta_data.carrier;
-    if (typeof carrier !== 'string' || !isVoiceCarrier(carrier)) throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
+    if (typeof carrier !== 'string' || !isVoiceCarrier(carrier))
+      throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
     const voice = voiceCarriers[carrier];
     const failed = async (detail: string, reason: string) => {
-      await finishCall(sql, callId, { status: 'FAILED', outcome: 'failed', outcomeDetail: detail, reason, analyse: false });
+      await finishCall(sql, callId, {
+        status: 'FAILED',
+        outcome: 'failed',
+        outcomeDetail: detail,
+        reason,
+        analyse: false,
+      });
       this.dispatcher.end(callId, reason);
     };
     let account;
@@ -247,7 +288,10 @@ export class CallPlacement {
       callRef = await voice.createCall(account, {
         to: call.phone_number!,
         from: call.calling_number!,
-        urls: { answer: this.webhookUrl(carrier, 'answer', callId), status: this.webhookUrl(carrier, 'status', callId) },
+        urls: {
+          answer: this.webhookUrl(carrier, 'answer', callId),
+          status: this.webhookUrl(carrier, 'status', callId),
+        },
         streamUrl,
       });
     } catch (error) {
@@ -263,21 +307,40 @@ export class CallPlacement {
     const row = await findAgent(this.#o.sql, organisationId, agentId);
     if (!row) throw notFound('Agent');
     const agent = agentRecord(row);
-    if (!agent.isActive) throw new ApiError('invalid_state', 'The agent is not active: activate it before placing calls');
-    if (agent.agentType !== 'VOICE') throw new ApiError('invalid_state', `The agent is a ${agent.agentType} agent: phone calls need a VOICE agent`);
+    if (!agent.isActive)
+      throw new ApiError('invalid_state', 'The agent is not active: activate it before placing calls');
+    if (agent.agentType !== 'VOICE')
+      throw new ApiError('invalid_state', `The agent is a ${agent.agentType} agent: phone calls need a VOICE agent`);
     return agent;
   }
 
   /** The checks before anything is recorded: a call that cannot be placed leaves no record behind. */
-  async #checked(call: Omit<OutboundCall, 'carrier' | 'callingNumber'> & { callingNumber: string | undefined }, organisationId: string): Promise<OutboundCall> {
+  async #checked(
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber'> & { callingNumber: string | undefined },
+    organisationId: string,
+  ): Promise<OutboundCall> {
     const { sql } = this.#o;
-    if (!call.callingNumber) throw new ApiError('invalid_state', 'No calling number: send callingNumber or give the agent a callingNumber');
+    if (!call.callingNumber)
+      throw new ApiError('invalid_state', 'No calling number: send callingNumber or give the agent a callingNumber');
     const [number] = await sql<(NumberRow & { calling_scope: string; allowed_countries: string[] })[]>`
       select phone_number, provider, calling_scope, allowed_countries from phone_numbers
       where organisation_id = ${organisationId} and phone_number = ${call.callingNumber} and status = 'ACTIVE' and deleted_at is null`;
-    if (!number) throw new ApiError('invalid_state', `callingNumber ${call.callingNumber} is not one of the organisation's active numbers`);
-    if (!isVoiceCarrier(number.provider)) throw new ApiError('invalid_state', `Calls from ${number.provider} numbers are not supported yet: use a carrier-a, carrier-b or carrier-c number`);
-    assertDestinationAllowed({ from: number.phone_number, to: call.participantNumber, scope: number.calling_scope, allowedCountries: number.allowed_countries });
+    if (!number)
+      throw new ApiError(
+        'invalid_state',
+        `callingNumber ${call.callingNumber} is not one of the organisation's active numbers`,
+      );
+    if (!isVoiceCarrier(number.provider))
+      throw new ApiError(
+        'invalid_state',
+        `Calls from ${number.provider} numbers are not supported yet: use a carrier-a, carrier-b or carrier-c number`,
+      );
+    assertDestinationAllowed({
+      from: number.phone_number,
+      to: call.participantNumber,
+      scope: number.calling_scope,
+      allowedCountries: number.allowed_countries,
+    });
     await assertFunded(sql, organisationId);
     if (!call.scheduledAt) await this.#o.accounts.require(sql, organisationId, number.provider);
     return { ...call, callingNumber: number.phone_number, carrier: number.provider };
@@ -295,7 +358,11 @@ export class CallPlacement {
           and created_at > now() - make_interval(secs => ${DUPLICATE_WINDOW_MS / 1000})
           and (call_status is null or call_status <> 'FAILED')
         limit 1`;
-      if (recent) throw new ApiError('conflict', 'The same call (agent, participantNumber and key owner) was requested within the last 5 seconds');
+      if (recent)
+        throw new ApiError(
+          'conflict',
+          'The same call (agent, participantNumber and key owner) was requested within the last 5 seconds',
+        );
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
@@ -340,7 +407,12 @@ export class CallPlacement {
       agent: snapshot,
       direction: 'OUTBOUND',
       participant: { name: call.participant_name, phoneNumber: call.phone_number ?? undefined },
-      variables: { ...agent.customVariables, ...call.custom_variables, participantName: call.participant_name, phoneNumber: call.phone_number },
+      variables: {
+        ...agent.customVariables,
+        ...call.custom_variables,
+        participantName: call.participant_name,
+        phoneNumber: call.phone_number,
+      },
       limits: callLimits(masterSettings),
     };
   }

@@ -27,7 +27,10 @@ export function parseQueryDate(value: string, field: string): QueryDate {
     const at = new Date(/[zZ]|[+-]\d{2}:\d{2}$/.test(iso.slice(10)) ? iso : `${iso}Z`);
     if (!Number.isNaN(at.getTime())) return { at, bare: false };
   }
-  throw badField(field, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with an offset, e.g. 2025-01-15T09:30:00+05:30');
+  throw badField(
+    field,
+    'must be a date (YYYY-MM-DD) or an ISO 8601 date-time with an offset, e.g. 2025-01-15T09:30:00+05:30',
+  );
 }
 
 /** An exclusive upper bound: a bare date includes that whole day (UTC). */

@@ -20,7 +20,13 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let format = formatters.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
     });
     formatters.set(zone, format);
   }
@@ -29,6 +35,10 @@ function formatter(zone: string): Intl.DateTimeFormat {
 
 /** "2025-01-15 09:05" in the zone. */
 export function zonedDateTime(date: Date, zone: string | null | undefined): string {
-  const parts = Object.fromEntries(formatter(knownTimeZone(zone)).formatToParts(date).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(knownTimeZone(zone))
+      .formatToParts(date)
+      .map((p) => [p.type, p.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
 }

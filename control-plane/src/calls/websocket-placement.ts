@@ -40,8 +40,14 @@ export interface WebsocketPlacementDeps {
   keyRing: KeyRing | undefined;
 }
 
-export async function placeWebsocketCall(deps: WebsocketPlacementDeps, principal: Principal, agent: AgentRecord, body: PlaceCallRequest): Promise<PlacedWebsocketCall> {
-  if (body.callTime !== undefined) throw badField('body.callTime', 'cannot schedule a websocket call: its client connects when it is placed');
+export async function placeWebsocketCall(
+  deps: WebsocketPlacementDeps,
+  principal: Principal,
+  agent: AgentRecord,
+  body: PlaceCallRequest,
+): Promise<PlacedWebsocketCall> {
+  if (body.callTime !== undefined)
+    throw badField('body.callTime', 'cannot schedule a websocket call: its client connects when it is placed');
   if (body.participantNumber !== undefined && !/^\+[1-9]\d{6,14}$/.test(body.participantNumber)) {
     throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100 when given');
   }
@@ -49,7 +55,8 @@ export async function placeWebsocketCall(deps: WebsocketPlacementDeps, principal
   const organisationId = principal.organisationId;
   const id = newId();
   const limits = callLimits(body.master_settings);
-  const tools = body.functionTools === undefined ? undefined : prepareTools(body.functionTools, deps.keyRing, organisationId);
+  const tools =
+    body.functionTools === undefined ? undefined : prepareTools(body.functionTools, deps.keyRing, organisationId);
   const customVariables = body.customVariables ?? {};
   await createCall(deps.sql, {
     id,
@@ -62,7 +69,11 @@ export async function placeWebsocketCall(deps: WebsocketPlacementDeps, principal
     callType: 'websocket',
     callDirection: 'OUTBOUND',
     customVariables,
-    metaData: { transport: 'websocket', ...(body.master_settings && { masterSettings: body.master_settings }), ...(tools && { functionToolsOverridden: true }) },
+    metaData: {
+      transport: 'websocket',
+      ...(body.master_settings && { masterSettings: body.master_settings }),
+      ...(tools && { functionToolsOverridden: true }),
+    },
     source: 'api',
     useCase: body.useCase ?? null,
     maxDurationMs: limits.maxDurationMs,
@@ -77,9 +88,21 @@ export async function placeWebsocketCall(deps: WebsocketPlacementDeps, principal
     agent: snapshot,
     direction: 'OUTBOUND',
     participant: { name: body.participantName, phoneNumber: body.participantNumber },
-    variables: { ...agent.customVariables, ...customVariables, participantName: body.participantName, phoneNumber: body.participantNumber ?? null },
+    variables: {
+      ...agent.customVariables,
+      ...customVariables,
+      participantName: body.participantName,
+      phoneNumber: body.participantNumber ?? null,
+    },
     limits,
   };
   const websocketUrl = await deps.dispatcher.dispatch(spec, WEBSOCKET_CALL_DIALECT);
-  return { success: true, roomName: roomNameFor(id), sessionId: id, callType: 'websocket', status: 'initiated', websocketUrl };
+  return {
+    success: true,
+    roomName: roomNameFor(id),
+    sessionId: id,
+    callType: 'websocket',
+    status: 'initiated',
+    websocketUrl,
+  };
 }

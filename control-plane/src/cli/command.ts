@@ -35,13 +35,21 @@ export function requireFlag(args: CommandArgs, name: keyof CommandArgs['flags'])
 }
 
 export function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Opens the configured database with migrations applied, runs `work`, and closes it. */
 export async function withDatabase<T>(work: (db: Database, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, maxConnections: 2 });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    schema: config.databaseSchema,
+    dataDir: config.dataDir,
+    maxConnections: 2,
+  });
   try {
     await migrate(db.sql, db.schema);
     return await work(db, config);

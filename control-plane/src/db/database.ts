@@ -6,7 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import postgres from 'postgres';
-import { embeddedSocketPath, startEmbeddedPostgres, EMBEDDED_MAX_CONNECTIONS, type EmbeddedPostgres } from './embedded-postgres.ts';
+import {
+  embeddedSocketPath,
+  startEmbeddedPostgres,
+  EMBEDDED_MAX_CONNECTIONS,
+  type EmbeddedPostgres,
+} from './embedded-postgres.ts';
 
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
@@ -68,7 +73,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     sql,
     schema: options.schema,
-    description: options.databaseUrl ? describeUrl(options.databaseUrl) : embedded?.description ?? 'embedded PGlite of the running server',
+    description: options.databaseUrl
+      ? describeUrl(options.databaseUrl)
+      : (embedded?.description ?? 'embedded PGlite of the running server'),
     async close() {
       await sql.end({ timeout: 5 });
       await embedded?.stop();
@@ -81,7 +88,10 @@ async function runningEmbeddedSocket(dataDir: string): Promise<string | undefine
   const socketPath = embeddedSocketPath(dataDir);
   return new Promise((resolve) => {
     const probe = net.connect(socketPath);
-    probe.once('connect', () => { probe.destroy(); resolve(socketPath); });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(socketPath);
+    });
     probe.once('error', () => resolve(undefined));
   });
 }

@@ -41,7 +41,11 @@ export async function startEmbeddedPostgres(dataDir: string | undefined, socketD
   // over the limit is refused with "Too many connections" (the client sees EPIPE), and a closed one is only counted
   // out on the next tick. While one connection is in a transaction the socket server runs only that connection's
   // statements, so a command beside the server never lands inside the server's transaction.
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: EMBEDDED_MAX_CONNECTIONS + COMMAND_CONNECTIONS });
+  const server = new PGLiteSocketServer({
+    db,
+    path: socketPath,
+    maxConnections: EMBEDDED_MAX_CONNECTIONS + COMMAND_CONNECTIONS,
+  });
   await server.start();
   let stopped = false;
   return {

@@ -12,11 +12,22 @@ import type { Bus, Subscription } from '@parley/engine/bus';
 import { TtsClient } from '@parley/engine/clients';
 import { ENGINE_SAMPLE_RATE, pcm16ToBytesLE, pcm16FromBytesLE } from '@parley/engine/audio';
 import {
-  encodeAudioFrame, fillTemplate, greetingCodecs, GREETING_CACHE_MAX_MS, placeholders, queues, subjects,
+  encodeAudioFrame,
+  fillTemplate,
+  greetingCodecs,
+  GREETING_CACHE_MAX_MS,
+  placeholders,
+  queues,
+  subjects,
 } from '@parley/engine/protocol';
 import type { Sql } from '../db/database.ts';
 import {
-  carryGreetingOver, deleteGreeting, greetingCacheKey, readyGreeting, saveGreeting, type GreetingStatus,
+  carryGreetingOver,
+  deleteGreeting,
+  greetingCacheKey,
+  readyGreeting,
+  saveGreeting,
+  type GreetingStatus,
 } from './greeting-store.ts';
 
 /** Longest a greeting's synthesis may take before it is marked failed, ms. */
@@ -67,7 +78,10 @@ export class GreetingCache {
    * The hooks the agent routes call after each save and delete (AppDependencies.agentListeners), typed by what the
    * cache reads so this domain module does not reach up into the routes.
    */
-  agentListeners(): { onAgentSaved(event: { agent: GreetingAgent }): Promise<void>; onAgentDeleted(event: { agentId: string }): Promise<void> } {
+  agentListeners(): {
+    onAgentSaved(event: { agent: GreetingAgent }): Promise<void>;
+    onAgentDeleted(event: { agentId: string }): Promise<void>;
+  } {
     return {
       onAgentSaved: async ({ agent }) => {
         await this.refresh(agent);
@@ -82,10 +96,13 @@ export class GreetingCache {
     this.#responder = responder;
     void (async () => {
       for await (const message of responder) {
-        void this.#answer(message.data).then((reply) => message.respond(reply), (error: unknown) => {
-          this.#log('warn', 'greeting lookup failed', { error: String(error) });
-          message.respond(greetingCodecs.miss.encode({ found: false }));
-        });
+        void this.#answer(message.data).then(
+          (reply) => message.respond(reply),
+          (error: unknown) => {
+            this.#log('warn', 'greeting lookup failed', { error: String(error) });
+            message.respond(greetingCodecs.miss.encode({ found: false }));
+          },
+        );
       }
     })();
     return this;
@@ -103,7 +120,8 @@ export class GreetingCache {
         and (g.agent_id is null or g.agent_version < a.version or g.status = 'pending')`;
     const queue = stale.map(agentFromRow);
     const workers = Array.from({ length: RESUME_CONCURRENCY }, async () => {
-      for (let agent = queue.shift(); agent && !this.#abort.signal.aborted; agent = queue.shift()) await this.refresh(agent);
+      for (let agent = queue.shift(); agent && !this.#abort.signal.aborted; agent = queue.shift())
+        await this.refresh(agent);
     });
     await Promise.all(workers);
     return stale.length;
@@ -135,25 +153,48 @@ export class GreetingCache {
     }
     const voice = { voiceProvider: agent.voiceProvider, voiceId: agent.voiceId, voiceSpeed: agent.voiceSpeed };
     const base = { agentId: agent.id, agentVersion: agent.version, ...voice };
-    if (placeholders(greeting).some((name) => agent.customVariables[name] === undefined || agent.customVariables[name] === null)) {
+    if (
+      placeholders(greeting).some(
+        (name) => agent.customVariables[name] === undefined || agent.customVariables[name] === null,
+      )
+    ) {
       await saveGreeting(this.#sql, { ...base, text: greeting, status: 'per_call' });
       return 'per_call';
     }
     const text = fillTemplate(greeting, agent.customVariables);
     if (await carryGreetingOver(this.#sql, agent.id, agent.version, greetingCacheKey(text, voice))) return 'ready';
-    if (!await saveGreeting(this.#sql, { ...base, text, status: 'pending' })) return 'none'; // a newer version is in
+    if (!(await saveGreeting(this.#sql, { ...base, text, status: 'pending' }))) return 'none'; // a newer version is in
     try {
       const samples = await this.#synthesise(agent, text);
       if (samples.length > (GREETING_CACHE_MAX_MS / 1000) * ENGINE_SAMPLE_RATE) {
         await saveGreeting(this.#sql, { ...base, text, status: 'too_long' });
         return 'too_long';
       }
-      await saveGreeting(this.#sql, { ...base, text, status: 'ready', sampleRate: ENGINE_SAMPLE_RATE, audio: pcm16ToBytesLE(samples) });
-      this.#log('info', 'greeting cached', { agentId: agent.id, version: agent.version, ms: Math.round((samples.length / ENGINE_SAMPLE_RATE) * 1000) });
+      await saveGreeting(this.#sql, {
+        ...base,
+        text,
+        status: 'ready',
+        sampleRate: ENGINE_SAMPLE_RATE,
+        audio: pcm16ToBytesLE(samples),
+      });
+      this.#log('info', 'greeting cached', {
+        agentId: agent.id,
+        version: agent.version,
+        ms: Math.round((samples.length / ENGINE_SAMPLE_RATE) * 1000),
+      });
       return 'ready';
     } catch (error) {
-      this.#log('warn', 'greeting synthesis failed', { agentId: agent.id, version: agent.version, error: String(error) });
-      await saveGreeting(this.#sql, { ...base, text, status: 'failed', error: error instanceof Error ? error.message : String(error) });
+      this.#log('warn', 'greeting synthesis failed', {
+        agentId: agent.id,
+        version: agent.version,
+        error: String(error),
+      });
+      await saveGreeting(this.#sql, {
+        ...base,
+        text,
+        status: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+      });
       return 'failed';
     }
   }
@@ -196,7 +237,12 @@ export class GreetingCache {
     const key = greetingCacheKey(request.text, request);
     const row = await readyGreeting(this.#sql, request.agentId, request.agentVersion, key);
     if (!row?.audio || !row.sampleRate) return greetingCodecs.miss.encode({ found: false });
-    return encodeAudioFrame({ sampleRate: row.sampleRate, requestNumber: 0, sequence: 0, samples: pcm16FromBytesLE(row.audio) });
+    return encodeAudioFrame({
+      sampleRate: row.sampleRate,
+      requestNumber: 0,
+      sequence: 0,
+      samples: pcm16FromBytesLE(row.audio),
+    });
   }
 }
 

@@ -24,7 +24,9 @@ export interface GreetingRow extends GreetingVoice {
 }
 
 export function greetingCacheKey(text: string, voice: GreetingVoice): string {
-  return createHash('sha256').update(JSON.stringify([voice.voiceProvider, voice.voiceId, voice.voiceSpeed, text])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([voice.voiceProvider, voice.voiceId, voice.voiceSpeed, text]))
+    .digest('hex');
 }
 
 interface Row {
@@ -96,7 +98,12 @@ export async function saveGreeting(sql: Queryable, write: GreetingWrite): Promis
  * Carries a ready row over to a new agent version whose greeting sounds the same (an edit elsewhere in the agent):
  * no synthesis needed. True when the row was carried over.
  */
-export async function carryGreetingOver(sql: Queryable, agentId: string, agentVersion: number, cacheKey: string): Promise<boolean> {
+export async function carryGreetingOver(
+  sql: Queryable,
+  agentId: string,
+  agentVersion: number,
+  cacheKey: string,
+): Promise<boolean> {
   const rows = await sql`
     update greeting_audio set agent_version = ${agentVersion}, updated_at = now()
     where agent_id = ${agentId} and cache_key = ${cacheKey} and status = 'ready' and agent_version <= ${agentVersion}
@@ -105,7 +112,12 @@ export async function carryGreetingOver(sql: Queryable, agentId: string, agentVe
 }
 
 /** The ready audio of this agent version and greeting, for an engine's lookup. */
-export async function readyGreeting(sql: Queryable, agentId: string, agentVersion: number, cacheKey: string): Promise<GreetingRow | undefined> {
+export async function readyGreeting(
+  sql: Queryable,
+  agentId: string,
+  agentVersion: number,
+  cacheKey: string,
+): Promise<GreetingRow | undefined> {
   const [row] = await sql<Row[]>`
     select * from greeting_audio
     where agent_id = ${agentId} and agent_version = ${agentVersion} and cache_key = ${cacheKey} and status = 'ready'`;

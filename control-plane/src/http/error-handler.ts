@@ -41,7 +41,9 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const problems = fieldProblems(error.validation as never);
-    return validationError(problems.length ? problems : [{ field: error.validationContext ?? 'body', message: 'is invalid' }]);
+    return validationError(
+      problems.length ? problems : [{ field: error.validationContext ?? 'body', message: 'is invalid' }],
+    );
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

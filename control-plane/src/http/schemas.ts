@@ -9,8 +9,10 @@ export const Id = (description?: string) =>
  * A string from a fixed list. Written as `enum` (not a union of literals) so a bad value is reported once, as
  * "must be one of: …", and the OpenAPI document shows the list.
  */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string; default?: T } = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+export const StringEnum = <T extends string>(
+  values: readonly T[],
+  options: { description?: string; default?: T } = {},
+) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
 export const Timestamp = Type.String({ format: 'date-time' });
 // Nullable values are written as a type list, not a union: response serialisation then needs no schema

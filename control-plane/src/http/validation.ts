@@ -48,7 +48,10 @@ function describe(error: ErrorObject, base: string): FieldProblem {
     case 'pattern':
       return {
         field: base,
-        message: params.pattern === ID_PATTERN ? 'must be a 24-character hexadecimal id' : `must match ${String(params.pattern)}`,
+        message:
+          params.pattern === ID_PATTERN
+            ? 'must be a 24-character hexadecimal id'
+            : `must match ${String(params.pattern)}`,
       };
     case 'type':
       return { field: base, message: `must be ${article(String(params.type))}` };

@@ -78,8 +78,12 @@ export class EmailOutboxJob {
         const attempts = row.attempts + 1;
         const failed = attempts >= OUTBOX_MAX_ATTEMPTS;
         const delay = OUTBOX_RETRY_BASE_SECONDS * 2 ** (attempts - 1);
-        this.#log.warn({ err: error, mailId: row.id, attempts }, failed ? 'mail failed for good' : 'mail failed, will retry');
-        await this.#sql`update email_outbox set attempts = ${attempts}, last_error = ${String((error as Error).message ?? error)},
+        this.#log.warn(
+          { err: error, mailId: row.id, attempts },
+          failed ? 'mail failed for good' : 'mail failed, will retry',
+        );
+        await this
+          .#sql`update email_outbox set attempts = ${attempts}, last_error = ${String((error as Error).message ?? error)},
                         status = ${failed ? 'FAILED' : 'PENDING'},
                         next_attempt_at = now() + make_interval(secs => ${delay}) where id = ${row.id}`;
       }

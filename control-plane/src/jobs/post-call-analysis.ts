@@ -32,7 +32,8 @@ export const ANALYSIS_MAX_ATTEMPTS = 4;
 /** Delay before the second attempt, s; doubled for each later one (30 s, 1 min, 2 min). */
 export const ANALYSIS_RETRY_BASE_SECONDS = 30;
 /** What a call's analysis says when no language model is configured (DESIGN.md §2). */
-export const NO_LANGUAGE_MODEL_SKIP = 'Not analysed: no language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL).';
+export const NO_LANGUAGE_MODEL_SKIP =
+  'Not analysed: no language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL).';
 
 export interface PostCallAnalysisOptions {
   /** Whether a language model is configured; false records every job that needs one as skipped. */
@@ -126,7 +127,8 @@ export class PostCallAnalysisJob {
   /** Writes the analysis and marks the job done, both only while the lease is ours. */
   async #save(job: ClaimedJob, analysis: OverviewAnalysis): Promise<AnalysisJobOutcome> {
     return this.#sql.begin(async (tx) => {
-      const held = await tx`update call_analysis_jobs set status = 'done', finished_at = now(), last_error = null, lease_token = null
+      const held =
+        await tx`update call_analysis_jobs set status = 'done', finished_at = now(), last_error = null, lease_token = null
                              where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
       if (held.length === 0) return 'lease_lost' as const;
       await tx`update call_records set overview = ${json(tx, analysis.overview)}, analysis_status = 'done', analysis_error = null,
@@ -136,14 +138,18 @@ export class PostCallAnalysisJob {
         await tx`update call_records set agent_result = ${json(tx, analysis.agentResult)}
                   where id = ${job.call_id} and (agent_result is null or agent_result->>'resultSource' = 'analysis')`;
       }
-      this.#log.info({ callId: job.call_id, attempts: job.attempts, tokens: analysis.tokenUsage.total_tokens }, 'call analysed');
+      this.#log.info(
+        { callId: job.call_id, attempts: job.attempts, tokens: analysis.tokenUsage.total_tokens },
+        'call analysed',
+      );
       return 'done' as const;
     });
   }
 
   async #finish(job: ClaimedJob, status: 'done' | 'skipped', reason: string | null): Promise<AnalysisJobOutcome> {
     return this.#sql.begin(async (tx) => {
-      const held = await tx`update call_analysis_jobs set status = ${status}, finished_at = now(), last_error = ${reason}, lease_token = null
+      const held =
+        await tx`update call_analysis_jobs set status = ${status}, finished_at = now(), last_error = ${reason}, lease_token = null
                              where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
       if (held.length === 0) return 'lease_lost' as const;
       await tx`update call_records set analysis_status = ${status}, analysis_error = ${reason}, updated_at = now() where id = ${job.call_id}`;
@@ -152,18 +158,25 @@ export class PostCallAnalysisJob {
   }
 
   async #failed(job: ClaimedJob, error: unknown): Promise<AnalysisJobOutcome> {
-    const message = error instanceof ApiError ? error.message : `Analysis failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof ApiError
+        ? error.message
+        : `Analysis failed: ${error instanceof Error ? error.message : String(error)}`;
     const final = job.attempts >= this.#options.maxAttempts;
     const delay = this.#options.retryBaseSeconds * 2 ** (job.attempts - 1);
-    this.#log.warn({ err: error, callId: job.call_id, attempts: job.attempts }, final ? 'call analysis failed for good' : 'call analysis failed, will retry');
+    this.#log.warn(
+      { err: error, callId: job.call_id, attempts: job.attempts },
+      final ? 'call analysis failed for good' : 'call analysis failed, will retry',
+    );
     return this.#sql.begin(async (tx) => {
       const held = await tx`update call_analysis_jobs
            set status = ${final ? 'failed' : 'pending'}, last_error = ${message}, lease_token = null,
                finished_at = ${final ? new Date() : null}, next_attempt_at = now() + make_interval(secs => ${delay})
          where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
       if (held.length === 0) return 'lease_lost' as const;
-      if (final) await tx`update call_records set analysis_status = 'failed', analysis_error = ${message}, updated_at = now() where id = ${job.call_id}`;
-      return final ? 'failed' as const : 'retry' as const;
+      if (final)
+        await tx`update call_records set analysis_status = 'failed', analysis_error = ${message}, updated_at = now() where id = ${job.call_id}`;
+      return final ? ('failed' as const) : ('retry' as const);
     });
   }
 

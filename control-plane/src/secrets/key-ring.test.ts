@@ -66,7 +66,9 @@ describe('loading the key ring', () => {
     const ring = await loadKeyRing({ secretKeys: `prod:${key()}`, dataDir: '/nonexistent' });
     expect(ring.primaryKeyId).toBe('prod');
     await expect(loadKeyRing({ secretKeys: 'prod:short', dataDir: '/nonexistent' })).rejects.toThrow(ConfigError);
-    await expect(loadKeyRing({ secretKeys: 'prod:short', dataDir: '/nonexistent' })).rejects.toThrow(/PARLEY_SECRET_KEYS/);
+    await expect(loadKeyRing({ secretKeys: 'prod:short', dataDir: '/nonexistent' })).rejects.toThrow(
+      /PARLEY_SECRET_KEYS/,
+    );
   });
 
   it('generates a key once into the data directory (mode 0600) and reuses it', async () => {

@@ -52,7 +52,10 @@ export class KeyRing {
    */
   static parse(text: string): KeyRing {
     const keys: RingKey[] = [];
-    for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of text
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const colon = entry.indexOf(':');
       const id = colon > 0 ? entry.slice(0, colon) : '';
       if (!KEY_ID_PATTERN.test(id)) {
@@ -60,7 +63,8 @@ export class KeyRing {
       }
       const material = entry.slice(colon + 1);
       const key = Buffer.from(material, material.includes('-') || material.includes('_') ? 'base64url' : 'base64');
-      if (key.length !== KEY_BYTES) throw new SecretError('invalid_keys', `key "${id}" must be ${KEY_BYTES} bytes (base64 of 32 random bytes)`);
+      if (key.length !== KEY_BYTES)
+        throw new SecretError('invalid_keys', `key "${id}" must be ${KEY_BYTES} bytes (base64 of 32 random bytes)`);
       if (keys.some((k) => k.id === id)) throw new SecretError('invalid_keys', `key id "${id}" is listed twice`);
       keys.push({ id, key });
     }
@@ -103,7 +107,9 @@ export class KeyRing {
       const body = parts.sealed.subarray(0, parts.sealed.length - TAG_BYTES);
       return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     } catch (error) {
-      throw new SecretError('undecryptable', 'the ciphertext was altered, or belongs to another context', { cause: error });
+      throw new SecretError('undecryptable', 'the ciphertext was altered, or belongs to another context', {
+        cause: error,
+      });
     }
   }
 
@@ -126,6 +132,7 @@ function parseCiphertext(ciphertext: string): { keyId: string; iv: Buffer; seale
   }
   const ivBytes = Buffer.from(iv, 'base64url');
   const sealedBytes = Buffer.from(sealed, 'base64url');
-  if (ivBytes.length !== IV_BYTES || sealedBytes.length < TAG_BYTES) throw new SecretError('malformed', 'the ciphertext is truncated');
+  if (ivBytes.length !== IV_BYTES || sealedBytes.length < TAG_BYTES)
+    throw new SecretError('malformed', 'the ciphertext is truncated');
   return { keyId, iv: ivBytes, sealed: sealedBytes };
 }

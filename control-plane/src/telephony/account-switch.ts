@@ -15,11 +15,15 @@ const LISTED_AGENTS = 5;
 export async function assertNumbersFree(sql: Queryable, replaced: StoredIntegration): Promise<void> {
   const uses = await agentsUsingNumbers(sql, replaced.id);
   if (!uses.length) return;
-  const listed = uses.slice(0, LISTED_AGENTS).map((u) => `${u.agentName} (${u.use === 'answers' ? 'answers on' : 'dials out from'} ${u.phoneNumber})`);
+  const listed = uses
+    .slice(0, LISTED_AGENTS)
+    .map((u) => `${u.agentName} (${u.use === 'answers' ? 'answers on' : 'dials out from'} ${u.phoneNumber})`);
   const more = uses.length > LISTED_AGENTS ? ` and ${uses.length - LISTED_AGENTS} more` : '';
-  throw new ApiError('numbers_in_use',
+  throw new ApiError(
+    'numbers_in_use',
     `Agents still use numbers of the ${replaced.provider} account being replaced: ${listed.join(', ')}${more}. ` +
-    'Unassign those numbers and change those agents\' callingNumber first');
+      "Unassign those numbers and change those agents' callingNumber first",
+  );
 }
 
 /** Inside the change's commit: checks again that nothing uses the old account's numbers, retires them, counts them. */

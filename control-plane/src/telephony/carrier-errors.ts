@@ -16,9 +16,13 @@ export function carrierApiError(error: CarrierError): ApiError {
     case 'not_found':
       return new ApiError('carrier_rejected', `${carrier} rejected the request: ${own}`, { cause: error });
     case 'rate_limited':
-      return new ApiError('rate_limited', `${carrier}'s own rate limit was reached; try again shortly`, { cause: error });
+      return new ApiError('rate_limited', `${carrier}'s own rate limit was reached; try again shortly`, {
+        cause: error,
+      });
     case 'unreachable':
-      return new ApiError('upstream_failed', `${carrier} could not be reached or failed; try again shortly`, { cause: error });
+      return new ApiError('upstream_failed', `${carrier} could not be reached or failed; try again shortly`, {
+        cause: error,
+      });
     case 'invalid_response':
       return new ApiError('upstream_failed', `${carrier} gave an answer Parley could not read`, { cause: error });
   }

@@ -66,7 +66,11 @@ export function changeLockKey(organisationId: string, provider: Carrier): string
   return `telephony:${provider}:${organisationId}`;
 }
 
-const OPERATION_WORDS: Record<ChangeOperation, string> = { connect: 'A connect', sync: 'A sync', disconnect: 'A disconnect' };
+const OPERATION_WORDS: Record<ChangeOperation, string> = {
+  connect: 'A connect',
+  sync: 'A sync',
+  disconnect: 'A disconnect',
+};
 
 export class ChangeLock {
   readonly #sql: Sql;
@@ -103,25 +107,29 @@ export class ChangeLock {
 
   async #claim(key: string, scope: ChangeScope): Promise<{ id: string; startedAt: Date; startedAtExact: string }> {
     const id = newId();
-    return this.#sql.begin(async (tx) => {
-      await this.#lock(tx, key);
-      const [running] = await tx<{ operation: ChangeOperation; started_at: Date }[]>`
+    return this.#sql
+      .begin(async (tx) => {
+        await this.#lock(tx, key);
+        const [running] = await tx<{ operation: ChangeOperation; started_at: Date }[]>`
         select operation, started_at from telephony_changes where lock_key = ${key} and expires_at > now()`;
-      if (running) {
-        throw new ApiError('change_in_progress',
-          `${OPERATION_WORDS[running.operation]} of this organisation's ${scope.provider} account is still running ` +
-          `(since ${running.started_at.toISOString()}); try again when it has finished`);
-      }
-      await tx`delete from telephony_changes where lock_key = ${key}`;
-      const [row] = await tx<{ started_at: Date; exact: string }[]>`
+        if (running) {
+          throw new ApiError(
+            'change_in_progress',
+            `${OPERATION_WORDS[running.operation]} of this organisation's ${scope.provider} account is still running ` +
+              `(since ${running.started_at.toISOString()}); try again when it has finished`,
+          );
+        }
+        await tx`delete from telephony_changes where lock_key = ${key}`;
+        const [row] = await tx<{ started_at: Date; exact: string }[]>`
         insert into telephony_changes (id, lock_key, organisation_id, provider, operation, started_at, expires_at)
         values (${id}, ${key}, ${scope.organisationId}, ${scope.provider}, ${scope.operation}, now(),
                 now() + make_interval(secs => ${this.#leaseMs / 1000}))
         returning started_at, started_at::text as exact`;
-      return { id, startedAt: row!.started_at, startedAtExact: row!.exact };
-    }).catch((error: unknown) => {
-      throw asLockFailure(error, scope);
-    });
+        return { id, startedAt: row!.started_at, startedAtExact: row!.exact };
+      })
+      .catch((error: unknown) => {
+        throw asLockFailure(error, scope);
+      });
   }
 
   async #commit<T>(key: string, id: string, scope: ChangeScope, write: (tx: TransactionSql) => Promise<T>): Promise<T> {
@@ -133,8 +141,10 @@ export class ChangeLock {
         locked = true;
         const [mine] = await tx`select 1 from telephony_changes where id = ${id} and expires_at > now() for update`;
         if (!mine) {
-          throw new ApiError('change_timed_out',
-            `The ${scope.operation} of this organisation's ${scope.provider} account ran too long and was abandoned; nothing was changed. Try again`);
+          throw new ApiError(
+            'change_timed_out',
+            `The ${scope.operation} of this organisation's ${scope.provider} account ran too long and was abandoned; nothing was changed. Try again`,
+          );
         }
         const value = await write(tx);
         await tx`delete from telephony_changes where id = ${id}`;
@@ -161,7 +171,10 @@ export class ChangeLock {
 function asLockFailure(error: unknown, scope: ChangeScope): unknown {
   if (error instanceof ApiError) return error;
   const timedOut = error instanceof postgres.PostgresError && error.code === '55P03';
-  return new ApiError('lock_unavailable',
+  return new ApiError(
+    'lock_unavailable',
     `The lock serialising changes to this organisation's ${scope.provider} account could not be taken` +
-    `${timedOut ? ' in time' : ''}; nothing was changed. Try again shortly`, { cause: error });
+      `${timedOut ? ' in time' : ''}; nothing was changed. Try again shortly`,
+    { cause: error },
+  );
 }

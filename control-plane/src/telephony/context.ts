@@ -8,7 +8,12 @@
 import type { FastifyBaseLogger, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import type { Queryable, Sql } from '../db/database.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier, type CarrierAccount } from '../integrations/carriers/carrier.ts';
+import {
+  CARRIER_API_DEFAULTS,
+  carrierApiUrlVariable,
+  type Carrier,
+  type CarrierAccount,
+} from '../integrations/carriers/carrier.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
 import { ChangeLock } from './change-lock.ts';
 import { IntegrationStore, type StoredIntegration } from './integrations.ts';
@@ -96,7 +101,11 @@ export class TelephonyContext {
   apiUrl(provider: Carrier): string {
     const urls = this.#options.carrierApiUrls;
     const url = urls ? urls[provider] : CARRIER_API_DEFAULTS[provider];
-    if (!url) throw new ApiError('unavailable', `${provider} is not configured on this server (${carrierApiUrlVariable(provider)})`);
+    if (!url)
+      throw new ApiError(
+        'unavailable',
+        `${provider} is not configured on this server (${carrierApiUrlVariable(provider)})`,
+      );
     return url.replace(/\/+$/, '');
   }
 
@@ -138,7 +147,12 @@ export class TelephonyContext {
   }
 
   /** The organisation, with `feature` on (403 feature_disabled otherwise). */
-  async requireFeature(sql: Queryable, organisationId: string, feature: string, name: string): Promise<TelephonyOrganisation> {
+  async requireFeature(
+    sql: Queryable,
+    organisationId: string,
+    feature: string,
+    name: string,
+  ): Promise<TelephonyOrganisation> {
     const organisation = await this.organisation(sql, organisationId);
     if (!organisation.features.includes(feature)) {
       throw new ApiError('feature_disabled', `${name} is not enabled for this organisation`);

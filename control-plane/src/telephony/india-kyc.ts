@@ -35,17 +35,32 @@ export interface NextAction {
 }
 
 /** What the customer does next, from the application's state (undefined: no application yet). */
-export function nextActionOf(app: Pick<KycApplication, 'state' | 'lastStep' | 'accountType' | 'aadhaarVerified' | 'rejectionReason'> | undefined): NextAction {
-  if (!app) return { code: 'register', message: 'Submit the register step (the customer must have agreed to the partner\'s terms)' };
+export function nextActionOf(
+  app: Pick<KycApplication, 'state' | 'lastStep' | 'accountType' | 'aadhaarVerified' | 'rejectionReason'> | undefined,
+): NextAction {
+  if (!app)
+    return {
+      code: 'register',
+      message: "Submit the register step (the customer must have agreed to the partner's terms)",
+    };
   switch (app.state) {
     case 'approved':
       return { code: 'purchase', message: 'KYC is approved: India numbers can be bought' };
     case 'pending_review':
-      return { code: 'await_review', message: 'The application is under review by the partner; nothing to do until it is decided' };
+      return {
+        code: 'await_review',
+        message: 'The application is under review by the partner; nothing to do until it is decided',
+      };
     case 'rejected':
-      return { code: 'register', message: `The application was rejected${app.rejectionReason ? `: ${app.rejectionReason}` : ''}. Correct the details and start again from register` };
+      return {
+        code: 'register',
+        message: `The application was rejected${app.rejectionReason ? `: ${app.rejectionReason}` : ''}. Correct the details and start again from register`,
+      };
     case 'unknown':
-      return { code: 'contact_support', message: 'The partner reported a status Parley does not recognise; contact support' };
+      return {
+        code: 'contact_support',
+        message: 'The partner reported a status Parley does not recognise; contact support',
+      };
     case 'in_progress':
       break;
   }
@@ -57,8 +72,14 @@ export function nextActionOf(app: Pick<KycApplication, 'state' | 'lastStep' | 'a
       return { code: 'aadhaar', message: 'Submit the aadhaar step, then open aadhaarVerificationUrl in a browser' };
     case 'aadhaar':
       return app.aadhaarVerified
-        ? { code: afterAadhaar, message: afterAadhaar === 'gst' ? 'Submit the gst step: gst_number' : 'Submit the final step' }
-        : { code: 'verify_aadhaar', message: `Open aadhaarVerificationUrl in a browser and complete the verification, then submit the ${afterAadhaar} step` };
+        ? {
+            code: afterAadhaar,
+            message: afterAadhaar === 'gst' ? 'Submit the gst step: gst_number' : 'Submit the final step',
+          }
+        : {
+            code: 'verify_aadhaar',
+            message: `Open aadhaarVerificationUrl in a browser and complete the verification, then submit the ${afterAadhaar} step`,
+          };
     case 'gst':
       return { code: 'final', message: 'Submit the final step' };
     case 'final':
@@ -88,9 +109,13 @@ export function stepPayload(step: KycStep, payload: Record<string, unknown>): Re
   switch (step) {
     case 'register': {
       const accountType = payload.account_type;
-      if (accountType !== 'individual' && accountType !== 'business') throw badField('payload.account_type', 'must be individual or business');
+      if (accountType !== 'individual' && accountType !== 'business')
+        throw badField('payload.account_type', 'must be individual or business');
       if (payload.term_and_condition !== true) {
-        throw badField('payload.term_and_condition', "must be true: send the register step only after the customer agreed to the partner's terms");
+        throw badField(
+          'payload.term_and_condition',
+          "must be true: send the register step only after the customer agreed to the partner's terms",
+        );
       }
       return {
         account_type: accountType,
@@ -107,19 +132,22 @@ export function stepPayload(step: KycStep, payload: Record<string, unknown>): Re
         pan_holder_name: str('pan_holder_name'),
         pan_number: (() => {
           const value = payload.pan_number;
-          if (typeof value !== 'string' || !PAN.test(value.trim().toUpperCase())) throw badField('payload.pan_number', 'must be a PAN: 5 letters, 4 digits, 1 letter');
+          if (typeof value !== 'string' || !PAN.test(value.trim().toUpperCase()))
+            throw badField('payload.pan_number', 'must be a PAN: 5 letters, 4 digits, 1 letter');
           return value.trim().toUpperCase();
         })(),
       };
     case 'aadhaar': {
       const redirect = payload.redirect_url;
       if (redirect === undefined) return {};
-      if (typeof redirect !== 'string' || !/^https?:\/\/[^\s/]+/i.test(redirect)) throw badField('payload.redirect_url', 'must be an http(s) URL');
+      if (typeof redirect !== 'string' || !/^https?:\/\/[^\s/]+/i.test(redirect))
+        throw badField('payload.redirect_url', 'must be an http(s) URL');
       return { redirect_url: redirect };
     }
     case 'gst': {
       const value = payload.gst_number;
-      if (typeof value !== 'string' || !GST.test(value.trim().toUpperCase())) throw badField('payload.gst_number', 'must be 15 letters and digits');
+      if (typeof value !== 'string' || !GST.test(value.trim().toUpperCase()))
+        throw badField('payload.gst_number', 'must be 15 letters and digits');
       return { gst_number: value.trim().toUpperCase() };
     }
     case 'final':
@@ -166,29 +194,35 @@ interface ApplicationRow {
   status_unrecognised: boolean;
 }
 
-export async function readApplication(sql: Queryable, organisationId: string, lock = false): Promise<KycApplication | undefined> {
+export async function readApplication(
+  sql: Queryable,
+  organisationId: string,
+  lock = false,
+): Promise<KycApplication | undefined> {
   const [row] = await sql.unsafe<ApplicationRow[]>(
     `select * from india_kyc_applications where organisation_id = $1${lock ? ' for update' : ''}`,
     [organisationId],
   );
-  return row && {
-    id: row.id,
-    organisationId: row.organisation_id,
-    integrationId: row.integration_id,
-    providerApplicationId: row.provider_application_id,
-    accountType: row.account_type,
-    state: row.state,
-    providerStatus: row.provider_status,
-    statusSource: row.status_source,
-    lastStep: row.last_step,
-    aadhaarVerified: row.aadhaar_verified,
-    submittedAt: row.submitted_at,
-    decidedAt: row.decided_at,
-    rejectionReason: row.rejection_reason,
-    lastCheckedAt: row.last_checked_at,
-    verificationUnavailable: row.verification_unavailable,
-    statusUnrecognised: row.status_unrecognised,
-  };
+  return (
+    row && {
+      id: row.id,
+      organisationId: row.organisation_id,
+      integrationId: row.integration_id,
+      providerApplicationId: row.provider_application_id,
+      accountType: row.account_type,
+      state: row.state,
+      providerStatus: row.provider_status,
+      statusSource: row.status_source,
+      lastStep: row.last_step,
+      aadhaarVerified: row.aadhaar_verified,
+      submittedAt: row.submitted_at,
+      decidedAt: row.decided_at,
+      rejectionReason: row.rejection_reason,
+      lastCheckedAt: row.last_checked_at,
+      verificationUnavailable: row.verification_unavailable,
+      statusUnrecognised: row.status_unrecognised,
+    }
+  );
 }
 
 export interface RecordStep {
@@ -233,7 +267,11 @@ export async function recordStep(sql: Queryable, input: RecordStep): Promise<Kyc
 }
 
 /** Records the partner's live status (the check before a purchase). */
-export async function recordLiveStatus(sql: Queryable, organisationId: string, p: PartnerApplication): Promise<KycApplication> {
+export async function recordLiveStatus(
+  sql: Queryable,
+  organisationId: string,
+  p: PartnerApplication,
+): Promise<KycApplication> {
   const state = stateOf(p.status);
   await sql`update india_kyc_applications set state = ${state}, provider_status = ${p.status}, status_source = 'live_check',
       last_step = coalesce(${p.step}, last_step), aadhaar_verified = ${p.aadhaarVerified}, submitted_at = ${p.submittedAt},
@@ -259,34 +297,61 @@ export interface DidRenewalRecord {
   expiresAt: Date | null;
 }
 
-export async function saveRenewalRecord(sql: Queryable, input: {
-  organisationId: string;
-  phoneNumberId: string;
-  integrationId: string;
-  providerDidId: string;
-  providerOrderId: string;
-  botId: string;
-  months: number;
-  expiresAt: Date | null;
-}): Promise<void> {
+export async function saveRenewalRecord(
+  sql: Queryable,
+  input: {
+    organisationId: string;
+    phoneNumberId: string;
+    integrationId: string;
+    providerDidId: string;
+    providerOrderId: string;
+    botId: string;
+    months: number;
+    expiresAt: Date | null;
+  },
+): Promise<void> {
   await sql`update india_did_renewals set is_active = false, updated_at = now() where phone_number_id = ${input.phoneNumberId} and is_active`;
   await sql`insert into india_did_renewals (id, organisation_id, phone_number_id, integration_id, provider_did_id, provider_order_id, bot_id, months, expires_at)
     values (${newId()}, ${input.organisationId}, ${input.phoneNumberId}, ${input.integrationId}, ${input.providerDidId},
             ${input.providerOrderId}, ${input.botId}, ${input.months}, ${input.expiresAt})`;
 }
 
-export async function activeRenewalRecord(sql: Queryable, organisationId: string, phoneNumberId: string): Promise<DidRenewalRecord | undefined> {
-  const [row] = await sql<{ id: string; phone_number_id: string; provider_did_id: string; provider_order_id: string; bot_id: string; months: number; expires_at: Date | null }[]>`
+export async function activeRenewalRecord(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumberId: string,
+): Promise<DidRenewalRecord | undefined> {
+  const [row] = await sql<
+    {
+      id: string;
+      phone_number_id: string;
+      provider_did_id: string;
+      provider_order_id: string;
+      bot_id: string;
+      months: number;
+      expires_at: Date | null;
+    }[]
+  >`
     select id, phone_number_id, provider_did_id, provider_order_id, bot_id, months, expires_at from india_did_renewals
      where organisation_id = ${organisationId} and phone_number_id = ${phoneNumberId} and is_active`;
-  return row && {
-    id: row.id, phoneNumberId: row.phone_number_id, providerDidId: row.provider_did_id, providerOrderId: row.provider_order_id,
-    botId: row.bot_id, months: row.months, expiresAt: row.expires_at,
-  };
+  return (
+    row && {
+      id: row.id,
+      phoneNumberId: row.phone_number_id,
+      providerDidId: row.provider_did_id,
+      providerOrderId: row.provider_order_id,
+      botId: row.bot_id,
+      months: row.months,
+      expiresAt: row.expires_at,
+    }
+  );
 }
 
-export async function recordRenewal(sql: Queryable, id: string, renewal: { purchaseId: string; renewedAt: Date; expiresAt: Date | null }): Promise<void> {
+export async function recordRenewal(
+  sql: Queryable,
+  id: string,
+  renewal: { purchaseId: string; renewedAt: Date; expiresAt: Date | null },
+): Promise<void> {
   await sql`update india_did_renewals set last_renewed_at = ${renewal.renewedAt}, last_purchase_id = ${renewal.purchaseId},
       expires_at = coalesce(${renewal.expiresAt}, expires_at), updated_at = now() where id = ${id}`;
 }
-

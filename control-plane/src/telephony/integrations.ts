@@ -88,7 +88,12 @@ export class IntegrationStore {
   }
 
   /** The organisation's connected account of `provider`, if any. `lock` holds its row until the transaction ends. */
-  async active(sql: Queryable, organisationId: string, provider: Carrier, lock = false): Promise<StoredIntegration | undefined> {
+  async active(
+    sql: Queryable,
+    organisationId: string,
+    provider: Carrier,
+    lock = false,
+  ): Promise<StoredIntegration | undefined> {
     const [row] = await sql.unsafe<IntegrationRow[]>(
       `select * from telephony_integrations where organisation_id = $1 and provider = $2 and is_active${lock ? ' for update' : ''}`,
       [organisationId, provider],
@@ -98,7 +103,9 @@ export class IntegrationStore {
 
   /** One integration of the organisation, active or not. */
   async byId(sql: Queryable, organisationId: string, id: string): Promise<StoredIntegration | undefined> {
-    const [row] = await sql<IntegrationRow[]>`select * from telephony_integrations where id = ${id} and organisation_id = ${organisationId}`;
+    const [row] = await sql<
+      IntegrationRow[]
+    >`select * from telephony_integrations where id = ${id} and organisation_id = ${organisationId}`;
     return row && stored(row);
   }
 
@@ -123,7 +130,9 @@ export class IntegrationStore {
         open[key] = ring.decrypt(ciphertext, context);
       } catch (error) {
         if (!(error instanceof SecretError)) throw error;
-        throw new ApiError('internal', `Stored ${integration.provider} credentials could not be decrypted`, { cause: error });
+        throw new ApiError('internal', `Stored ${integration.provider} credentials could not be decrypted`, {
+          cause: error,
+        });
       }
     }
     return open;
@@ -140,7 +149,10 @@ export class IntegrationStore {
       where organisation_id = ${input.organisationId} and provider = ${input.provider} and account_ref = ${input.accountRef} for update`;
     const id = existing?.id ?? newId();
     const sealed = Object.fromEntries(
-      Object.entries(input.credentials).map(([key, value]) => [key, ring.encrypt(value, secretContext(input.organisationId, id))]),
+      Object.entries(input.credentials).map(([key, value]) => [
+        key,
+        ring.encrypt(value, secretContext(input.organisationId, id)),
+      ]),
     );
     // The partial unique index allows one active account per provider: the old one steps down first.
     await sql`update telephony_integrations set is_active = false, updated_at = now()
@@ -150,7 +162,9 @@ export class IntegrationStore {
       ? await sql<IntegrationRow[]>`update telephony_integrations
           set config = ${json(input.config)}, secrets = ${json(sealed)}, is_active = true, updated_at = now()
           where id = ${id} returning *`
-      : await sql<IntegrationRow[]>`insert into telephony_integrations (id, organisation_id, provider, account_ref, config, secrets)
+      : await sql<
+          IntegrationRow[]
+        >`insert into telephony_integrations (id, organisation_id, provider, account_ref, config, secrets)
           values (${id}, ${input.organisationId}, ${input.provider}, ${input.accountRef}, ${json(input.config)}, ${json(sealed)})
           returning *`;
     return stored(row!);
@@ -167,7 +181,8 @@ export class IntegrationStore {
   }
 
   #requireRing(): KeyRing {
-    if (!this.#keyRing) throw new ApiError('unavailable', 'Secrets at rest are not configured on this server (PARLEY_SECRET_KEYS)');
+    if (!this.#keyRing)
+      throw new ApiError('unavailable', 'Secrets at rest are not configured on this server (PARLEY_SECRET_KEYS)');
     return this.#keyRing;
   }
 }

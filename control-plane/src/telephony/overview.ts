@@ -37,9 +37,10 @@ export async function telephonyOverview(telephony: TelephonyContext, principal: 
     featureEnabled: organisation.features.includes(SELF_SERVE_TELEPHONY),
     processorEnabled: organisation.billingCountry?.toUpperCase() === PROCESSOR_COUNTRY,
     paid: wallet?.hasPaid ?? false,
-    wallet: principal.scopes.includes('wallet:read') && wallet
-      ? { balance: wallet.balance, currency: wallet.currency, hasPaid: wallet.hasPaid }
-      : null,
+    wallet:
+      principal.scopes.includes('wallet:read') && wallet
+        ? { balance: wallet.balance, currency: wallet.currency, hasPaid: wallet.hasPaid }
+        : null,
     rates: principal.scopes.includes('billing:read') ? { baseRatePerMinute: null, countryProviderRates: {} } : null,
     integrations: integrations.map(integrationRecord),
     numbers: await listActiveNumbers(sql, organisation.id),

@@ -38,7 +38,12 @@ export interface PhoneNumberRecord {
   /** Where the number may call (calls/calling-scope.ts). */
   callingScope: string;
   allowedCountries: string[];
-  metadata: { source: string | null; type: string | null; region: string | null; capabilities: Record<string, unknown> } & Record<string, unknown>;
+  metadata: {
+    source: string | null;
+    type: string | null;
+    region: string | null;
+    capabilities: Record<string, unknown>;
+  } & Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,7 +83,9 @@ const SELECT_RECORD = `
     left join agents a on a.id = p.agent_id and a.deleted_at is null`;
 
 /** What routingStatus reads: ASSIGNED while an agent answers; the status it returns to once none does. */
-export function routingStatusOf(row: Pick<PhoneNumberRow, 'agent_id' | 'routing_status' | 'unassigned_routing_status'>): RoutingStatus | null {
+export function routingStatusOf(
+  row: Pick<PhoneNumberRow, 'agent_id' | 'routing_status' | 'unassigned_routing_status'>,
+): RoutingStatus | null {
   if (row.agent_id) return 'ASSIGNED';
   // An agent deleted while assigned leaves agent_id null behind it (agents' own delete): the number is free again.
   if (row.routing_status === 'ASSIGNED') return row.unassigned_routing_status ?? 'READY';
@@ -131,7 +138,11 @@ export async function listActiveNumbers(sql: Queryable, organisationId: string):
 }
 
 /** One number of the organisation as the API shows it, active or not (never a deleted one). */
-export async function readNumber(sql: Queryable, organisationId: string, id: string): Promise<PhoneNumberRecord | undefined> {
+export async function readNumber(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+): Promise<PhoneNumberRecord | undefined> {
   const [row] = await sql.unsafe<RecordRow[]>(
     `${SELECT_RECORD} where p.id = $1 and p.organisation_id = $2 and p.deleted_at is null`,
     [id, organisationId],
@@ -140,7 +151,12 @@ export async function readNumber(sql: Queryable, organisationId: string, id: str
 }
 
 /** An active number's row; `lock` holds it until the transaction ends. */
-export async function findActiveNumber(sql: Queryable, organisationId: string, id: string, lock = false): Promise<PhoneNumberRow | undefined> {
+export async function findActiveNumber(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+  lock = false,
+): Promise<PhoneNumberRow | undefined> {
   const [row] = await sql.unsafe<PhoneNumberRow[]>(
     `select * from phone_numbers where id = $1 and organisation_id = $2 and status = 'ACTIVE' and deleted_at is null${lock ? ' for update' : ''}`,
     [id, organisationId],
@@ -197,7 +213,12 @@ export async function savePurchasedNumber(sql: Queryable, input: SavePurchased):
 }
 
 /** Points the number's inbound calls at `agentId` (ASSIGNED), remembering where it returns once unassigned. */
-export async function assignInboundAgent(sql: Queryable, id: string, agentId: string, returnsTo: UnassignedStatus): Promise<void> {
+export async function assignInboundAgent(
+  sql: Queryable,
+  id: string,
+  agentId: string,
+  returnsTo: UnassignedStatus,
+): Promise<void> {
   await sql`update phone_numbers set agent_id = ${agentId}, routing_status = 'ASSIGNED', unassigned_routing_status = ${returnsTo},
     updated_at = now() where id = ${id}`;
 }
@@ -226,7 +247,12 @@ export async function agentsUsingNumbers(sql: Queryable, integrationId: string):
                    and (a.id = p.agent_id or a.calling_number = p.phone_number)
      where p.integration_id = ${integrationId} and p.status = 'ACTIVE' and p.deleted_at is null
      order by p.phone_number, a.name, a.id`;
-  return rows.map((r) => ({ agentId: r.agent_id, agentName: r.agent_name, phoneNumber: r.phone_number, use: r.answers ? 'answers' : 'dials' }));
+  return rows.map((r) => ({
+    agentId: r.agent_id,
+    agentName: r.agent_name,
+    phoneNumber: r.phone_number,
+    use: r.answers ? 'answers' : 'dials',
+  }));
 }
 
 /** Deactivates every active number of an integration (an account switched away from); returns how many. */
@@ -238,8 +264,14 @@ export async function retireNumbers(sql: Queryable, integrationId: string): Prom
 }
 
 /** Changes where the number may call; the number as the API shows it, or undefined when it is not the organisation's. */
-export async function setCallingScope(sql: Queryable, organisationId: string, id: string, scope: { callingScope: string; allowedCountries: readonly string[] }): Promise<PhoneNumberRecord | undefined> {
-  const updated = await sql`update phone_numbers set calling_scope = ${scope.callingScope}, allowed_countries = ${scope.allowedCountries as string[]}, updated_at = now()
+export async function setCallingScope(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+  scope: { callingScope: string; allowedCountries: readonly string[] },
+): Promise<PhoneNumberRecord | undefined> {
+  const updated =
+    await sql`update phone_numbers set calling_scope = ${scope.callingScope}, allowed_countries = ${scope.allowedCountries as string[]}, updated_at = now()
     where id = ${id} and organisation_id = ${organisationId} and deleted_at is null returning id`;
   return updated.length ? readNumber(sql, organisationId, id) : undefined;
 }

@@ -73,12 +73,21 @@ export interface ReconcileCounts {
 export async function reconcile(sql: Queryable, input: ReconcileInput): Promise<ReconcileCounts> {
   const { organisationId, provider, integrationId, read } = input;
   const source = input.source ?? 'import';
-  const counts: ReconcileCounts = { remoteCount: read.numbers.length, imported: 0, updated: 0, needsSetup: 0, skippedOtherProvider: 0, deactivated: 0 };
+  const counts: ReconcileCounts = {
+    remoteCount: read.numbers.length,
+    imported: 0,
+    updated: 0,
+    needsSetup: 0,
+    skippedOtherProvider: 0,
+    deactivated: 0,
+  };
   const phoneNumbers = read.numbers.map((n) => n.phoneNumber);
   const existing = new Map(
-    (await sql<PhoneNumberRow[]>`select * from phone_numbers
+    (
+      await sql<PhoneNumberRow[]>`select * from phone_numbers
         where organisation_id = ${organisationId} and deleted_at is null and phone_number = any(${phoneNumbers}::text[])
-        for update`).map((row) => [row.phone_number, row]),
+        for update`
+    ).map((row) => [row.phone_number, row]),
   );
   const json = (value: unknown) => (sql as Sql).json(value as never);
   const inserts: Record<string, unknown>[] = [];
@@ -95,9 +104,18 @@ export async function reconcile(sql: Queryable, input: ReconcileInput): Promise<
     if (routing === 'NEEDS_SETUP') counts.needsSetup += 1;
     if (!row) {
       inserts.push({
-        id: newId(), organisation_id: organisationId, integration_id: integrationId, provider, phone_number: remote.phoneNumber,
-        ...columns, capabilities: json(columns.capabilities), metadata: json(columns.metadata),
-        status: 'ACTIVE', routing_status: routing, unassigned_routing_status: unassigned, last_synced_at: new Date(),
+        id: newId(),
+        organisation_id: organisationId,
+        integration_id: integrationId,
+        provider,
+        phone_number: remote.phoneNumber,
+        ...columns,
+        capabilities: json(columns.capabilities),
+        metadata: json(columns.metadata),
+        status: 'ACTIVE',
+        routing_status: routing,
+        unassigned_routing_status: unassigned,
+        last_synced_at: new Date(),
       });
       counts.imported += 1;
       continue;

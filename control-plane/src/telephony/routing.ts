@@ -59,10 +59,15 @@ export class NumberRouting {
   /** Points the number at Parley at its carrier, when it came from a connected account; whether it did. */
   async #pointAtParley(organisationId: string, number: PhoneNumberRow): Promise<boolean> {
     if (!number.integration_id) return false;
-    const integration = await this.#telephony.integrations.byId(this.#telephony.sql, organisationId, number.integration_id);
+    const integration = await this.#telephony.integrations.byId(
+      this.#telephony.sql,
+      organisationId,
+      number.integration_id,
+    );
     if (!integration?.isActive) return false;
     const account = this.#telephony.accountFor(integration);
-    if (!account) throw new ApiError('unavailable', `Numbers of ${integration.provider} cannot be routed by this server yet`);
+    if (!account)
+      throw new ApiError('unavailable', `Numbers of ${integration.provider} cannot be routed by this server yet`);
     await account.routeInbound(
       { providerNumberId: number.provider_number_id, phoneNumber: number.phone_number },
       this.#telephony.inboundVoiceUrl(integration.provider),
@@ -83,7 +88,8 @@ export class NumberRouting {
       [agentId, organisationId],
     );
     if (!agent) throw notFound('Agent');
-    if (agent.agent_type !== 'VOICE') throw badField('agentId', 'must be a VOICE agent: chat agents do not answer calls');
+    if (agent.agent_type !== 'VOICE')
+      throw badField('agentId', 'must be a VOICE agent: chat agents do not answer calls');
     if (!agent.is_active) throw badField('agentId', 'is a paused agent (isActive false): activate it first');
     return agent;
   }

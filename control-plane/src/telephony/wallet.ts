@@ -34,13 +34,20 @@ export async function readWallet(sql: Queryable, organisationId: string): Promis
  * 402 unless the organisation's wallet holds at least `minimumMinor`. Nothing is debited: the carrier bills the
  * customer's own account (carrier-b), or Parley's reseller account is paid separately (India numbers).
  */
-export async function assertFunded(sql: Queryable, organisationId: string, minimumMinor = MINIMUM_BALANCE_MINOR): Promise<WalletState> {
+export async function assertFunded(
+  sql: Queryable,
+  organisationId: string,
+  minimumMinor = MINIMUM_BALANCE_MINOR,
+): Promise<WalletState> {
   const wallet = await readWallet(sql, organisationId);
   if (!wallet || wallet.balanceMinor < minimumMinor) {
     const minimum = (minimumMinor / MINOR_PER_MAJOR).toFixed(2);
     const currency = wallet?.currency ?? 'USD';
     const has = wallet ? `holds ${wallet.balance.toFixed(2)} ${currency}` : 'has no funds yet';
-    throw new ApiError('payment_required', `The wallet ${has}: at least ${minimum} ${currency} is needed. Top up the wallet first`);
+    throw new ApiError(
+      'payment_required',
+      `The wallet ${has}: at least ${minimum} ${currency} is needed. Top up the wallet first`,
+    );
   }
   return wallet;
 }

@@ -48,7 +48,14 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const bus = options.bus ?? (await createTestBus());
-  const keys = new KeyStore(db.sql, bus, (error) => { throw error; }, options.cacheTtlMs);
+  const keys = new KeyStore(
+    db.sql,
+    bus,
+    (error) => {
+      throw error;
+    },
+    options.cacheTtlMs,
+  );
   keys.listen();
   const secrets = options.secrets ?? KeyRing.generate('test').ring;
   const app = await buildApp({

@@ -29,7 +29,14 @@ import { KeyRing } from '../../src/secrets/key-ring.ts';
 import { IntegrationStore } from '../../src/telephony/integrations.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns, type SeededOrganisation } from './seed.ts';
-import { createIsolatedBus, OFFLINE_SPEECH, startTestLlm, startTestTts, TEST_LLM_MODEL, type TestLlm } from './workers.ts';
+import {
+  createIsolatedBus,
+  OFFLINE_SPEECH,
+  startTestLlm,
+  startTestTts,
+  TEST_LLM_MODEL,
+  type TestLlm,
+} from './workers.ts';
 
 /** Our number at each carrier. */
 export const OUR_NUMBERS: Record<VoiceCarrierName, string> = {
@@ -72,11 +79,19 @@ export class PhoneCallRig {
     this.engine = await this.startEngine();
     const port = await freePort();
     this.publicUrl = `http://127.0.0.1:${port}`;
-    const keys = new KeyStore(this.db.sql, this.bus, (error) => { throw error; });
+    const keys = new KeyStore(this.db.sql, this.bus, (error) => {
+      throw error;
+    });
     keys.listen();
-    const simulated = Object.fromEntries(CARRIERS.map((c) => [c, c === 'carrier-a' || c === 'carrier-b' || c === 'carrier-c' ? this.sim.url : undefined])) as Record<Carrier, string | undefined>;
+    const simulated = Object.fromEntries(
+      CARRIERS.map((c) => [c, c === 'carrier-a' || c === 'carrier-b' || c === 'carrier-c' ? this.sim.url : undefined]),
+    ) as Record<Carrier, string | undefined>;
     this.app = await buildApp({
-      config: { publicUrl: this.publicUrl, rateLimits: { ...RATE_LIMIT_DEFAULTS, callPlacement: 10_000 }, carrierApiUrls: simulated },
+      config: {
+        publicUrl: this.publicUrl,
+        rateLimits: { ...RATE_LIMIT_DEFAULTS, callPlacement: 10_000 },
+        carrierApiUrls: simulated,
+      },
       sql: this.db.sql,
       bus: this.bus,
       keys,
@@ -84,7 +99,9 @@ export class PhoneCallRig {
       secrets: this.secrets,
     });
     this.#control = new CarrierCallControl(this.app.phoneCalls.carrierCalls).listen(this.bus);
-    this.persister = new CallEventPersister(this.db.sql, () => {}, { onApplied: this.#control.onEventApplied }).listen(this.bus);
+    this.persister = new CallEventPersister(this.db.sql, () => {}, { onApplied: this.#control.onEventApplied }).listen(
+      this.bus,
+    );
     await this.app.listen({ port, host: '127.0.0.1' });
     this.org = await seedOrganisation(this.db.sql, 'Sunrise');
     await seedWallet(this.db.sql, this.org.organisationId, { balanceMinor: 5_000 });
@@ -94,7 +111,11 @@ export class PhoneCallRig {
   /** An engine role with a media server, whose turns the LLM worker role answers (against the fake). */
   startEngine(): Promise<EngineRole> {
     const languageModel = { baseUrl: this.llm.fake.baseUrl, apiKey: 'sk-test-key', model: TEST_LLM_MODEL };
-    return startEngineRole({ ...OFFLINE_SPEECH, llm: languageModel, vad: 'energy', media: { port: 0, host: '127.0.0.1' } }, this.bus, () => {});
+    return startEngineRole(
+      { ...OFFLINE_SPEECH, llm: languageModel, vad: 'energy', media: { port: 0, host: '127.0.0.1' } },
+      this.bus,
+      () => {},
+    );
   }
 
   /** The simulator's account at each carrier, connected for the organisation, with our number there. */
@@ -103,20 +124,36 @@ export class PhoneCallRig {
     const accounts = this.sim.accounts;
     const saved = {
       'carrier-a': await store.save(this.db.sql, {
-        organisationId: this.org.organisationId, provider: 'carrier-a', accountRef: accounts['carrier-a'].authId, config: { label: 'test' },
+        organisationId: this.org.organisationId,
+        provider: 'carrier-a',
+        accountRef: accounts['carrier-a'].authId,
+        config: { label: 'test' },
         credentials: { auth_id: accounts['carrier-a'].authId, auth_token: accounts['carrier-a'].authToken },
       }),
       'carrier-b': await store.save(this.db.sql, {
-        organisationId: this.org.organisationId, provider: 'carrier-b', accountRef: accounts['carrier-b'].accountSid, config: { label: 'test' },
+        organisationId: this.org.organisationId,
+        provider: 'carrier-b',
+        accountRef: accounts['carrier-b'].accountSid,
+        config: { label: 'test' },
         credentials: { account_sid: accounts['carrier-b'].accountSid, auth_token: accounts['carrier-b'].authToken },
       }),
       'carrier-c': await store.save(this.db.sql, {
-        organisationId: this.org.organisationId, provider: 'carrier-c', accountRef: accounts['carrier-c'].accountSid, config: { label: 'test', app_id: '1001' },
-        credentials: { account_sid: accounts['carrier-c'].accountSid, api_key: accounts['carrier-c'].apiKey, api_token: accounts['carrier-c'].apiToken },
+        organisationId: this.org.organisationId,
+        provider: 'carrier-c',
+        accountRef: accounts['carrier-c'].accountSid,
+        config: { label: 'test', app_id: '1001' },
+        credentials: {
+          account_sid: accounts['carrier-c'].accountSid,
+          api_key: accounts['carrier-c'].apiKey,
+          api_token: accounts['carrier-c'].apiToken,
+        },
       }),
     };
     for (const carrier of Object.keys(OUR_NUMBERS) as VoiceCarrierName[]) {
-      await seedPhoneNumber(this.db.sql, this.org.organisationId, { provider: carrier, phoneNumber: OUR_NUMBERS[carrier] });
+      await seedPhoneNumber(this.db.sql, this.org.organisationId, {
+        provider: carrier,
+        phoneNumber: OUR_NUMBERS[carrier],
+      });
       await this.db.sql`update phone_numbers set integration_id = ${saved[carrier].id}
         where phone_number = ${OUR_NUMBERS[carrier]} and organisation_id = ${this.org.organisationId}`;
     }
@@ -158,15 +195,27 @@ export class PhoneCallRig {
 
   /** A fresh number to call in the country of `like` (so every call is new to the 5-second duplicate window). */
   nextNumber(like = '+1415555'): string {
-    return like.startsWith('+91') ? `+9198765${String(this.#numberSeq++).padStart(5, '0')}` : `+1415555${String(this.#numberSeq++).padStart(4, '0')}`;
+    return like.startsWith('+91')
+      ? `+9198765${String(this.#numberSeq++).padStart(5, '0')}`
+      : `+1415555${String(this.#numberSeq++).padStart(4, '0')}`;
   }
 
   place(body: Record<string, unknown>, key = this.org.key) {
-    return this.app.inject({ method: 'POST', url: '/api/v1/voice/session', headers: { authorization: `Bearer ${key}` }, payload: { participantName: 'Ravi', callType: 'sip', ...body } });
+    return this.app.inject({
+      method: 'POST',
+      url: '/api/v1/voice/session',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { participantName: 'Ravi', callType: 'sip', ...body },
+    });
   }
 
   callback(body: Record<string, unknown>, key = this.org.key) {
-    return this.app.inject({ method: 'POST', url: '/api/v1/voice/callback', headers: { authorization: `Bearer ${key}` }, payload: body });
+    return this.app.inject({
+      method: 'POST',
+      url: '/api/v1/voice/callback',
+      headers: { authorization: `Bearer ${key}` },
+      payload: body,
+    });
   }
 
   async record(id: string): Promise<Record<string, unknown>> {
@@ -175,7 +224,9 @@ export class PhoneCallRig {
   }
 
   async transcript(callId: string): Promise<{ speaker: string; text: string }[]> {
-    return this.db.sql<{ speaker: string; text: string }[]>`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
+    return this.db.sql<
+      { speaker: string; text: string }[]
+    >`select speaker, text from call_transcripts where call_id = ${callId} order by start_ms`;
   }
 
   /** The call's events as the engine publishes them. */
@@ -196,7 +247,12 @@ export class PhoneCallRig {
   }
 }
 
-export async function waitFor<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  read: () => Promise<T> | T,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

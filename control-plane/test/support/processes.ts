@@ -11,8 +11,21 @@ export type Env = Record<string, string | undefined>;
 /** The environment a child gets: this process's, minus the variables that would point it elsewhere, plus `env`. */
 export function childEnv(env: Env): NodeJS.ProcessEnv {
   const base: Env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'NATS_URL', 'PARLEY_DB_SCHEMA', 'PARLEY_DATA_DIR', 'PORT', 'ENGINE_PORT', 'PARLEY_ROLES', 'PARLEY_PUBLIC_URL', 'PARLEY_MEDIA_URL']) delete base[name];
-  return Object.fromEntries(Object.entries({ ...base, LOG_LEVEL: 'warn', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+  for (const name of [
+    'DATABASE_URL',
+    'NATS_URL',
+    'PARLEY_DB_SCHEMA',
+    'PARLEY_DATA_DIR',
+    'PORT',
+    'ENGINE_PORT',
+    'PARLEY_ROLES',
+    'PARLEY_PUBLIC_URL',
+    'PARLEY_MEDIA_URL',
+  ])
+    delete base[name];
+  return Object.fromEntries(
+    Object.entries({ ...base, LOG_LEVEL: 'warn', ...env }).filter(([, v]) => v !== undefined),
+  ) as NodeJS.ProcessEnv;
 }
 
 export interface CliResult {
@@ -23,11 +36,18 @@ export interface CliResult {
 
 export function runCli(args: string[], env: Env): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PARLEY_BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [PARLEY_BIN, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -43,7 +63,10 @@ export interface RunningServer {
 
 export function startServer(env: Env, args: string[] = []): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PARLEY_BIN, 'start', ...args], { env: childEnv({ PORT: '0', ENGINE_PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [PARLEY_BIN, 'start', ...args], {
+      env: childEnv({ PORT: '0', ENGINE_PORT: '0', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     const timer = setTimeout(() => {

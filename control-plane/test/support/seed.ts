@@ -1,7 +1,13 @@
 /** Test data made through the same code paths production uses (provisioning), plus rows no route creates yet. */
 import type { Sql } from '../../src/db/database.ts';
 import { newId } from '../../src/db/ids.ts';
-import { insertApiKey, provisionOrganisation, setFeatures, type CreatedKey, type Feature } from '../../src/accounts/provisioning.ts';
+import {
+  insertApiKey,
+  provisionOrganisation,
+  setFeatures,
+  type CreatedKey,
+  type Feature,
+} from '../../src/accounts/provisioning.ts';
 import type { Role, Scope } from '../../src/auth/scopes.ts';
 
 /**
@@ -30,7 +36,12 @@ export interface SeededOrganisation {
 export async function seedOrganisation(sql: Sql, name = 'Acme'): Promise<SeededOrganisation> {
   const email = `owner-${newId()}@example.com`;
   const created = await provisionOrganisation(sql, { name, ownerEmail: email, ownerName: `${name} Owner` });
-  return { organisationId: created.organisationId, ownerId: created.userId, key: created.apiKey.key, keyId: created.apiKey.id };
+  return {
+    organisationId: created.organisationId,
+    ownerId: created.userId,
+    key: created.apiKey.key,
+    keyId: created.apiKey.id,
+  };
 }
 
 export async function seedUser(sql: Sql, name = 'Member Person'): Promise<string> {
@@ -40,7 +51,12 @@ export async function seedUser(sql: Sql, name = 'Member Person'): Promise<string
 }
 
 /** A user who is a member of the organisation with `role`, and a key of theirs with `scopes`. */
-export async function seedMember(sql: Sql, organisationId: string, role: Role, scopes: readonly Scope[]): Promise<{ userId: string } & CreatedKey> {
+export async function seedMember(
+  sql: Sql,
+  organisationId: string,
+  role: Role,
+  scopes: readonly Scope[],
+): Promise<{ userId: string } & CreatedKey> {
   const userId = await seedUser(sql, `${role.toLowerCase()} member`);
   await sql`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${organisationId}, ${userId}, ${role})`;
   const key = await insertApiKey(sql, { organisationId, userId, name: `${role} key`, scopes });
@@ -48,7 +64,11 @@ export async function seedMember(sql: Sql, organisationId: string, role: Role, s
   return { userId, ...key };
 }
 
-export async function seedAgent(sql: Sql, organisationId: string, agentType: 'VOICE' | 'CHAT' = 'CHAT'): Promise<string> {
+export async function seedAgent(
+  sql: Sql,
+  organisationId: string,
+  agentType: 'VOICE' | 'CHAT' = 'CHAT',
+): Promise<string> {
   const id = newId();
   await sql`insert into agents (id, organisation_id, name, agent_type) values (${id}, ${organisationId}, ${`${agentType} agent`}, ${agentType})`;
   return id;
@@ -139,7 +159,12 @@ export type CallSeed = Partial<{
  * A call record written straight into call_records (as call placement and the engine's events would leave it), for
  * tests of the reads: results, history, stats. Returns its id; its room name defaults to `room-<id>`.
  */
-export async function seedCall(sql: Sql, organisationId: string, agentId: string, seed: CallSeed = {}): Promise<string> {
+export async function seedCall(
+  sql: Sql,
+  organisationId: string,
+  agentId: string,
+  seed: CallSeed = {},
+): Promise<string> {
   const id = seed.id ?? newId();
   const jsonColumns = new Set(['custom_variables', 'meta_data', 'overview', 'actions', 'agent_result']);
   const row: Record<string, unknown> = {
@@ -164,6 +189,8 @@ export async function seedCall(sql: Sql, organisationId: string, agentId: string
 /** Sets agent columns no seeding helper covers (timezone, results_config, builder_mode …), as stored. */
 export async function updateAgentColumns(sql: Sql, agentId: string, columns: Record<string, unknown>): Promise<void> {
   const jsonColumns = new Set(['results_config', 'flow_definition', 'custom_variables']);
-  const values = Object.fromEntries(Object.entries(columns).map(([k, v]) => [k, jsonColumns.has(k) && v !== null ? sql.json(v as never) : v]));
+  const values = Object.fromEntries(
+    Object.entries(columns).map(([k, v]) => [k, jsonColumns.has(k) && v !== null ? sql.json(v as never) : v]),
+  );
   await sql`update agents set ${sql(values as never)} where id = ${agentId}`;
 }

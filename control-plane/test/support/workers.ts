@@ -34,7 +34,10 @@ export interface TestLlm {
 /** An llm-worker role on `bus`, configured against a fresh fake OpenAI-compatible server. */
 export async function startTestLlm(bus: Bus): Promise<TestLlm> {
   const fake = await startFakeOpenAi({ apiKey: TEST_LLM_KEY, models: [TEST_LLM_MODEL] });
-  const config: EngineConfig = { ...OFFLINE_SPEECH, llm: { baseUrl: fake.baseUrl, apiKey: TEST_LLM_KEY, model: TEST_LLM_MODEL } };
+  const config: EngineConfig = {
+    ...OFFLINE_SPEECH,
+    llm: { baseUrl: fake.baseUrl, apiKey: TEST_LLM_KEY, model: TEST_LLM_MODEL },
+  };
   const role = await startLlmWorkerRole(config, bus, () => {});
   return {
     fake,

@@ -80,12 +80,9 @@ describe('ClauseChunker', () => {
   });
 
   it('cuts at a semicolon or colon once the clause is long enough', () => {
-    expect(chunk(chars('Yes. Here is what we found for you: two orders; both shipped yesterday afternoon; done.'))).toEqual([
-      'Yes.',
-      'Here is what we found for you:',
-      'two orders; both shipped yesterday afternoon;',
-      'done.',
-    ]);
+    expect(
+      chunk(chars('Yes. Here is what we found for you: two orders; both shipped yesterday afternoon; done.')),
+    ).toEqual(['Yes.', 'Here is what we found for you:', 'two orders; both shipped yesterday afternoon;', 'done.']);
   });
 
   it('cuts CJK sentences without spaces', () => {

@@ -29,14 +29,24 @@ export function buildSystemPrompt(agent: AgentInstructions, variables: Variables
     ['Personality', agent.agentPersonality],
     ['Task', agent.agentTask],
     ['Pronunciation', agent.pronunciation],
-    ['Language and accent', [agent.language ? `Speak ${agent.language}.` : '', agent.languageAccent ?? ''].join(' ').trim()],
-    ['Additional instructions', typeof agent.contextMemory?.custom_instructions === 'string' ? agent.contextMemory.custom_instructions : undefined],
+    [
+      'Language and accent',
+      [agent.language ? `Speak ${agent.language}.` : '', agent.languageAccent ?? ''].join(' ').trim(),
+    ],
+    [
+      'Additional instructions',
+      typeof agent.contextMemory?.custom_instructions === 'string'
+        ? agent.contextMemory.custom_instructions
+        : undefined,
+    ],
   ];
   const known = Object.entries(variables).filter(([, v]) => v !== undefined && v !== null && v !== '');
   const body = sections
     .filter(([, text]) => text && text.trim())
     .map(([title, text]) => `## ${title}\n${fillTemplate(text!, variables)}`)
     .join('\n\n');
-  const facts = known.length ? `\n\n## What we know about this call\n${known.map(([k, v]) => `- ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}` : '';
+  const facts = known.length
+    ? `\n\n## What we know about this call\n${known.map(([k, v]) => `- ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}`
+    : '';
   return `${body}${facts}\n\n## How to speak\n${VOICE_RULES}`;
 }

@@ -43,14 +43,22 @@ export interface ToolOutcome {
 }
 
 /** Calls the webhook with the model's arguments (JSON text, possibly malformed). */
-export async function callWebhookTool(tool: WebhookTool, argumentsJson: string, signal: AbortSignal): Promise<ToolOutcome> {
+export async function callWebhookTool(
+  tool: WebhookTool,
+  argumentsJson: string,
+  signal: AbortSignal,
+): Promise<ToolOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let args: unknown;
   try {
     args = argumentsJson.trim() ? JSON.parse(argumentsJson) : {};
   } catch {
-    return { ok: false, content: 'The tool was called with arguments that are not valid JSON; nothing was done.', durationMs: elapsed() };
+    return {
+      ok: false,
+      content: 'The tool was called with arguments that are not valid JSON; nothing was done.',
+      durationMs: elapsed(),
+    };
   }
   const method = tool.method ?? 'POST';
   const url = new URL(tool.url);
@@ -70,7 +78,12 @@ export async function callWebhookTool(tool: WebhookTool, argumentsJson: string, 
     const response = await fetch(url, { method, headers, body, signal: AbortSignal.any([signal, timeout]) });
     const text = (await response.text()).slice(0, MAX_TOOL_RESULT_CHARS);
     if (!response.ok) {
-      return { ok: false, status: response.status, content: `The tool failed with HTTP ${response.status}: ${text || 'no details'}`, durationMs: elapsed() };
+      return {
+        ok: false,
+        status: response.status,
+        content: `The tool failed with HTTP ${response.status}: ${text || 'no details'}`,
+        durationMs: elapsed(),
+      };
     }
     return { ok: true, status: response.status, content: text || 'Done.', durationMs: elapsed() };
   } catch (error) {
@@ -78,7 +91,9 @@ export async function callWebhookTool(tool: WebhookTool, argumentsJson: string, 
     const timedOut = timeout.aborted;
     return {
       ok: false,
-      content: timedOut ? 'The tool did not answer in time; nothing is known about the result.' : 'The tool could not be reached.',
+      content: timedOut
+        ? 'The tool did not answer in time; nothing is known about the result.'
+        : 'The tool could not be reached.',
       durationMs: elapsed(),
     };
   }

@@ -60,7 +60,9 @@ export class FileSink implements ByteSink {
   append(bytes: Uint8Array): void {
     if (this.#error !== undefined || this.#closing) return;
     if (this.#pendingBytes + bytes.length > FILE_SINK_MAX_PENDING_BYTES) {
-      this.#error = new FileSinkOverflowError(`${this.path}: the disk fell more than ${FILE_SINK_MAX_PENDING_BYTES} bytes behind`);
+      this.#error = new FileSinkOverflowError(
+        `${this.path}: the disk fell more than ${FILE_SINK_MAX_PENDING_BYTES} bytes behind`,
+      );
       return;
     }
     // Copied: the caller may reuse its buffer before the write happens.
@@ -73,7 +75,8 @@ export class FileSink implements ByteSink {
 
   patch(position: number, bytes: Uint8Array): void {
     if (this.#error !== undefined || this.#closing) return;
-    if (position < 0 || position + bytes.length > this.#length) throw new RangeError('a patch must overwrite bytes already appended');
+    if (position < 0 || position + bytes.length > this.#length)
+      throw new RangeError('a patch must overwrite bytes already appended');
     this.#flushBatch();
     const copy = new Uint8Array(bytes);
     this.#enqueue(async () => {
@@ -140,7 +143,8 @@ export class MemorySink implements ByteSink {
   }
 
   patch(position: number, bytes: Uint8Array): void {
-    if (position < 0 || position + bytes.length > this.#length) throw new RangeError('a patch must overwrite bytes already appended');
+    if (position < 0 || position + bytes.length > this.#length)
+      throw new RangeError('a patch must overwrite bytes already appended');
     const all = this.bytes();
     all.set(bytes, position);
     this.#chunks = [all];

@@ -30,7 +30,9 @@ function hasSox(): boolean {
 
 /** Runs sox on raw audio from stdin to raw audio on stdout, without dither (which would add noise on purpose). */
 function sox(input: Uint8Array, from: string[], to: string[]): Buffer {
-  return execFileSync('sox', ['-D', '-t', 'raw', '-r', '8000', '-c', '1', ...from, '-', '-t', 'raw', ...to, '-'], { input });
+  return execFileSync('sox', ['-D', '-t', 'raw', '-r', '8000', '-c', '1', ...from, '-', '-t', 'raw', ...to, '-'], {
+    input,
+  });
 }
 
 const PCM = ['-e', 'signed-integer', '-b', '16', '-L'];

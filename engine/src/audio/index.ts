@@ -24,7 +24,13 @@ export {
 } from './g711.ts';
 export { pcm16FromBytesBE, pcm16FromBytesLE, pcm16ToBytesBE, pcm16ToBytesLE, pcm16ViewLE } from './pcm16.ts';
 export { Resampler, resample, type ResamplerOptions } from './resampler.ts';
-export { MAX_PHASES, PASSBAND_EDGE, STOPBAND_ATTENUATION_DB, STOPBAND_EDGE, TELEPHONE_BAND_HZ } from './polyphase-filter.ts';
+export {
+  MAX_PHASES,
+  PASSBAND_EDGE,
+  STOPBAND_ATTENUATION_DB,
+  STOPBAND_EDGE,
+  TELEPHONE_BAND_HZ,
+} from './polyphase-filter.ts';
 export { Framer } from './framer.ts';
 export {
   JITTER_MAX_DEPTH_MS,

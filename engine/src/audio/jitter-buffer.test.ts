@@ -46,38 +46,62 @@ describe('JitterBuffer', () => {
 
   it('puts shuffled audio back in order, without concealing anything, when the reordering fits the depth', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 50 }), fc.integer({ min: 0, max: 70_000 }), (keys, first) => {
-        const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 100 });
-        const sequences = Array.from({ length: 300 }, (_, i) => first + i);
-        // Displacements of up to 4 frames: every frame arrives within 100 ms (5 frames) of its place.
-        const out = run(buffer, locallyShuffled(sequences.map((s) => packet(s)), keys, 4));
-        // Unwrapped numbers count on from whichever packet came first; on the wire they are the senders'.
-        expect(out.map((f) => f.sequence - out[0]!.sequence)).toEqual(sequences.map((s) => s - first));
-        expect(out.map((f) => ((f.sequence % 65536) + 65536) % 65536)).toEqual(sequences.map((s) => s % 65536));
-        expect(out.every((f, i) => f.kind === 'audio' && f.samples[0] === sequences[i]! % 30000)).toBe(true);
-        expect(buffer.stats.concealed).toBe(0);
-      }),
+      fc.property(
+        fc.array(fc.nat(), { minLength: 1, maxLength: 50 }),
+        fc.integer({ min: 0, max: 70_000 }),
+        (keys, first) => {
+          const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 100 });
+          const sequences = Array.from({ length: 300 }, (_, i) => first + i);
+          // Displacements of up to 4 frames: every frame arrives within 100 ms (5 frames) of its place.
+          const out = run(
+            buffer,
+            locallyShuffled(
+              sequences.map((s) => packet(s)),
+              keys,
+              4,
+            ),
+          );
+          // Unwrapped numbers count on from whichever packet came first; on the wire they are the senders'.
+          expect(out.map((f) => f.sequence - out[0]!.sequence)).toEqual(sequences.map((s) => s - first));
+          expect(out.map((f) => ((f.sequence % 65536) + 65536) % 65536)).toEqual(sequences.map((s) => s % 65536));
+          expect(out.every((f, i) => f.kind === 'audio' && f.samples[0] === sequences[i]! % 30000)).toBe(true);
+          expect(buffer.stats.concealed).toBe(0);
+        },
+      ),
     );
   });
 
   it('conceals lost frames (the last frame once, then silence) and keeps every surviving frame, in order', () => {
     fc.assert(
-      fc.property(fc.array(fc.boolean(), { minLength: 200, maxLength: 200 }), fc.array(fc.nat(), { minLength: 1 }), (kept, keys) => {
-        // A frame survives every 40, so no gap is long enough to count as a new stream.
-        for (let i = 0; i < kept.length; i += 40) kept[i] = true;
-        kept[kept.length - 1] = true;
-        const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 60, maxDepthMs: 400 });
-        // Reordered in time (arrival within 2 frames of its place), then the lost ones taken out.
-        const arrivals = locallyShuffled(kept.map((_, i) => i), keys, 2).filter((i) => kept[i]);
-        const out = run(buffer, arrivals.map((i) => packet(1000 + i)));
-        expect(out.map((f) => f.sequence)).toEqual(kept.map((_, i) => 1000 + i));
-        const expectedKinds = kept.map((keep, i) => (keep ? 'audio' : kept[i - 1] ? 'repeat' : 'silence'));
-        expect(out.map((f) => f.kind)).toEqual(expectedKinds);
-        // Audio is the packet's own; a repeat copies the frame before it; silence is zeros.
-        const content = out.map((f, i) => (f.kind === 'silence' ? 0 : 1000 + (f.kind === 'audio' ? i : i - 1)));
-        expect(out.map((f) => (f.samples.every((v) => v === f.samples[0]) ? f.samples[0] : Number.NaN))).toEqual(content);
-        expect(buffer.stats.concealed).toBe(kept.filter((k) => !k).length);
-      }),
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 200, maxLength: 200 }),
+        fc.array(fc.nat(), { minLength: 1 }),
+        (kept, keys) => {
+          // A frame survives every 40, so no gap is long enough to count as a new stream.
+          for (let i = 0; i < kept.length; i += 40) kept[i] = true;
+          kept[kept.length - 1] = true;
+          const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 60, maxDepthMs: 400 });
+          // Reordered in time (arrival within 2 frames of its place), then the lost ones taken out.
+          const arrivals = locallyShuffled(
+            kept.map((_, i) => i),
+            keys,
+            2,
+          ).filter((i) => kept[i]);
+          const out = run(
+            buffer,
+            arrivals.map((i) => packet(1000 + i)),
+          );
+          expect(out.map((f) => f.sequence)).toEqual(kept.map((_, i) => 1000 + i));
+          const expectedKinds = kept.map((keep, i) => (keep ? 'audio' : kept[i - 1] ? 'repeat' : 'silence'));
+          expect(out.map((f) => f.kind)).toEqual(expectedKinds);
+          // Audio is the packet's own; a repeat copies the frame before it; silence is zeros.
+          const content = out.map((f, i) => (f.kind === 'silence' ? 0 : 1000 + (f.kind === 'audio' ? i : i - 1)));
+          expect(out.map((f) => (f.samples.every((v) => v === f.samples[0]) ? f.samples[0] : Number.NaN))).toEqual(
+            content,
+          );
+          expect(buffer.stats.concealed).toBe(kept.filter((k) => !k).length);
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -110,14 +134,24 @@ describe('JitterBuffer', () => {
   it('follows RTP’s 16-bit sequence numbers across the wrap', () => {
     const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 60 });
     const sequences = Array.from({ length: 40 }, (_, i) => 65_520 + i);
-    const out = run(buffer, locallyShuffled(sequences.map((s) => packet(s)), [0, 2, 1], 2));
+    const out = run(
+      buffer,
+      locallyShuffled(
+        sequences.map((s) => packet(s)),
+        [0, 2, 1],
+        2,
+      ),
+    );
     expect(out.map((f) => f.sequence)).toEqual(sequences);
   });
 
   it('takes carriers’ counters that never wrap when the modulus is 0', () => {
     const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 40, sequenceModulus: 0 });
     const sequences = [70_000, 70_001, 70_002, 140_000];
-    const out = run(buffer, sequences.map((s) => packet(s, 0)));
+    const out = run(
+      buffer,
+      sequences.map((s) => packet(s, 0)),
+    );
     expect(out.map((f) => f.sequence)).toEqual(sequences);
     expect(buffer.stats.resyncs).toBe(1);
   });
@@ -125,7 +159,12 @@ describe('JitterBuffer', () => {
   it('treats a jump of more than a second as a new stream: held audio first, no made-up silence', () => {
     const buffer = new JitterBuffer({ frameSamples: FRAME, targetDepthMs: 60 });
     const before = run(buffer, [packet(10), packet(11), packet(13)]);
-    expect(before.map((f) => [f.sequence, f.kind])).toEqual([[10, 'audio'], [11, 'audio'], [12, 'repeat'], [13, 'audio']]);
+    expect(before.map((f) => [f.sequence, f.kind])).toEqual([
+      [10, 'audio'],
+      [11, 'audio'],
+      [12, 'repeat'],
+      [13, 'audio'],
+    ]);
     expect(buffer.push(packet(14 + JITTER_RESYNC_FRAMES))).toBe('resync');
     expect(buffer.drain().map((f) => f.sequence)).toEqual([14 + JITTER_RESYNC_FRAMES]);
   });

@@ -95,7 +95,16 @@ export class JitterBuffer {
   readonly #ready: JitterFrame[] = [];
   /** Sequences of frames released as audio, at index sequence % RELEASED_HISTORY. */
   readonly #released = new Float64Array(RELEASED_HISTORY).fill(Number.NaN);
-  readonly #stats: JitterStats = { received: 0, late: 0, duplicate: 0, malformed: 0, concealed: 0, forced: 0, dropped: 0, resyncs: 0 };
+  readonly #stats: JitterStats = {
+    received: 0,
+    late: 0,
+    duplicate: 0,
+    malformed: 0,
+    concealed: 0,
+    forced: 0,
+    dropped: 0,
+    resyncs: 0,
+  };
   #waiting = 0;
   /** False during the pre-roll: nothing released yet, and frames earlier than the first may still arrive. */
   #started = false;
@@ -213,7 +222,10 @@ export class JitterBuffer {
     }
     if (expected - slot.sequence > JITTER_RESYNC_FRAMES) {
       const probation = this.#probation;
-      this.#probation = probation?.next === slot.sequence ? { next: slot.sequence + 1, count: probation.count + 1 } : { next: slot.sequence + 1, count: 1 };
+      this.#probation =
+        probation?.next === slot.sequence
+          ? { next: slot.sequence + 1, count: probation.count + 1 }
+          : { next: slot.sequence + 1, count: 1 };
       if (this.#probation.count >= JITTER_RESYNC_PROBATION) {
         this.#probation = undefined;
         this.#resync(slot);
@@ -233,7 +245,8 @@ export class JitterBuffer {
     this.#stats.resyncs += 1;
     while (this.#waiting > 0) {
       const expected = this.#expected!;
-      if (this.#slots[modulo(expected, this.#capacity)]?.sequence === expected) this.#queueReady(this.#releaseExpected());
+      if (this.#slots[modulo(expected, this.#capacity)]?.sequence === expected)
+        this.#queueReady(this.#releaseExpected());
       else this.#expected = expected + 1;
     }
     this.#expected = slot.sequence;

@@ -42,16 +42,28 @@ function parsePages(file: Buffer): ParsedPage[] {
       }
     }
     expect(size, 'no packet continues onto the next page').toBe(0);
-    pages.push({ flags: file[at + 5]!, granule: file.readBigInt64LE(at + 6), serial: file.readUInt32LE(at + 14), sequence: file.readUInt32LE(at + 18), packets });
+    pages.push({
+      flags: file[at + 5]!,
+      granule: file.readBigInt64LE(at + 6),
+      serial: file.readUInt32LE(at + 14),
+      sequence: file.readUInt32LE(at + 18),
+      packets,
+    });
     at += length;
   }
   return pages;
 }
 
 /** Writes `seconds` of a tone in awkward chunk sizes, as TTS and resamplers deliver them. */
-async function writeTone(sink: FileSink | MemorySink, rate: OpusSampleRate, frequency: number, samples: number): Promise<void> {
+async function writeTone(
+  sink: FileSink | MemorySink,
+  rate: OpusSampleRate,
+  frequency: number,
+  samples: number,
+): Promise<void> {
   const writer = new OggOpusWriter(sink, { sampleRate: rate, tags: { CALL_ID: 'call-1' } });
-  for (let at = 0; at < samples; at += 777) writer.write(sineWave(frequency, rate, Math.min(777, samples - at), 10_000, at));
+  for (let at = 0; at < samples; at += 777)
+    writer.write(sineWave(frequency, rate, Math.min(777, samples - at), 10_000, at));
   expect(writer.durationMs).toBeCloseTo((samples / rate) * 1000, 6);
   await writer.close();
 }
@@ -72,11 +84,19 @@ describe('OGG pages', () => {
   });
 
   it('laces packets into 255-byte segments, ending each with a value below 255', () => {
-    const page = encodeOggPage({ flags: 0, granulePosition: 960n, serial: 7, sequence: 3, packets: [Buffer.alloc(600, 1), Buffer.alloc(510, 2), Buffer.alloc(0)] });
+    const page = encodeOggPage({
+      flags: 0,
+      granulePosition: 960n,
+      serial: 7,
+      sequence: 3,
+      packets: [Buffer.alloc(600, 1), Buffer.alloc(510, 2), Buffer.alloc(0)],
+    });
     expect(page[26]).toBe(7);
     expect([...page.subarray(27, 34)]).toEqual([255, 255, 90, 255, 255, 0, 0]);
     expect(page.length).toBe(27 + 7 + 1110);
-    expect(() => encodeOggPage({ flags: 0, granulePosition: 0n, serial: 1, sequence: 0, packets: [Buffer.alloc(255 * 255)] })).toThrow(RangeError);
+    expect(() =>
+      encodeOggPage({ flags: 0, granulePosition: 0n, serial: 1, sequence: 0, packets: [Buffer.alloc(255 * 255)] }),
+    ).toThrow(RangeError);
   });
 });
 
@@ -142,13 +162,23 @@ describe('OggOpusWriter', () => {
       const pages = parsePages(sink.bytes());
       expect(pages.map((p) => p.sequence)).toEqual(pages.map((_, i) => i));
       expect(new Set(pages.map((p) => p.serial)).size).toBe(1);
-      expect(pages.map((p) => p.flags)).toEqual([OGG_BEGINNING_OF_STREAM, ...pages.slice(1, -1).map(() => 0), OGG_END_OF_STREAM]);
+      expect(pages.map((p) => p.flags)).toEqual([
+        OGG_BEGINNING_OF_STREAM,
+        ...pages.slice(1, -1).map(() => 0),
+        OGG_END_OF_STREAM,
+      ]);
       // OpusHead alone on the first page, OpusTags alone on the second, both at granule 0.
       expect(pages[0]!.packets.map((p) => p.toString('latin1', 0, 8))).toEqual(['OpusHead']);
       expect(pages[1]!.packets.map((p) => p.toString('latin1', 0, 8))).toEqual(['OpusTags']);
       expect([pages[0]!.granule, pages[1]!.granule]).toEqual([0n, 0n]);
       const head = pages[0]!.packets[0]!;
-      expect([head[8], head[9], head.readUInt16LE(10), head.readUInt32LE(12), head[18]]).toEqual([1, 1, OPUS_PRE_SKIP, rate, 0]);
+      expect([head[8], head[9], head.readUInt16LE(10), head.readUInt32LE(12), head[18]]).toEqual([
+        1,
+        1,
+        OPUS_PRE_SKIP,
+        rate,
+        0,
+      ]);
       // Each audio page's granule counts 960 per 20 ms packet so far (pre-skip included); the last one trims.
       let packets = 0;
       const audio = pages.slice(2);

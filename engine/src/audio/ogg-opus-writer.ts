@@ -11,7 +11,13 @@
 import { randomInt } from 'node:crypto';
 import type { ByteSink } from './byte-sink.ts';
 import { Framer } from './framer.ts';
-import { OGG_BEGINNING_OF_STREAM, OGG_END_OF_STREAM, MAX_PAGE_SEGMENTS, encodeOggPage, segmentsFor } from './ogg-page.ts';
+import {
+  OGG_BEGINNING_OF_STREAM,
+  OGG_END_OF_STREAM,
+  MAX_PAGE_SEGMENTS,
+  encodeOggPage,
+  segmentsFor,
+} from './ogg-page.ts';
 import { OpusEncoder, type OpusChannels, type OpusOptions, type OpusSampleRate } from './opus-codec.ts';
 
 /** Granule positions are always at 48 kHz (RFC 7845 §4). */
@@ -113,7 +119,9 @@ export class OggOpusWriter {
   }
 
   #writePage(packets: Uint8Array[], flags: number, granulePosition: bigint): void {
-    this.#sink.append(encodeOggPage({ flags, granulePosition, serial: this.#serial, sequence: this.#pageSequence++, packets }));
+    this.#sink.append(
+      encodeOggPage({ flags, granulePosition, serial: this.#serial, sequence: this.#pageSequence++, packets }),
+    );
     if (packets === this.#page) {
       this.#page = [];
       this.#pageSegments = 0;

@@ -64,7 +64,8 @@ export function encodeOggPage(page: OggPage): Buffer {
     }
     bodyBytes += packet.length;
   }
-  if (lacing.length > MAX_PAGE_SEGMENTS) throw new RangeError(`${lacing.length} segments do not fit one OGG page (at most ${MAX_PAGE_SEGMENTS})`);
+  if (lacing.length > MAX_PAGE_SEGMENTS)
+    throw new RangeError(`${lacing.length} segments do not fit one OGG page (at most ${MAX_PAGE_SEGMENTS})`);
   const out = Buffer.alloc(HEADER_BYTES + lacing.length + bodyBytes);
   out.write('OggS', 0, 'latin1');
   out[4] = 0; // stream structure version

@@ -4,7 +4,13 @@ import { OpusDecoder, OpusEncoder, opusBackend, type OpusBackendName, type OpusS
 import { decibels, rms, sineWave, toneAmplitude } from './tone.ts';
 
 /** Encodes `seconds` of a tone frame by frame and decodes it back. */
-function roundTrip(rate: OpusSampleRate, backend: OpusBackendName, frequency: number, seconds = 1, decodeRate: OpusSampleRate = rate) {
+function roundTrip(
+  rate: OpusSampleRate,
+  backend: OpusBackendName,
+  frequency: number,
+  seconds = 1,
+  decodeRate: OpusSampleRate = rate,
+) {
   const encoder = new OpusEncoder(rate, { backend });
   const decoder = new OpusDecoder(decodeRate, { backend });
   const frames = (seconds * 1000) / 20;
@@ -62,7 +68,10 @@ describe('Opus', () => {
       const click = new Int16Array(encoder.frameSamples * 5);
       click[encoder.frameSamples * 2] = 30_000;
       const out: number[] = [];
-      for (let f = 0; f < 5; f++) out.push(...decoder.decode(encoder.encode(click.subarray(f * encoder.frameSamples, (f + 1) * encoder.frameSamples))));
+      for (let f = 0; f < 5; f++)
+        out.push(
+          ...decoder.decode(encoder.encode(click.subarray(f * encoder.frameSamples, (f + 1) * encoder.frameSamples))),
+        );
       let peak = 0;
       for (let i = 0; i < out.length; i++) if (Math.abs(out[i]!) > Math.abs(out[peak]!)) peak = i;
       const delay = peak - (encoder.frameSamples * 2 * 48_000) / rate;

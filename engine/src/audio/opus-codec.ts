@@ -45,7 +45,10 @@ interface Codec {
 }
 
 interface NativeModule {
-  OpusEncoder: new (rate: number, channels: number) => {
+  OpusEncoder: new (
+    rate: number,
+    channels: number,
+  ) => {
     encode(pcm: Buffer): Buffer;
     decode(packet: Buffer): Buffer;
     setBitrate(bitrate: number): void;
@@ -139,7 +142,9 @@ export class OpusEncoder {
   encode(frame: Int16Array): Uint8Array {
     if (this.#closed) throw new Error('the Opus encoder is closed');
     if (frame.length !== this.frameSamples * this.channels) {
-      throw new RangeError(`an Opus frame is ${this.frameSamples * this.channels} samples (20 ms at ${this.sampleRate} Hz × ${this.channels} channel(s)), got ${frame.length}`);
+      throw new RangeError(
+        `an Opus frame is ${this.frameSamples * this.channels} samples (20 ms at ${this.sampleRate} Hz × ${this.channels} channel(s)), got ${frame.length}`,
+      );
     }
     return this.#codec.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), this.frameSamples);
   }

@@ -5,7 +5,10 @@ describe('PacedOutput', () => {
   it('sends one queued frame per tick and reports marks once their frames went out', () => {
     const sent: number[] = [];
     const marks: string[] = [];
-    const output = new PacedOutput<number>({ send: (f) => sent.push(f), onMark: (name, outcome) => marks.push(`${name}:${outcome}`) });
+    const output = new PacedOutput<number>({
+      send: (f) => sent.push(f),
+      onMark: (name, outcome) => marks.push(`${name}:${outcome}`),
+    });
     output.enqueue(1);
     output.enqueue(2);
     output.mark('a');

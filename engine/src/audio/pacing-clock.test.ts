@@ -161,7 +161,12 @@ describe('PacingClock (fake time)', () => {
     const timers = new FakeTimers();
     const clock = new PacingClock({ timers });
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
-    const broken = new PacedOutput<number>({ send: () => {}, onMark: () => { throw new Error('bug in a mark handler'); } });
+    const broken = new PacedOutput<number>({
+      send: () => {},
+      onMark: () => {
+        throw new Error('bug in a mark handler');
+      },
+    });
     clock.attach(broken);
     broken.mark('m');
     const healthy = recorder(clock);
@@ -266,12 +271,21 @@ describe('PacedOutput', () => {
   });
 
   it('closes itself when send throws and nobody handles it; reports to onError otherwise', () => {
-    const failing = new PacedOutput<number>({ send: () => { throw new Error('socket gone'); } });
+    const failing = new PacedOutput<number>({
+      send: () => {
+        throw new Error('socket gone');
+      },
+    });
     failing.enqueue(1);
     failing.tick();
     expect(failing.closed).toBe(true);
     const errors: unknown[] = [];
-    const handled = new PacedOutput<number>({ send: () => { throw new Error('once'); }, onError: (e) => errors.push(e) });
+    const handled = new PacedOutput<number>({
+      send: () => {
+        throw new Error('once');
+      },
+      onError: (e) => errors.push(e),
+    });
     handled.enqueue(1);
     handled.tick();
     expect(handled.closed).toBe(false);

@@ -177,10 +177,13 @@ export class PacingClock {
       } catch (error) {
         output.close();
         sawClosed = true;
-        process.emitWarning(`a paced output's tick threw, so it was closed: ${error instanceof Error ? error.message : String(error)}`, {
-          code: 'PARLEY_PACED_OUTPUT_FAILED',
-          detail: error instanceof Error ? error.stack : undefined,
-        });
+        process.emitWarning(
+          `a paced output's tick threw, so it was closed: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            code: 'PARLEY_PACED_OUTPUT_FAILED',
+            detail: error instanceof Error ? error.stack : undefined,
+          },
+        );
       }
     }
     if (sawClosed) {

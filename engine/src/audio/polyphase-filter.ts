@@ -73,7 +73,10 @@ const designs = new Map<string, PolyphaseFilter>();
 export function polyphaseFilter(inRate: number, outRate: number, sourceBandHz?: number): PolyphaseFilter {
   checkRate(inRate, 'input');
   checkRate(outRate, 'output');
-  const band = sourceBandHz !== undefined && outRate > inRate && sourceBandHz > 0 && sourceBandHz < inRate / 2 ? sourceBandHz : undefined;
+  const band =
+    sourceBandHz !== undefined && outRate > inRate && sourceBandHz > 0 && sourceBandHz < inRate / 2
+      ? sourceBandHz
+      : undefined;
   const key = `${inRate}:${outRate}:${band ?? 'full'}`;
   let filter = designs.get(key);
   if (!filter) {
@@ -88,7 +91,9 @@ function design(inRate: number, outRate: number, sourceBandHz: number | undefine
   const up = outRate / divisor;
   const down = inRate / divisor;
   if (up > MAX_PHASES) {
-    throw new RangeError(`resampling ${inRate} Hz to ${outRate} Hz needs ${up} filter phases; at most ${MAX_PHASES} are supported`);
+    throw new RangeError(
+      `resampling ${inRate} Hz to ${outRate} Hz needs ${up} filter phases; at most ${MAX_PHASES} are supported`,
+    );
   }
   const nyquist = Math.min(inRate, outRate) / 2;
   const passband = sourceBandHz ?? PASSBAND_EDGE * nyquist;
@@ -128,7 +133,11 @@ function design(inRate: number, outRate: number, sourceBandHz: number | undefine
 }
 
 /** Zeroes the negligible coefficients and finds, per branch, the run of taps (a multiple of 4) that matters. */
-function trim(coefficients: Float64Array, up: number, taps: number): { branchStart: Uint16Array; branchTaps: Uint16Array } {
+function trim(
+  coefficients: Float64Array,
+  up: number,
+  taps: number,
+): { branchStart: Uint16Array; branchTaps: Uint16Array } {
   let largest = 0;
   for (const c of coefficients) largest = Math.max(largest, Math.abs(c));
   const branchStart = new Uint16Array(up);
@@ -183,5 +192,6 @@ function gcd(a: number, b: number): number {
 }
 
 function checkRate(rate: number, which: string): void {
-  if (!Number.isSafeInteger(rate) || rate <= 0) throw new RangeError(`${which} sample rate must be a positive integer in Hz, got ${rate}`);
+  if (!Number.isSafeInteger(rate) || rate <= 0)
+    throw new RangeError(`${which} sample rate must be a positive integer in Hz, got ${rate}`);
 }

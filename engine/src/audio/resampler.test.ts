@@ -44,7 +44,11 @@ describe('Resampler', () => {
   for (const [inRate, outRate] of PAIRS.filter(([a, b]) => a > b)) {
     it(`${inRate} → ${outRate} Hz: tones above the target's Nyquist are attenuated by at least 40 dB`, () => {
       const targetNyquist = outRate / 2;
-      for (const frequency of [targetNyquist * 1.02, targetNyquist * 1.3, Math.min(inRate / 2 - 500, targetNyquist * 1.9)]) {
+      for (const frequency of [
+        targetNyquist * 1.02,
+        targetNyquist * 1.3,
+        Math.min(inRate / 2 - 500, targetNyquist * 1.9),
+      ]) {
         const out = resample(sineWave(frequency, inRate, inRate * SECONDS, AMPLITUDE), inRate, outRate);
         // Whatever survives, at any frequency (the alias lands at outRate - frequency), counts against the filter.
         const leaked = rms(middle(out, outRate)) * Math.SQRT2;
@@ -68,15 +72,21 @@ describe('Resampler', () => {
     it('keeps 300–3400 Hz within 0.5 dB and rejects the images of that band by at least 40 dB', () => {
       for (const frequency of [300, 1000, 2500, 3400]) {
         const out = middle(resample(sineWave(frequency, 8000, 8000, AMPLITUDE), 8000, 16_000, telephone), 16_000);
-        expect(Math.abs(decibels(toneAmplitude(out, frequency, 16_000), AMPLITUDE)), `${frequency} Hz`).toBeLessThan(0.5);
-        expect(decibels(toneAmplitude(out, 8000 - frequency, 16_000), AMPLITUDE), `image of ${frequency} Hz`).toBeLessThan(-40);
+        expect(Math.abs(decibels(toneAmplitude(out, frequency, 16_000), AMPLITUDE)), `${frequency} Hz`).toBeLessThan(
+          0.5,
+        );
+        expect(
+          decibels(toneAmplitude(out, 8000 - frequency, 16_000), AMPLITUDE),
+          `image of ${frequency} Hz`,
+        ).toBeLessThan(-40);
       }
     });
 
     it('is a half-band filter at 8 → 16 kHz: every other output is the input sample itself, at half the taps', () => {
       const input = sineWave(1234, 8000, 8000, AMPLITUDE);
       const out = resample(input, 8000, 16_000, telephone);
-      for (let i = 0; i < input.length; i++) if (out[2 * i] !== input[i]) expect.fail(`output ${2 * i} differs from input ${i}`);
+      for (let i = 0; i < input.length; i++)
+        if (out[2 * i] !== input[i]) expect.fail(`output ${2 * i} differs from input ${i}`);
       const narrow = polyphaseFilter(8000, 16_000, TELEPHONE_BAND_HZ);
       expect(narrow.taps).toBeLessThanOrEqual(polyphaseFilter(8000, 16_000).taps / 2 + 4);
       expect(narrow.branchTaps[0]).toBe(4);
@@ -145,7 +155,11 @@ describe('Resampler', () => {
   });
 
   it('keeps the output aligned in time: a click at input time t comes out at output time t', () => {
-    for (const [inRate, outRate] of [[8000, 16000], [48000, 16000], [22050, 16000]] as const) {
+    for (const [inRate, outRate] of [
+      [8000, 16000],
+      [48000, 16000],
+      [22050, 16000],
+    ] as const) {
       const input = new Int16Array(inRate / 10);
       const at = Math.floor(inRate / 20);
       input[at] = 20_000;

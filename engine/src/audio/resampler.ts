@@ -167,7 +167,12 @@ export class Resampler {
 }
 
 /** Resamples a whole clip in one call (push + flush): for cached prompts, tests and files, not for live streams. */
-export function resample(samples: Int16Array, inRate: number, outRate: number, options: ResamplerOptions = {}): Int16Array {
+export function resample(
+  samples: Int16Array,
+  inRate: number,
+  outRate: number,
+  options: ResamplerOptions = {},
+): Int16Array {
   if (inRate === outRate) return samples.slice();
   const resampler = new Resampler(inRate, outRate, options);
   const head = resampler.push(samples);

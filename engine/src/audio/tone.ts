@@ -11,7 +11,13 @@
  * @param amplitude peak, in PCM16 units (default 10 000, ~−10 dBFS, clear of clipping after any filter's ripple)
  * @param startSample index of the first sample in a longer tone, so that consecutive pieces join seamlessly
  */
-export function sineWave(frequency: number, sampleRate: number, length: number, amplitude = 10_000, startSample = 0): Int16Array {
+export function sineWave(
+  frequency: number,
+  sampleRate: number,
+  length: number,
+  amplitude = 10_000,
+  startSample = 0,
+): Int16Array {
   const out = new Int16Array(length);
   const step = (2 * Math.PI * frequency) / sampleRate;
   for (let i = 0; i < length; i++) out[i] = Math.round(amplitude * Math.sin(step * (startSample + i)));

@@ -63,7 +63,12 @@ describe('WAV', () => {
     expect(decodeWav(Buffer.concat([header, Buffer.from(samples.buffer)])).samples).toEqual(samples);
     // A LIST chunk of odd length (padded) between fmt and data.
     const canonical = encodeWav({ samples, sampleRate: 22_050 });
-    const list = Buffer.concat([Buffer.from('LIST', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.from([0])]);
+    const list = Buffer.concat([
+      Buffer.from('LIST', 'latin1'),
+      Buffer.from([3, 0, 0, 0]),
+      Buffer.from('abc'),
+      Buffer.from([0]),
+    ]);
     const withList = Buffer.concat([canonical.subarray(0, 36), list, canonical.subarray(36)]);
     expect(decodeWav(withList)).toEqual({ samples, sampleRate: 22_050 });
   });
@@ -84,11 +89,14 @@ describe('WAV', () => {
     expect(() => sink.patch(sink.length - 1, Buffer.alloc(2))).toThrow(RangeError);
   });
 
-  it.runIf(existsSync('/dev/full'))('surfaces a write error on close instead of throwing at the caller mid-call', async () => {
-    const writer = new WavWriter(await FileSink.open('/dev/full'), 16_000);
-    for (let f = 0; f < 200; f++) writer.write(new Int16Array(320));
-    await expect(writer.close()).rejects.toMatchObject({ code: 'ENOSPC' });
-  });
+  it.runIf(existsSync('/dev/full'))(
+    'surfaces a write error on close instead of throwing at the caller mid-call',
+    async () => {
+      const writer = new WavWriter(await FileSink.open('/dev/full'), 16_000);
+      for (let f = 0; f < 200; f++) writer.write(new Int16Array(320));
+      await expect(writer.close()).rejects.toMatchObject({ code: 'ENOSPC' });
+    },
+  );
 
   it('fails the sink, not the process, when the disk falls too far behind', async () => {
     const sink = await FileSink.open(path.join(dir, 'behind.raw'));

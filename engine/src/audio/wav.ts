@@ -69,7 +69,9 @@ export function decodeWav(bytes: Uint8Array): AudioChunk {
       const bits = view.readUInt16LE(body + 14);
       // 0xFFFE is WAVE_FORMAT_EXTENSIBLE, which is PCM too when its sub-format says so; 16-bit mono is all we take.
       if ((format !== WAVE_FORMAT_PCM && format !== 0xfffe) || channels !== 1 || bits !== BITS_PER_SAMPLE) {
-        throw new WavFormatError(`only 16-bit PCM mono is supported (format ${format}, ${channels} channels, ${bits} bits)`);
+        throw new WavFormatError(
+          `only 16-bit PCM mono is supported (format ${format}, ${channels} channels, ${bits} bits)`,
+        );
       }
       sampleRate = view.readUInt32LE(body + 4);
     } else if (id === 'data') {
@@ -95,7 +97,8 @@ export class WavWriter {
    * @param sampleRate of the samples given to `write`, in Hz
    */
   constructor(sink: ByteSink, sampleRate: number) {
-    if (!Number.isSafeInteger(sampleRate) || sampleRate <= 0) throw new RangeError(`sample rate must be a positive integer, got ${sampleRate}`);
+    if (!Number.isSafeInteger(sampleRate) || sampleRate <= 0)
+      throw new RangeError(`sample rate must be a positive integer, got ${sampleRate}`);
     this.#sink = sink;
     this.sampleRate = sampleRate;
     this.#sink.append(wavHeader(sampleRate, 0));

@@ -6,9 +6,20 @@
 import { ERROR_CODES } from '../protocol/error-codes.ts';
 
 /** The codes the bus raises (their meanings and `retryable` are in the engine's registry, protocol/error-codes.ts). */
-const BUS_CODES = ['no_responders', 'timeout', 'closed', 'bad_subject', 'payload_too_large', 'disconnected', 'permission_denied', 'internal'] as const;
+const BUS_CODES = [
+  'no_responders',
+  'timeout',
+  'closed',
+  'bad_subject',
+  'payload_too_large',
+  'disconnected',
+  'permission_denied',
+  'internal',
+] as const;
 export type BusErrorCode = (typeof BUS_CODES)[number];
-export const BUS_ERROR_CODES: Readonly<Record<BusErrorCode, { retryable: boolean }>> = Object.fromEntries(BUS_CODES.map((code) => [code, ERROR_CODES[code]])) as Record<BusErrorCode, { retryable: boolean }>;
+export const BUS_ERROR_CODES: Readonly<Record<BusErrorCode, { retryable: boolean }>> = Object.fromEntries(
+  BUS_CODES.map((code) => [code, ERROR_CODES[code]]),
+) as Record<BusErrorCode, { retryable: boolean }>;
 
 export class BusError extends Error {
   override name = 'BusError';

@@ -106,7 +106,8 @@ export class MemoryBus implements Bus {
     // Not a name a caller's queue group can take by accident: `$` marks system names in NATS too.
     const durableGroup = { queue: `$durable.${stream.name}.${durable}`, maxDeliver };
     return new MemoryDurableSubscription(this.#open(subject, { queue: durableGroup.queue }), (message) =>
-      this.#durableMessage(durableGroup, message.subject, message.data, 1));
+      this.#durableMessage(durableGroup, message.subject, message.data, 1),
+    );
   }
 
   /** There are no streams in-process: nothing to delete. */
@@ -238,14 +239,22 @@ export class MemoryBus implements Bus {
   }
 
   /** After `delayMs`, gives a nak'd message to one running consumer of its durable; none running: it is gone. */
-  #redeliverLater(group: DurableGroup, subject: string, data: Uint8Array, deliveryCount: number, delayMs: number): void {
+  #redeliverLater(
+    group: DurableGroup,
+    subject: string,
+    data: Uint8Array,
+    deliveryCount: number,
+    delayMs: number,
+  ): void {
     if (this.#state !== 'open') return;
     const timer = setTimeout(() => {
       this.#redeliveries.delete(timer);
       const members = this.#matching(subject).filter((route) => route.queue === group.queue);
       const cursor = this.#queueCursor.get(group.queue) ?? 0;
       this.#queueCursor.set(group.queue, cursor + 1);
-      members[cursor % Math.max(members.length, 1)]?.subscription.push(this.#durableMessage(group, subject, data, deliveryCount));
+      members[cursor % Math.max(members.length, 1)]?.subscription.push(
+        this.#durableMessage(group, subject, data, deliveryCount),
+      );
     }, delayMs);
     // A pending redelivery never holds the process open: it would be lost at exit anyway.
     timer.unref();

@@ -78,7 +78,11 @@ export function namespacedBus(inner: Bus, prefix: string): Bus {
       };
     },
     consume(subject: string, options: ConsumeOptions): DurableSubscription {
-      const stream = { ...options.stream, name: name(options.stream.name), subjects: options.stream.subjects.map(outer) };
+      const stream = {
+        ...options.stream,
+        name: name(options.stream.name),
+        subjects: options.stream.subjects.map(outer),
+      };
       const sub = inner.consume(outer(subject), { ...options, stream, durable: name(options.durable) });
       streams.add(stream.name);
       return {

@@ -59,7 +59,10 @@ export class NatsBus implements Bus {
    * Rejects with a BusError (`disconnected` when the server cannot be reached).
    */
   static async connect(url: string, options: NatsBusOptions): Promise<NatsBus> {
-    const servers = url.split(',').map((server) => server.trim()).filter((server) => server !== '');
+    const servers = url
+      .split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== '');
     const description = servers.map(withoutCredentials).join(',');
     try {
       const nc = await connect({

@@ -141,7 +141,11 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
 }
 
 /** Creates the durable pull consumer, or updates it to these options (they may have changed since it was made). */
-async function ensureConsumer(jsm: JetStreamManager, subject: string, options: ResolvedConsumeOptions): Promise<ConsumerInfo> {
+async function ensureConsumer(
+  jsm: JetStreamManager,
+  subject: string,
+  options: ResolvedConsumeOptions,
+): Promise<ConsumerInfo> {
   const [firstWait = 0] = options.ackWaitMs;
   const config: Partial<ConsumerConfig> = {
     durable_name: options.durable,

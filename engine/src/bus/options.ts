@@ -60,10 +60,15 @@ export function resolveConsumeOptions(subject: string, options: ConsumeOptions):
   if (stream.subjects.length === 0) throw new RangeError(`stream ${stream.name} must capture at least one subject`);
   for (const streamSubject of stream.subjects) assertSubscribeSubject(streamSubject);
   if (!stream.subjects.some((streamSubject) => subjectWithin(subject, streamSubject))) {
-    throw new RangeError(`${subject} is not within the subjects of stream ${stream.name} (${stream.subjects.join(', ')})`);
+    throw new RangeError(
+      `${subject} is not within the subjects of stream ${stream.name} (${stream.subjects.join(', ')})`,
+    );
   }
   assertPositive('stream maxAgeMs', stream.maxAgeMs);
-  const ackWaitMs = typeof options.ackWaitMs === 'number' ? [options.ackWaitMs] : [...(options.ackWaitMs ?? [DURABLE_DEFAULTS.ackWaitMs])];
+  const ackWaitMs =
+    typeof options.ackWaitMs === 'number'
+      ? [options.ackWaitMs]
+      : [...(options.ackWaitMs ?? [DURABLE_DEFAULTS.ackWaitMs])];
   if (ackWaitMs.length === 0) throw new RangeError('ackWaitMs must not be an empty list');
   for (const wait of ackWaitMs) assertPositive('ackWaitMs', wait);
   const maxDeliver = options.maxDeliver ?? -1;
@@ -90,7 +95,8 @@ export function nakDelayMs(delayMs: number | undefined): number | undefined {
 }
 
 function assertDurableName(what: string, name: string): void {
-  if (!DURABLE_NAME.test(name)) throw new RangeError(`${what} ${JSON.stringify(name)} may hold only letters, digits, - and _`);
+  if (!DURABLE_NAME.test(name))
+    throw new RangeError(`${what} ${JSON.stringify(name)} may hold only letters, digits, - and _`);
 }
 
 function assertPositive(what: string, value: number): void {
@@ -98,5 +104,6 @@ function assertPositive(what: string, value: number): void {
 }
 
 function assertPositiveInteger(what: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${what} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${what} must be a positive integer, got ${value}`);
 }

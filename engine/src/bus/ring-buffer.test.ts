@@ -25,7 +25,10 @@ describe('RingBuffer', () => {
   });
 
   it('keeps exactly the newest `capacity` items of any push/shift sequence', () => {
-    const op = fc.oneof(fc.integer().map((n) => ({ push: n })), fc.constant({ shift: true as const }));
+    const op = fc.oneof(
+      fc.integer().map((n) => ({ push: n })),
+      fc.constant({ shift: true as const }),
+    );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 100 }), (capacity, ops) => {
         const ring = new RingBuffer<number>(capacity);

@@ -162,9 +162,11 @@ describe('subjectWithin (a consumer filter inside its stream subjects)', () => {
   });
 
   it('agrees with subjectMatches for literal subjects', () => {
-    fc.assert(fc.property(tokens, tokens, (subject, pattern) => {
-      const outer = pattern.map((t, i) => (i % 2 === 0 ? t : '*')).join('.');
-      expect(subjectWithin(subject.join('.'), outer)).toBe(subjectMatches(outer, subject.join('.')));
-    }));
+    fc.assert(
+      fc.property(tokens, tokens, (subject, pattern) => {
+        const outer = pattern.map((t, i) => (i % 2 === 0 ? t : '*')).join('.');
+        expect(subjectWithin(subject.join('.'), outer)).toBe(subjectMatches(outer, subject.join('.')));
+      }),
+    );
   });
 });

@@ -23,7 +23,11 @@ describe('audio frames on the bus', () => {
   });
 
   it('are told apart from JSON control messages', () => {
-    expect(isAudioFrame(encodeAudioFrame({ sampleRate: 16000, requestNumber: 0, sequence: 1, samples: new Int16Array(320) }))).toBe(true);
+    expect(
+      isAudioFrame(
+        encodeAudioFrame({ sampleRate: 16000, requestNumber: 0, sequence: 1, samples: new Int16Array(320) }),
+      ),
+    ).toBe(true);
     expect(isAudioFrame(new TextEncoder().encode('{"type":"end"}'))).toBe(false);
   });
 

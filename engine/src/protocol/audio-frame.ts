@@ -33,7 +33,8 @@ export function encodeAudioFrame(frame: AudioFrame): Uint8Array {
   view.setUint16(2, frame.sampleRate);
   view.setUint32(4, frame.requestNumber >>> 0);
   view.setUint32(8, frame.sequence >>> 0);
-  for (let i = 0; i < frame.samples.length; i += 1) view.setInt16(AUDIO_FRAME_HEADER_BYTES + i * 2, frame.samples[i]!, true);
+  for (let i = 0; i < frame.samples.length; i += 1)
+    view.setInt16(AUDIO_FRAME_HEADER_BYTES + i * 2, frame.samples[i]!, true);
   return out;
 }
 
@@ -45,7 +46,8 @@ export function isAudioFrame(payload: Uint8Array): boolean {
 export function decodeAudioFrame(payload: Uint8Array): AudioFrame {
   if (!isAudioFrame(payload)) throw new AudioFrameError('not an audio frame');
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  if (view.getUint8(1) !== AUDIO_FRAME_VERSION) throw new AudioFrameError(`unsupported audio frame version ${view.getUint8(1)}`);
+  if (view.getUint8(1) !== AUDIO_FRAME_VERSION)
+    throw new AudioFrameError(`unsupported audio frame version ${view.getUint8(1)}`);
   if ((payload.length - AUDIO_FRAME_HEADER_BYTES) % 2 !== 0) throw new AudioFrameError('odd number of PCM bytes');
   const count = (payload.length - AUDIO_FRAME_HEADER_BYTES) / 2;
   const samples = new Int16Array(count);

@@ -5,7 +5,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { messageCodec } from './message-codec.ts';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
+  Type.Optional(Type.Union([schema, Type.Null()]));
 
 export const WebhookToolSpec = Type.Object({
   key: Type.String(),
@@ -48,10 +49,12 @@ export const AgentSnapshot = Type.Object({
   /** Where a handover (FLOW handover step, transfer) sends the call: the agent's handoverData number. */
   handoverNumber: Nullable(Type.String()),
   /** Turn-taking overrides, ms. */
-  turn: Type.Optional(Type.Object({
-    endpointingMs: Type.Optional(Type.Integer({ minimum: 100 })),
-    minSpeechMs: Type.Optional(Type.Integer({ minimum: 40 })),
-  })),
+  turn: Type.Optional(
+    Type.Object({
+      endpointingMs: Type.Optional(Type.Integer({ minimum: 100 })),
+      minSpeechMs: Type.Optional(Type.Integer({ minimum: 40 })),
+    }),
+  ),
 });
 export type AgentSnapshot = Static<typeof AgentSnapshot>;
 
@@ -124,7 +127,11 @@ export const LatencyReport = Type.Object({
 export type LatencyReport = Static<typeof LatencyReport>;
 
 export const CallEvent = Type.Union([
-  Type.Object({ type: Type.Literal('state'), state: Type.Union(CALL_STATES.map((s) => Type.Literal(s))), atMs: Type.Number() }),
+  Type.Object({
+    type: Type.Literal('state'),
+    state: Type.Union(CALL_STATES.map((s) => Type.Literal(s))),
+    atMs: Type.Number(),
+  }),
   Type.Object({
     type: Type.Literal('transcript'),
     speaker: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
@@ -152,7 +159,12 @@ export const CallEvent = Type.Union([
     durationMs: Type.Number(),
     latency: LatencyReport,
   }),
-  Type.Object({ type: Type.Literal('recording'), path: Type.String(), format: Type.String(), durationMs: Type.Number() }),
+  Type.Object({
+    type: Type.Literal('recording'),
+    path: Type.String(),
+    format: Type.String(),
+    durationMs: Type.Number(),
+  }),
   /** A FLOW agent's result: the outcome it reached, what it captured, and the steps it took. */
   Type.Object({
     type: Type.Literal('result'),

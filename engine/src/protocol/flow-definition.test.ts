@@ -15,7 +15,12 @@ const everyKind = {
     plan: {
       kind: 'ask',
       question: 'Which plan: basic or premium?',
-      field: { key: 'plan', label: 'Plan', type: 'choice', choices: [{ value: 'Basic' }, { value: 'Premium', keywords: ['the expensive one'], dtmf: '2' }] },
+      field: {
+        key: 'plan',
+        label: 'Plan',
+        type: 'choice',
+        choices: [{ value: 'Basic' }, { value: 'Premium', keywords: ['the expensive one'], dtmf: '2' }],
+      },
       capture: ['dtmf', 'pattern', 'llm'],
       patterns: ['plan (\\w+)'],
       maxDigits: 1,
@@ -36,9 +41,28 @@ const everyKind = {
       retries: 0,
       default: 'done',
     },
-    price: { kind: 'tool', tool: 'quote', arguments: { plan: '{{plan}}', seats: 3, annual: true }, say: 'One moment.', saveAs: 'quote', next: 'done', onFailure: 'person' },
-    faq: { kind: 'knowledge', source: 'knowledge', prompt: 'What would you like to know?', notFound: 'Sorry.', next: 'done' },
-    person: { kind: 'handover', text: 'Connecting you.', outcome: { key: 'transferred', label: 'Transferred' }, onFailure: 'done' },
+    price: {
+      kind: 'tool',
+      tool: 'quote',
+      arguments: { plan: '{{plan}}', seats: 3, annual: true },
+      say: 'One moment.',
+      saveAs: 'quote',
+      next: 'done',
+      onFailure: 'person',
+    },
+    faq: {
+      kind: 'knowledge',
+      source: 'knowledge',
+      prompt: 'What would you like to know?',
+      notFound: 'Sorry.',
+      next: 'done',
+    },
+    person: {
+      kind: 'handover',
+      text: 'Connecting you.',
+      outcome: { key: 'transferred', label: 'Transferred' },
+      onFailure: 'done',
+    },
     done: { kind: 'end', outcome: { key: 'done', label: 'Done', description: 'Finished.' }, text: 'Goodbye.' },
   },
 };
@@ -49,7 +73,9 @@ describe('flowDefinition schema', () => {
   });
 
   it('accepts the smallest flow: one end step', () => {
-    expect(check.Check({ version: 1, start: 'end', steps: { end: { kind: 'end', outcome: { key: 'ok', label: 'OK' } } } })).toBe(true);
+    expect(
+      check.Check({ version: 1, start: 'end', steps: { end: { kind: 'end', outcome: { key: 'ok', label: 'OK' } } } }),
+    ).toBe(true);
   });
 
   it.each([
@@ -58,20 +84,65 @@ describe('flowDefinition schema', () => {
     ['no steps', { ...everyKind, steps: {} }, '/steps'],
     ['an unknown top-level field', { ...everyKind, extra: true }, '/extra'],
     ['a loop guard out of range', { ...everyKind, maxStepVisits: 0 }, '/maxStepVisits'],
-    ['an unknown step kind', { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'wait', next: 'plan' } } }, '/steps/hello'],
-    ['a say step without next', { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'say', text: 'Hi' } } }, '/steps/hello'],
-    ['a bad field type', { ...everyKind, steps: { ...everyKind.steps, plan: { ...everyKind.steps.plan, field: { key: 'plan', label: 'Plan', type: 'email' } } } }, '/steps/plan'],
-    ['a field key with spaces', { ...everyKind, steps: { ...everyKind.steps, plan: { ...everyKind.steps.plan, field: { key: 'my plan', label: 'Plan', type: 'text' } } } }, '/steps/plan'],
-    ['too many retries', { ...everyKind, steps: { ...everyKind.steps, plan: { ...everyKind.steps.plan, retries: 6 } } }, '/steps/plan'],
-    ['a step key with spaces', { ...everyKind, steps: { ...everyKind.steps, 'say hi': { kind: 'say', text: 'Hi', next: 'done' } } }, '/steps/say hi'],
-    ['an empty spoken text', { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'say', text: '', next: 'plan' } } }, '/steps/hello'],
+    [
+      'an unknown step kind',
+      { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'wait', next: 'plan' } } },
+      '/steps/hello',
+    ],
+    [
+      'a say step without next',
+      { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'say', text: 'Hi' } } },
+      '/steps/hello',
+    ],
+    [
+      'a bad field type',
+      {
+        ...everyKind,
+        steps: {
+          ...everyKind.steps,
+          plan: { ...everyKind.steps.plan, field: { key: 'plan', label: 'Plan', type: 'email' } },
+        },
+      },
+      '/steps/plan',
+    ],
+    [
+      'a field key with spaces',
+      {
+        ...everyKind,
+        steps: {
+          ...everyKind.steps,
+          plan: { ...everyKind.steps.plan, field: { key: 'my plan', label: 'Plan', type: 'text' } },
+        },
+      },
+      '/steps/plan',
+    ],
+    [
+      'too many retries',
+      { ...everyKind, steps: { ...everyKind.steps, plan: { ...everyKind.steps.plan, retries: 6 } } },
+      '/steps/plan',
+    ],
+    [
+      'a step key with spaces',
+      { ...everyKind, steps: { ...everyKind.steps, 'say hi': { kind: 'say', text: 'Hi', next: 'done' } } },
+      '/steps/say hi',
+    ],
+    [
+      'an empty spoken text',
+      { ...everyKind, steps: { ...everyKind.steps, hello: { kind: 'say', text: '', next: 'plan' } } },
+      '/steps/hello',
+    ],
   ])('rejects %s', (_, flow, path) => {
     expect(check.Check(flow)).toBe(false);
     expect(firstError(flow)).toContain(path);
   });
 
   it('caps the number of steps', () => {
-    const steps = Object.fromEntries(Array.from({ length: MAX_FLOW_STEPS + 1 }, (_, i) => [`s${i}`, { kind: 'end', outcome: { key: 'ok', label: 'OK' } }]));
+    const steps = Object.fromEntries(
+      Array.from({ length: MAX_FLOW_STEPS + 1 }, (_, i) => [
+        `s${i}`,
+        { kind: 'end', outcome: { key: 'ok', label: 'OK' } },
+      ]),
+    );
     expect(check.Check({ version: 1, start: 's0', steps })).toBe(false);
   });
 
@@ -81,7 +152,12 @@ describe('flowDefinition schema', () => {
 
   it('describes a resultsConfig of outcomes and typed fields', () => {
     const results = TypeCompiler.Compile(ResultsConfig);
-    expect(results.Check({ outcomes: [{ key: 'ok', label: 'OK' }], fields: [{ key: 'plan', label: 'Plan', type: 'choice', choices: ['A'] }] })).toBe(true);
+    expect(
+      results.Check({
+        outcomes: [{ key: 'ok', label: 'OK' }],
+        fields: [{ key: 'plan', label: 'Plan', type: 'choice', choices: ['A'] }],
+      }),
+    ).toBe(true);
     expect(results.Check({ outcomes: [], fields: [{ key: 'x', label: 'X', type: 'email' }] })).toBe(false);
   });
 });

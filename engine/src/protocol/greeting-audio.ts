@@ -16,7 +16,8 @@ export const GREETING_CACHE_MAX_MS = 20_000;
 /** How long the engine waits for the cache before synthesising the greeting itself, ms. */
 export const GREETING_LOOKUP_TIMEOUT_MS = 500;
 
-const orNull = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(schema: T) => Type.Union([schema, Type.Null()]);
+const orNull = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
 
 export const GreetingAudioRequest = Type.Object({
   agentId: Type.String({ minLength: 1 }),

@@ -10,11 +10,14 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 export type Variables = Readonly<Record<string, unknown>>;
 
 export function fillTemplate(text: string, variables: Variables): string {
-  return text.replace(PLACEHOLDER, (_, name: string) => {
-    const value = variables[name];
-    if (value === undefined || value === null) return '';
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  }).replace(/[ \t]{2,}/g, ' ').trim();
+  return text
+    .replace(PLACEHOLDER, (_, name: string) => {
+      const value = variables[name];
+      if (value === undefined || value === null) return '';
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    })
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }
 
 /** The placeholder names a text uses, e.g. to tell whether a greeting differs per call. */

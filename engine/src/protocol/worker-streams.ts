@@ -33,7 +33,10 @@ export const SttOpenOptions = Type.Object({
   mode: Type.Optional(Type.String()),
   keywords: Type.Optional(Type.Array(Type.String())),
 });
-export const LlmOpenOptions = Type.Object({ provider: Type.Optional(Type.String()), model: Type.Optional(Type.String()) });
+export const LlmOpenOptions = Type.Object({
+  provider: Type.Optional(Type.String()),
+  model: Type.Optional(Type.String()),
+});
 export const TtsOpenOptions = Type.Object({
   provider: Type.Optional(Type.String()),
   voiceId: Type.Optional(Type.String()),
@@ -84,18 +87,24 @@ const ChatMessage = Type.Union([
   Type.Object({
     role: Type.Literal('assistant'),
     content: Type.String(),
-    toolCalls: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), arguments: Type.String() }))),
+    toolCalls: Type.Optional(
+      Type.Array(Type.Object({ id: Type.String(), name: Type.String(), arguments: Type.String() })),
+    ),
   }),
   Type.Object({ role: Type.Literal('tool'), toolCallId: Type.String(), content: Type.String() }),
 ]);
 
 export const LlmTurnRequest = Type.Object({
   messages: Type.Array(ChatMessage),
-  tools: Type.Optional(Type.Array(Type.Object({
-    name: Type.String(),
-    description: Type.String(),
-    parameters: Type.Record(Type.String(), Type.Unknown()),
-  }))),
+  tools: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        description: Type.String(),
+        parameters: Type.Record(Type.String(), Type.Unknown()),
+      }),
+    ),
+  ),
   model: Type.Optional(Type.String()),
   temperature: Type.Optional(Type.Number()),
   maxTokens: Type.Optional(Type.Integer()),
@@ -119,8 +128,15 @@ export const LlmOut = Type.Union([
   Type.Object({
     type: Type.Literal('done'),
     requestId: Type.Integer(),
-    finishReason: Type.Union([Type.Literal('stop'), Type.Literal('tool_calls'), Type.Literal('length'), Type.Literal('other')]),
-    usage: Type.Optional(Type.Object({ promptTokens: Type.Number(), completionTokens: Type.Number(), totalTokens: Type.Number() })),
+    finishReason: Type.Union([
+      Type.Literal('stop'),
+      Type.Literal('tool_calls'),
+      Type.Literal('length'),
+      Type.Literal('other'),
+    ]),
+    usage: Type.Optional(
+      Type.Object({ promptTokens: Type.Number(), completionTokens: Type.Number(), totalTokens: Type.Number() }),
+    ),
   }),
   Type.Object({ type: Type.Literal('error'), requestId: Type.Integer(), ...ErrorFields }),
   Type.Object({ type: Type.Literal('ended') }),

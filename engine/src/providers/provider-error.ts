@@ -8,9 +8,20 @@ import { ERROR_CODES } from '../protocol/error-codes.ts';
  * the logs. Workers put `code` and `retryable` on the wire as they are (workers/provider-registry.ts `wireError`),
  * and fallback adapters and callers branch on them.
  */
-const PROVIDER_CODES = ['upstream_failed', 'upstream_timeout', 'rate_limited', 'unauthorized', 'invalid_request', 'bad_response', 'provider_unavailable', 'provider_failed'] as const;
+const PROVIDER_CODES = [
+  'upstream_failed',
+  'upstream_timeout',
+  'rate_limited',
+  'unauthorized',
+  'invalid_request',
+  'bad_response',
+  'provider_unavailable',
+  'provider_failed',
+] as const;
 export type ProviderErrorCode = (typeof PROVIDER_CODES)[number];
-export const PROVIDER_ERROR_CODES: Readonly<Record<ProviderErrorCode, { retryable: boolean }>> = Object.fromEntries(PROVIDER_CODES.map((code) => [code, ERROR_CODES[code]])) as Record<ProviderErrorCode, { retryable: boolean }>;
+export const PROVIDER_ERROR_CODES: Readonly<Record<ProviderErrorCode, { retryable: boolean }>> = Object.fromEntries(
+  PROVIDER_CODES.map((code) => [code, ERROR_CODES[code]]),
+) as Record<ProviderErrorCode, { retryable: boolean }>;
 
 export interface ProviderErrorOptions {
   /** The HTTP status the vendor answered with, when there was one. */

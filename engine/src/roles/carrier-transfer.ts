@@ -11,7 +11,9 @@ export const CARRIER_TRANSFER_TIMEOUT_MS = 15_000;
 
 /** Resolves when the carrier took the transfer; rejects with its reason otherwise (no control plane, refused). */
 export async function requestCarrierTransfer(bus: Bus, callId: string, to: string): Promise<void> {
-  const answer = await bus.request(subjects.carrierTransfer(), callCodecs.transferRequest.encode({ callId, to }), { timeoutMs: CARRIER_TRANSFER_TIMEOUT_MS });
+  const answer = await bus.request(subjects.carrierTransfer(), callCodecs.transferRequest.encode({ callId, to }), {
+    timeoutMs: CARRIER_TRANSFER_TIMEOUT_MS,
+  });
   const reply = callCodecs.transferReply.decode(answer.data);
   if (!reply.ok) throw new Error(`the carrier did not transfer the call: ${reply.message ?? 'refused'}`);
 }

@@ -41,13 +41,13 @@ const MAX_SPENT_TOKENS = 10_000;
  */
 export type StreamClaim =
   | {
-    ok: true;
-    callId: string;
-    /** Runs the call on `transport` until it ends. At most once. */
-    run(transport: MediaTransport): Promise<CallSummary>;
-    /** Gives the call up: its worker streams close and it ends as `reason`, outcome failed. Ignored after `run`. */
-    abandon(reason: string): void;
-  }
+      ok: true;
+      callId: string;
+      /** Runs the call on `transport` until it ends. At most once. */
+      run(transport: MediaTransport): Promise<CallSummary>;
+      /** Gives the call up: its worker streams close and it ends as `reason`, outcome failed. Ignored after `run`. */
+      abandon(reason: string): void;
+    }
   | { ok: false; reason: StreamTokenRefusal };
 
 /** The refusal of a media connection whose stream token is not good (`reason` says why). */
@@ -116,7 +116,9 @@ export class EngineRole {
     this.#onClose = options.onClose;
     this.#mediaUrl = options.mediaUrl;
     this.#tokens = options.tokens ?? new StreamTokens();
-    this.#recordings = config.recordingsDir ? RecordingStorage.forConfig(config.recordingsDir, config.recordingsBucket, log) : undefined;
+    this.#recordings = config.recordingsDir
+      ? RecordingStorage.forConfig(config.recordingsDir, config.recordingsBucket, log)
+      : undefined;
   }
 
   /** Where carriers reach this engine's media streams, when it runs a media server. */
@@ -239,32 +241,66 @@ export class EngineRole {
     try {
       spec = callCodecs.spec.decode(message.data);
     } catch (error) {
-      message.respond(callCodecs.dispatchReply.encode({ ok: false, code: 'bad_message', message: (error as Error).message, retryable: false }));
+      message.respond(
+        callCodecs.dispatchReply.encode({
+          ok: false,
+          code: 'bad_message',
+          message: (error as Error).message,
+          retryable: false,
+        }),
+      );
       return;
     }
     try {
-      const options = { language: spec.agent.language, mode: spec.agent.sttMode ?? undefined, provider: spec.agent.sttProvider ?? undefined };
+      const options = {
+        language: spec.agent.language,
+        mode: spec.agent.sttMode ?? undefined,
+        provider: spec.agent.sttProvider ?? undefined,
+      };
       const [stt, tts, llm] = await Promise.all([
         SttClient.open(this.#bus, spec.callId, options),
-        TtsClient.open(this.#bus, spec.callId, { provider: spec.agent.voiceProvider ?? undefined, voiceId: spec.agent.voiceId ?? undefined, speed: spec.agent.voiceSpeed, language: spec.agent.language }),
+        TtsClient.open(this.#bus, spec.callId, {
+          provider: spec.agent.voiceProvider ?? undefined,
+          voiceId: spec.agent.voiceId ?? undefined,
+          speed: spec.agent.voiceSpeed,
+          language: spec.agent.language,
+        }),
         this.#config.llm ? LlmClient.open(this.#bus, spec.callId) : Promise.resolve(undefined),
       ]);
       const { token: streamToken } = this.#tokens.issue(spec.callId, this.#mediaTimeoutMs);
       const abort = new AbortController();
       const greeting = spec.agent.greetingMessage ? fillTemplate(spec.agent.greetingMessage, spec.variables) : '';
       const pending: PendingCall = {
-        spec, stt, tts, llm, abort,
+        spec,
+        stt,
+        tts,
+        llm,
+        abort,
         greetingAudio: greeting ? this.#greetingAudio(spec, greeting, tts, abort.signal) : undefined,
         timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
       };
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
       pending.timer.unref();
       this.#pending.set(streamToken, pending);
-      message.respond(callCodecs.dispatchReply.encode({ ok: true, engineId: this.engineId, streamToken, ...(this.#mediaUrl && { mediaUrl: this.#mediaUrl }) }));
+      message.respond(
+        callCodecs.dispatchReply.encode({
+          ok: true,
+          engineId: this.engineId,
+          streamToken,
+          ...(this.#mediaUrl && { mediaUrl: this.#mediaUrl }),
+        }),
+      );
       this.#log('call accepted', { callId: spec.callId });
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
-      message.respond(callCodecs.dispatchReply.encode({ ok: false, code: e.code ?? 'engine_failed', message: e.message ?? String(error), retryable: e.retryable ?? true }));
+      message.respond(
+        callCodecs.dispatchReply.encode({
+          ok: false,
+          code: e.code ?? 'engine_failed',
+          message: e.message ?? String(error),
+          retryable: e.retryable ?? true,
+        }),
+      );
     }
   }
 
@@ -311,7 +347,10 @@ export class EngineRole {
   }
 
   #publishEnded(callId: string, reason: string, outcome: string): void {
-    this.#bus.publish(subjects.callEvents(callId), callCodecs.event.encode({ type: 'ended', reason, outcome, durationMs: 0, latency: { turns: [] } }));
+    this.#bus.publish(
+      subjects.callEvents(callId),
+      callCodecs.event.encode({ type: 'ended', reason, outcome, durationMs: 0, latency: { turns: [] } }),
+    );
   }
 
   #closeClients(pending: PendingCall): void {
@@ -374,8 +413,15 @@ export interface EngineRoleOptions {
  * the media websocket server on ENGINE_PORT that carriers stream calls to (`<mediaUrl>/media/<carrier>/<token>`).
  * @param options.mediaTimeoutMs how long an accepted call waits for its media (tests shorten it)
  */
-export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleLog, options: { mediaTimeoutMs?: number } = {}): Promise<EngineRole> {
-  const tokens = new StreamTokens(config.media?.tokenSecret ? Buffer.from(config.media.tokenSecret, 'base64') : undefined);
+export async function startEngineRole(
+  config: EngineConfig,
+  bus: Bus,
+  log: RoleLog,
+  options: { mediaTimeoutMs?: number } = {},
+): Promise<EngineRole> {
+  const tokens = new StreamTokens(
+    config.media?.tokenSecret ? Buffer.from(config.media.tokenSecret, 'base64') : undefined,
+  );
   const voiceActivity = await loadVoiceActivity(config, log);
   log('voice activity', { detector: voiceActivity.kind });
   let role: EngineRole | undefined;
@@ -383,12 +429,15 @@ export async function startEngineRole(config: EngineConfig, bus: Bus, log: RoleL
   try {
     // Streams arriving before the role exists (none should: no token has been issued yet) are refused as unknown.
     media = config.media
-      ? await startMediaEndpoint({ claim: (token) => role ? role.claim(token) : { ok: false, reason: 'unknown' } }, {
-        port: config.media.port,
-        host: config.media.host,
-        log,
-        transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
-      })
+      ? await startMediaEndpoint(
+          { claim: (token) => (role ? role.claim(token) : { ok: false, reason: 'unknown' }) },
+          {
+            port: config.media.port,
+            host: config.media.host,
+            log,
+            transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
+          },
+        )
       : undefined;
   } catch (error) {
     await voiceActivity.close();

@@ -6,29 +6,49 @@
 import { ENGINE_SAMPLE_RATE } from '../audio/format.ts';
 import { resample } from '../audio/resampler.ts';
 import type { Bus } from '../bus/index.ts';
-import { decodeAudioFrame, greetingCodecs, GREETING_LOOKUP_TIMEOUT_MS, isAudioFrame, subjects, type CallSpec } from '../protocol/index.ts';
+import {
+  decodeAudioFrame,
+  greetingCodecs,
+  GREETING_LOOKUP_TIMEOUT_MS,
+  isAudioFrame,
+  subjects,
+  type CallSpec,
+} from '../protocol/index.ts';
 
 /** 100 ms pieces, as a TTS stream would hand them to the outbound queue. */
 const PIECE_SAMPLES = ENGINE_SAMPLE_RATE / 10;
 
 /** The cached audio of `text` for this call's agent, in 16 kHz pieces; undefined when there is none. */
-export async function cachedGreeting(bus: Bus, agent: CallSpec['agent'], text: string, signal: AbortSignal): Promise<Int16Array[] | undefined> {
+export async function cachedGreeting(
+  bus: Bus,
+  agent: CallSpec['agent'],
+  text: string,
+  signal: AbortSignal,
+): Promise<Int16Array[] | undefined> {
   if (agent.version === undefined || !text) return undefined;
   try {
-    const reply = await bus.request(subjects.greetingAudio(), greetingCodecs.request.encode({
-      agentId: agent.id,
-      agentVersion: agent.version,
-      text,
-      voiceProvider: agent.voiceProvider ?? null,
-      voiceId: agent.voiceId ?? null,
-      voiceSpeed: agent.voiceSpeed ?? null,
-    }), { timeoutMs: GREETING_LOOKUP_TIMEOUT_MS });
+    const reply = await bus.request(
+      subjects.greetingAudio(),
+      greetingCodecs.request.encode({
+        agentId: agent.id,
+        agentVersion: agent.version,
+        text,
+        voiceProvider: agent.voiceProvider ?? null,
+        voiceId: agent.voiceId ?? null,
+        voiceSpeed: agent.voiceSpeed ?? null,
+      }),
+      { timeoutMs: GREETING_LOOKUP_TIMEOUT_MS },
+    );
     if (signal.aborted || !isAudioFrame(reply.data)) return undefined;
     const frame = decodeAudioFrame(reply.data);
-    const samples = frame.sampleRate === ENGINE_SAMPLE_RATE ? frame.samples : resample(frame.samples, frame.sampleRate, ENGINE_SAMPLE_RATE);
+    const samples =
+      frame.sampleRate === ENGINE_SAMPLE_RATE
+        ? frame.samples
+        : resample(frame.samples, frame.sampleRate, ENGINE_SAMPLE_RATE);
     if (samples.length === 0) return undefined;
     const pieces: Int16Array[] = [];
-    for (let offset = 0; offset < samples.length; offset += PIECE_SAMPLES) pieces.push(samples.subarray(offset, offset + PIECE_SAMPLES));
+    for (let offset = 0; offset < samples.length; offset += PIECE_SAMPLES)
+      pieces.push(samples.subarray(offset, offset + PIECE_SAMPLES));
     return pieces;
   } catch {
     return undefined;

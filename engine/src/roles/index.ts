@@ -1,10 +1,23 @@
 /** The engine's roles (engine/package.json `exports` "."): what `parley start` runs besides the control plane. */
 export type { EngineConfig, EngineMediaConfig, VadMode } from './engine-config.ts';
 export type { RoleLog } from './role-log.ts';
-export { EngineRole, MEDIA_CONNECT_TIMEOUT_MS, startEngineRole, StreamTokenError, type EngineRoleOptions, type StreamClaim } from './engine-role.ts';
+export {
+  EngineRole,
+  MEDIA_CONNECT_TIMEOUT_MS,
+  startEngineRole,
+  StreamTokenError,
+  type EngineRoleOptions,
+  type StreamClaim,
+} from './engine-role.ts';
 // Carrier media streams: the URL a carrier opens for a call (the control plane writes it into answer XML), the
 // carriers that have one, and the media endpoint for harnesses that build an EngineRole themselves.
-export { MEDIA_PATH_PREFIX, mediaStreamUrl, startMediaEndpoint, type MediaEndpointOptions, type StreamClaimer } from './media-endpoint.ts';
+export {
+  MEDIA_PATH_PREFIX,
+  mediaStreamUrl,
+  startMediaEndpoint,
+  type MediaEndpointOptions,
+  type StreamClaimer,
+} from './media-endpoint.ts';
 export { StreamTokens, type StreamTokenRefusal } from './stream-tokens.ts';
 export { MEDIA_CARRIERS, type MediaCarrier } from '../transports/carrier-ws/carrier-protocol.ts';
 export { CLOSE_CODES as MEDIA_CLOSE_CODES, type MediaServer } from '../transports/media-server/media-server.ts';

@@ -62,7 +62,11 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
       return (socket) => {
         const claim = claimer.claim(token);
         if (!claim.ok) {
-          log('media stream refused', { carrier: protocol.carrier, reason: claim.reason, remoteAddress: request.remoteAddress });
+          log('media stream refused', {
+            carrier: protocol.carrier,
+            reason: claim.reason,
+            remoteAddress: request.remoteAddress,
+          });
           socket.close(CLOSE_CODES.policy, `stream token refused: ${claim.reason}`);
           return;
         }
@@ -74,15 +78,37 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
         });
         transport.started.then(
           (start) => {
-            log('media stream started', { carrier: protocol.carrier, callId, streamId: start.streamId, format: start.format });
+            log('media stream started', {
+              carrier: protocol.carrier,
+              callId,
+              streamId: start.streamId,
+              format: start.format,
+            });
             claim.run(transport).then(
-              (summary) => log('media stream ended', { carrier: protocol.carrier, callId, reason: summary.reason, stats: transport.stats }),
-              (error: unknown) => log('media stream failed', { carrier: protocol.carrier, callId, error: String(error), stats: transport.stats }),
+              (summary) =>
+                log('media stream ended', {
+                  carrier: protocol.carrier,
+                  callId,
+                  reason: summary.reason,
+                  stats: transport.stats,
+                }),
+              (error: unknown) =>
+                log('media stream failed', {
+                  carrier: protocol.carrier,
+                  callId,
+                  error: String(error),
+                  stats: transport.stats,
+                }),
             );
           },
           (error: unknown) => {
             claim.abandon('media_failed');
-            log('media stream failed before start', { carrier: protocol.carrier, callId, error: String(error), stats: transport.stats });
+            log('media stream failed before start', {
+              carrier: protocol.carrier,
+              callId,
+              error: String(error),
+              stats: transport.stats,
+            });
           },
         );
       };

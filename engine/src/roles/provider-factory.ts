@@ -41,12 +41,25 @@ export function sttProviders(config: EngineConfig): { providers: SttProvider[]; 
       providers.push(new DeepgramStt({ apiKey: config.deepgramApiKey, baseUrl: config.sttBaseUrl }));
       break;
     case 'openai':
-      providers.push(new OpenAiCompatStt({ baseUrl: config.sttBaseUrl ?? OPENAI_URL, apiKey: config.openaiApiKey, model: OPENAI_STT_MODEL }));
+      providers.push(
+        new OpenAiCompatStt({
+          baseUrl: config.sttBaseUrl ?? OPENAI_URL,
+          apiKey: config.openaiApiKey,
+          model: OPENAI_STT_MODEL,
+        }),
+      );
       break;
     default:
-      throw new ProviderConfigError(`PARLEY_STT: unknown provider "${config.sttProvider}" (pocketsphinx, deepgram, openai)`);
+      throw new ProviderConfigError(
+        `PARLEY_STT: unknown provider "${config.sttProvider}" (pocketsphinx, deepgram, openai)`,
+      );
   }
-  return { providers, defaultName: providers.some((p) => p.name === config.sttProvider) ? config.sttProvider : providers[0]?.name ?? config.sttProvider };
+  return {
+    providers,
+    defaultName: providers.some((p) => p.name === config.sttProvider)
+      ? config.sttProvider
+      : (providers[0]?.name ?? config.sttProvider),
+  };
 }
 
 export function ttsProviders(config: EngineConfig): { providers: TtsProvider[]; defaultName: string } {
@@ -64,12 +77,25 @@ export function ttsProviders(config: EngineConfig): { providers: TtsProvider[]; 
       providers.push(new ElevenLabsTts({ apiKey: config.elevenlabsApiKey, baseUrl: config.ttsBaseUrl }));
       break;
     case 'openai':
-      providers.push(new OpenAiCompatTts({ baseUrl: config.ttsBaseUrl ?? OPENAI_URL, apiKey: config.openaiApiKey, model: OPENAI_TTS_MODEL }));
+      providers.push(
+        new OpenAiCompatTts({
+          baseUrl: config.ttsBaseUrl ?? OPENAI_URL,
+          apiKey: config.openaiApiKey,
+          model: OPENAI_TTS_MODEL,
+        }),
+      );
       break;
     default:
-      throw new ProviderConfigError(`PARLEY_TTS: unknown provider "${config.ttsProvider}" (flite, espeak, openai, elevenlabs)`);
+      throw new ProviderConfigError(
+        `PARLEY_TTS: unknown provider "${config.ttsProvider}" (flite, espeak, openai, elevenlabs)`,
+      );
   }
-  return { providers, defaultName: providers.some((p) => p.name === config.ttsProvider) ? config.ttsProvider : providers[0]?.name ?? config.ttsProvider };
+  return {
+    providers,
+    defaultName: providers.some((p) => p.name === config.ttsProvider)
+      ? config.ttsProvider
+      : (providers[0]?.name ?? config.ttsProvider),
+  };
 }
 
 /** An offline provider, or undefined when its binary is missing on this machine. */

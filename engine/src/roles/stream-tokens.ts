@@ -39,7 +39,8 @@ export class StreamTokens {
    * @param now the clock, ms since the epoch (tests move it)
    */
   constructor(secret: Uint8Array = randomBytes(STREAM_TOKEN_SECRET_BYTES), now: () => number = Date.now) {
-    if (secret.length < MIN_SECRET_BYTES) throw new RangeError(`a stream token secret needs at least ${MIN_SECRET_BYTES} bytes`);
+    if (secret.length < MIN_SECRET_BYTES)
+      throw new RangeError(`a stream token secret needs at least ${MIN_SECRET_BYTES} bytes`);
     this.#secret = Buffer.from(secret);
     this.#now = now;
   }
@@ -55,7 +56,8 @@ export class StreamTokens {
   check(token: string): TokenCheck {
     if (token.length > MAX_TOKEN_CHARS) return { ok: false, reason: 'malformed' };
     const parts = token.split('.');
-    if (parts.length !== 4 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return { ok: false, reason: 'malformed' };
+    if (parts.length !== 4 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part)))
+      return { ok: false, reason: 'malformed' };
     const [callPart, expiryPart, , macPart] = parts as [string, string, string, string];
     const mac = Buffer.from(macPart, 'base64url');
     const expected = this.#mac(parts.slice(0, 3).join('.'));

@@ -17,20 +17,27 @@ export interface VoiceActivitySource {
   close(): Promise<void>;
 }
 
-export async function loadVoiceActivity(config: Pick<EngineConfig, 'vad' | 'vadModelPath'>, log: RoleLog): Promise<VoiceActivitySource> {
+export async function loadVoiceActivity(
+  config: Pick<EngineConfig, 'vad' | 'vadModelPath'>,
+  log: RoleLog,
+): Promise<VoiceActivitySource> {
   const mode = config.vad ?? 'auto';
   if (mode === 'energy') return energyOnly;
   let model: SileroModel;
   try {
     model = await SileroModel.load(config.vadModelPath);
   } catch (error) {
-    if (mode === 'silero') throw new Error(`PARLEY_VAD=silero: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    if (mode === 'silero')
+      throw new Error(`PARLEY_VAD=silero: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     log('voice activity: the Silero model did not load; using the energy gate alone', { error: String(error) });
     return energyOnly;
   }
   return {
     kind: 'silero',
-    create: (callId) => new GatedSileroVad(model, (error) => log('voice activity: Silero failed; this call continues on the energy gate', { callId, error: String(error) })),
+    create: (callId) =>
+      new GatedSileroVad(model, (error) =>
+        log('voice activity: Silero failed; this call continues on the energy gate', { callId, error: String(error) }),
+      ),
     close: () => model.close(),
   };
 }

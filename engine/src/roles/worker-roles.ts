@@ -20,15 +20,27 @@ export interface WorkerRoleHandle {
 
 export async function startSttWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
   const { providers, defaultName } = sttProviders(config);
-  if (providers.length === 0) return idle('stt-worker', log, `no speech recogniser available for PARLEY_STT=${config.sttProvider}: install Debian's pocketsphinx and pocketsphinx-en-us, or set PARLEY_STT=deepgram or openai`);
-  if (defaultName !== config.sttProvider) log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`);
+  if (providers.length === 0)
+    return idle(
+      'stt-worker',
+      log,
+      `no speech recogniser available for PARLEY_STT=${config.sttProvider}: install Debian's pocketsphinx and pocketsphinx-en-us, or set PARLEY_STT=deepgram or openai`,
+    );
+  if (defaultName !== config.sttProvider)
+    log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`);
   return handle('stt-worker', startWorker(bus, sttWorker(providers, defaultName), log), log);
 }
 
 export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
   const { providers, defaultName } = ttsProviders(config);
-  if (providers.length === 0) return idle('tts-worker', log, `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng, or set PARLEY_TTS=openai or elevenlabs`);
-  if (defaultName !== config.ttsProvider) log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
+  if (providers.length === 0)
+    return idle(
+      'tts-worker',
+      log,
+      `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng, or set PARLEY_TTS=openai or elevenlabs`,
+    );
+  if (defaultName !== config.ttsProvider)
+    log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
   const worker = startWorker(bus, ttsWorker(providers, defaultName), log);
   const voices = answerVoiceListings(bus, { workerId: worker.workerId, providers, defaultProvider: defaultName, log });
   return handle('tts-worker', worker, log, () => voices.stop());
@@ -37,7 +49,8 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
 /** Without a configured LLM the role runs no worker: sessions then know there is no language model. */
 export async function startLlmWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
   const providers = llmProviders(config);
-  if (providers.length === 0) return idle('llm-worker', log, 'no LLM configured (PARLEY_LLM_BASE_URL): PROMPT agents will greet, then say so');
+  if (providers.length === 0)
+    return idle('llm-worker', log, 'no LLM configured (PARLEY_LLM_BASE_URL): PROMPT agents will greet, then say so');
   return handle('llm-worker', startWorker(bus, llmWorker(providers), log), log);
 }
 

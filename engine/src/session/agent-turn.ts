@@ -17,7 +17,8 @@ export const MAX_TOOL_ROUNDS = 4;
 
 export const END_CALL_TOOL: ToolDefinition = {
   name: 'end_call',
-  description: 'Hang up the call. Use it once the conversation is complete or the caller asks to end it; say goodbye first.',
+  description:
+    'Hang up the call. Use it once the conversation is complete or the caller asks to end it; say goodbye first.',
   parameters: { type: 'object', properties: { reason: { type: 'string', description: 'Why the call ends' } } },
 };
 
@@ -84,7 +85,10 @@ export function heardMessages(result: AgentTurnResult, playedFrames: (tag: strin
   const messages: ChatMessage[] = [];
   const lastRound = Math.max(result.rounds.length - 1, ...result.clauses.map((c) => c.round));
   for (let round = 0; round <= lastRound; round += 1) {
-    const text = playedText(result.clauses.filter((c) => c.round === round), playedFrames);
+    const text = playedText(
+      result.clauses.filter((c) => c.round === round),
+      playedFrames,
+    );
     const done = result.rounds[round];
     if (done) messages.push({ ...done.assistant, content: text }, ...done.toolResults);
     else if (text) messages.push({ role: 'assistant', content: text });
@@ -100,7 +104,10 @@ export function emptyTurnResult(): AgentTurnResult {
  * Runs the reply, filling `result` as it goes (clauses appear as they are written, so an interruption can see
  * what was said so far); resolves when everything is queued or the signal aborted.
  */
-export async function runAgentTurn(input: AgentTurnInput, result: AgentTurnResult = emptyTurnResult()): Promise<AgentTurnResult> {
+export async function runAgentTurn(
+  input: AgentTurnInput,
+  result: AgentTurnResult = emptyTurnResult(),
+): Promise<AgentTurnResult> {
   const speaker = new ClauseSpeaker(input, result);
   const definitions = [...input.tools.map(toolDefinition), END_CALL_TOOL];
   const messages = [...input.messages];
@@ -141,16 +148,37 @@ async function runTool(call: ToolCall, input: AgentTurnInput, result: AgentTurnR
   const atMs = input.now();
   if (call.name === END_CALL_TOOL.name) {
     result.endCall = true;
-    result.tools.push({ name: call.name, arguments: call.arguments, ok: true, result: 'ending the call', durationMs: 0, atMs });
+    result.tools.push({
+      name: call.name,
+      arguments: call.arguments,
+      ok: true,
+      result: 'ending the call',
+      durationMs: 0,
+      atMs,
+    });
     return 'The call will end after your last words.';
   }
   const tool = input.tools.find((t) => t.key === call.name);
   if (!tool) {
-    result.tools.push({ name: call.name, arguments: call.arguments, ok: false, result: 'unknown tool', durationMs: 0, atMs });
+    result.tools.push({
+      name: call.name,
+      arguments: call.arguments,
+      ok: false,
+      result: 'unknown tool',
+      durationMs: 0,
+      atMs,
+    });
     return `There is no tool named ${call.name}.`;
   }
   const outcome = await callWebhookTool(tool, call.arguments, input.signal);
-  result.tools.push({ name: call.name, arguments: call.arguments, ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
+  result.tools.push({
+    name: call.name,
+    arguments: call.arguments,
+    ok: outcome.ok,
+    result: outcome.content,
+    durationMs: outcome.durationMs,
+    atMs,
+  });
   return outcome.content;
 }
 

@@ -3,7 +3,8 @@ import { interrupts, isBackchannel } from './barge-in.ts';
 
 describe('barge-in decisions', () => {
   it('treats acknowledgements as backchannels', () => {
-    for (const text of ['uh-huh', 'Okay.', 'yeah', 'mm-hmm', 'okay okay', 'Yeah, right.']) expect(isBackchannel(text)).toBe(true);
+    for (const text of ['uh-huh', 'Okay.', 'yeah', 'mm-hmm', 'okay okay', 'Yeah, right.'])
+      expect(isBackchannel(text)).toBe(true);
     for (const text of ['wait', 'no stop', 'okay but what about tuesday', '']) expect(isBackchannel(text)).toBe(false);
   });
 

@@ -7,15 +7,46 @@
 
 /** Acknowledgements that never interrupt, alone or together ("okay okay", "yeah right"). */
 const BACKCHANNELS = new Set([
-  'uh-huh', 'uh', 'huh', 'uhhuh', 'mm-hmm', 'mmhmm', 'mm', 'mhm', 'hmm', 'hm', 'um', 'ah', 'oh',
-  'okay', 'ok', 'yeah', 'yes', 'yep', 'yup', 'right', 'sure', 'alright', 'aha', 'i', 'see', 'cool', 'got', 'it', 'great',
+  'uh-huh',
+  'uh',
+  'huh',
+  'uhhuh',
+  'mm-hmm',
+  'mmhmm',
+  'mm',
+  'mhm',
+  'hmm',
+  'hm',
+  'um',
+  'ah',
+  'oh',
+  'okay',
+  'ok',
+  'yeah',
+  'yes',
+  'yep',
+  'yup',
+  'right',
+  'sure',
+  'alright',
+  'aha',
+  'i',
+  'see',
+  'cool',
+  'got',
+  'it',
+  'great',
 ]);
 
 /** Voiced audio that interrupts even before any words are recognised, ms: longer than any backchannel. */
 export const BARGE_IN_WITHOUT_WORDS_MS = 800;
 
 export function words(text: string): string[] {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}'\s-]/gu, ' ').split(/\s+/).filter(Boolean);
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'\s-]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 }
 
 export function isBackchannel(text: string): boolean {

@@ -32,6 +32,13 @@ export class CallEvents {
   line(speaker: TranscriptLine['speaker'], text: string, startMs: number, endMs: number, interrupted = false): void {
     if (!text) return;
     this.#lines.push({ speaker, text });
-    this.publish({ type: 'transcript', speaker, text, startMs: Math.round(startMs), endMs: Math.round(endMs), ...(interrupted && { interrupted }) });
+    this.publish({
+      type: 'transcript',
+      speaker,
+      text,
+      startMs: Math.round(startMs),
+      endMs: Math.round(endMs),
+      ...(interrupted && { interrupted }),
+    });
   }
 }

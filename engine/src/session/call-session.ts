@@ -136,9 +136,15 @@ export class CallSession {
     this.#events = new CallEvents(deps.bus, spec.callId);
     this.#recogniser = new RecogniserFeed(deps.stt);
     this.#tools = spec.agent.functionTools as WebhookTool[];
-    this.#voice = { voiceId: spec.agent.voiceId ?? undefined, speed: spec.agent.voiceSpeed, language: spec.agent.language };
+    this.#voice = {
+      voiceId: spec.agent.voiceId ?? undefined,
+      speed: spec.agent.voiceSpeed,
+      language: spec.agent.language,
+    };
     this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
-    this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
     this.#outbound = new OutboundAudio(deps.transport, {
       frameSent: (tag, samples) => this.#frameSent(tag, samples),
       markReached: (name) => this.#player.markReached(name),
@@ -148,20 +154,33 @@ export class CallSession {
     const flow = spec.agent.builderMode === 'FLOW' ? spec.agent.flowDefinition : undefined;
     // The control plane validated the flow against the agent when it was saved; here only its shape is checked, so
     // a stale snapshot cannot crash the call (a handover without a number, say, simply fails over to its next step).
-    this.#flow = flow && Value.Check(FlowDefinition, flow)
-      ? new FlowDriver(flow, { variables: spec.variables, llm: deps.llm && flowLanguageModel(deps.llm, this.#abort.signal) }, {
-        speak: (lines) => this.#speakLines(lines),
-        runTool: (tool, args) => this.#runFlowTool(tool, args),
-        handover: () => (spec.agent.handoverNumber ? this.transfer(spec.agent.handoverNumber) : Promise.resolve(false)),
-        finish: async (end, result) => {
-          this.#events.publish({ type: 'result', source: 'flow', outcomeKey: result.outcomeKey, outcomeLabel: result.outcomeLabel, captured: result.captured, flowPath: result.flowPath });
-          if (end.handedOver) return;
-          if (end.closing) await this.#speakLines([end.closing]);
-          await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
-          await this.end('flow_ended', 'completed', false);
-        },
-      })
-      : undefined;
+    this.#flow =
+      flow && Value.Check(FlowDefinition, flow)
+        ? new FlowDriver(
+            flow,
+            { variables: spec.variables, llm: deps.llm && flowLanguageModel(deps.llm, this.#abort.signal) },
+            {
+              speak: (lines) => this.#speakLines(lines),
+              runTool: (tool, args) => this.#runFlowTool(tool, args),
+              handover: () =>
+                spec.agent.handoverNumber ? this.transfer(spec.agent.handoverNumber) : Promise.resolve(false),
+              finish: async (end, result) => {
+                this.#events.publish({
+                  type: 'result',
+                  source: 'flow',
+                  outcomeKey: result.outcomeKey,
+                  outcomeLabel: result.outcomeLabel,
+                  captured: result.captured,
+                  flowPath: result.flowPath,
+                });
+                if (end.handedOver) return;
+                if (end.closing) await this.#speakLines([end.closing]);
+                await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+                await this.end('flow_ended', 'completed', false);
+              },
+            },
+          )
+        : undefined;
   }
 
   get state(): CallState {
@@ -178,20 +197,29 @@ export class CallSession {
     void this.#readTransport();
     void this.#readTranscripts();
     this.#latency.answered(performance.now());
-    const greeting = this.#spec.agent.greetingMessage ? fillTemplate(this.#spec.agent.greetingMessage, this.#spec.variables) : '';
+    const greeting = this.#spec.agent.greetingMessage
+      ? fillTemplate(this.#spec.agent.greetingMessage, this.#spec.variables)
+      : '';
     if (greeting) {
       this.#setState('greeting');
       this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
       const reply = this.#reply;
       const ready = this.#deps.greetingAudio?.catch(() => undefined);
       const speak = ready
-        ? ready.then((pieces) => (pieces?.length ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal) : this.#player.say(greeting, 'greeting', reply.abort.signal)))
+        ? ready.then((pieces) =>
+            pieces?.length
+              ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal)
+              : this.#player.say(greeting, 'greeting', reply.abort.signal),
+          )
         : this.#player.say(greeting, 'greeting', reply.abort.signal);
-      this.#replying = speak.then(async () => {
-        reply.queued = true;
-        if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
-        await this.#flow?.start();
-      }, (error: unknown) => this.#fail(error));
+      this.#replying = speak.then(
+        async () => {
+          reply.queued = true;
+          if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
+          await this.#flow?.start();
+        },
+        (error: unknown) => this.#fail(error),
+      );
     } else {
       this.#setState('listening');
       this.#replying = this.#flow?.start().catch((error: unknown) => this.#fail(error)) ?? Promise.resolve();
@@ -288,7 +316,8 @@ export class CallSession {
       this.#nudged = false;
       this.#voicedWhileAgentSpoke = agentSpeaking ? this.#voicedWhileAgentSpoke + 20 : 0;
       // Without words yet, long enough speech still takes the floor — unless the line echoes the agent back.
-      if (agentSpeaking && !this.#deps.transport.echoes && this.#voicedWhileAgentSpoke >= BARGE_IN_WITHOUT_WORDS_MS) this.#interrupt();
+      if (agentSpeaking && !this.#deps.transport.echoes && this.#voicedWhileAgentSpoke >= BARGE_IN_WITHOUT_WORDS_MS)
+        this.#interrupt();
     }
     const event = this.#turns.frame(speech);
     if (event) this.#onTurnEvent(event);
@@ -307,7 +336,8 @@ export class CallSession {
     try {
       for await (const event of this.#deps.stt.events) {
         if (event.type === 'partial') {
-          if (this.#agentSpeaking() && interrupts(event.text, this.#agentText(), this.#deps.transport.echoes)) this.#interrupt();
+          if (this.#agentSpeaking() && interrupts(event.text, this.#agentText(), this.#deps.transport.echoes))
+            this.#interrupt();
           continue;
         }
         if (this.#agentSpeaking()) {
@@ -316,7 +346,11 @@ export class CallSession {
         }
         this.#userText += `${this.#userText ? ' ' : ''}${event.text}`;
         this.#finalAt = performance.now();
-        if (this.#now() < VOICEMAIL_LISTEN_MS && this.#spec.direction === 'OUTBOUND' && soundsLikeVoicemail(this.#userText)) {
+        if (
+          this.#now() < VOICEMAIL_LISTEN_MS &&
+          this.#spec.direction === 'OUTBOUND' &&
+          soundsLikeVoicemail(this.#userText)
+        ) {
           void this.#voicemail();
           continue;
         }
@@ -336,7 +370,9 @@ export class CallSession {
     const text = this.#userText.trim();
     if (!text && event?.type === 'turn_ended' && this.#finalAt === undefined) {
       // A batch recogniser may still be working on the words: give it a moment before giving up on the turn.
-      setTimeout(() => { if (this.#userText.trim()) this.#userTurnEnded(undefined); }, FINAL_WAIT_MS).unref();
+      setTimeout(() => {
+        if (this.#userText.trim()) this.#userTurnEnded(undefined);
+      }, FINAL_WAIT_MS).unref();
       return;
     }
     this.#userText = '';
@@ -372,17 +408,20 @@ export class CallSession {
     this.#reply = reply;
     this.#setState('thinking');
     try {
-      const result = await runAgentTurn({
-        turn,
-        messages: this.#conversation,
-        tools: this.#tools,
-        llm: this.#deps.llm,
-        tts: this.#deps.tts,
-        voice: this.#voice,
-        outbound: this.#outbound,
-        signal: AbortSignal.any([abort.signal, this.#abort.signal]),
-        now: () => this.#now(),
-      }, reply.result);
+      const result = await runAgentTurn(
+        {
+          turn,
+          messages: this.#conversation,
+          tools: this.#tools,
+          llm: this.#deps.llm,
+          tts: this.#deps.tts,
+          voice: this.#voice,
+          outbound: this.#outbound,
+          signal: AbortSignal.any([abort.signal, this.#abort.signal]),
+          now: () => this.#now(),
+        },
+        reply.result,
+      );
       reply.queued = true;
       reply.text = result.clauses.map((c) => c.text).join(' ');
       this.#latency.replyTimings(turn, result.timings);
@@ -432,7 +471,15 @@ export class CallSession {
     const outcome = webhook
       ? await callWebhookTool(webhook, JSON.stringify(args), this.#abort.signal)
       : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
-    this.#events.publish({ type: 'tool_call', name: tool, arguments: JSON.stringify(args), ok: outcome.ok, result: outcome.content, durationMs: outcome.durationMs, atMs });
+    this.#events.publish({
+      type: 'tool_call',
+      name: tool,
+      arguments: JSON.stringify(args),
+      ok: outcome.ok,
+      result: outcome.content,
+      durationMs: outcome.durationMs,
+      atMs,
+    });
     return outcome;
   }
 
@@ -472,7 +519,8 @@ export class CallSession {
     const at = performance.now();
     if (tag === 'greeting') this.#latency.greetingPlayed(at);
     else if (this.#reply && tag.startsWith(`t${this.#reply.turn}`)) this.#latency.firstFrame(this.#reply.turn, at);
-    if (this.#state !== 'speaking' && this.#state !== 'greeting' && this.#state !== 'ending') this.#setState('speaking');
+    if (this.#state !== 'speaking' && this.#state !== 'greeting' && this.#state !== 'ending')
+      this.#setState('speaking');
   }
 
   #drained(): void {
@@ -497,7 +545,9 @@ export class CallSession {
       this.#nudged = true;
       const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
       this.#reply = reply;
-      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, reply.abort.signal).then(() => { reply.queued = true; });
+      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, reply.abort.signal).then(() => {
+        reply.queued = true;
+      });
     }
   }
 
@@ -505,7 +555,9 @@ export class CallSession {
     if (this.#ending) return;
     this.#reply?.abort.abort();
     this.#outbound.clear();
-    const message = this.#spec.agent.voicemailMessage ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables) : '';
+    const message = this.#spec.agent.voicemailMessage
+      ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables)
+      : '';
     this.#ending = (async () => {
       if (message) await this.#sayLastLine(message, 'voicemail');
       return this.#hangUp('voicemail', 'voicemail');
@@ -515,7 +567,10 @@ export class CallSession {
 
   async #finish(reason: string, outcome: string, polite: boolean): Promise<CallSummary> {
     this.#reply?.abort.abort();
-    const closing = polite && this.#spec.agent.closingMessage ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables) : '';
+    const closing =
+      polite && this.#spec.agent.closingMessage
+        ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
+        : '';
     this.#setState('ending');
     if (closing) {
       this.#outbound.clear();
@@ -551,13 +606,16 @@ export class CallSession {
   #finishRecording(): void {
     const recording = this.#deps.recording;
     if (!recording) return;
-    recording.recorder.close().then(
-      async (durationMs) => {
-        const path = recording.store ? await recording.store() : recording.path;
-        this.#events.publish({ type: 'recording', path, format: RECORDING_FORMAT, durationMs });
-      },
-      (error: unknown) => this.#log('recording failed', { error: String(error) }),
-    ).catch((error: unknown) => this.#log('recording not announced', { error: String(error) }));
+    recording.recorder
+      .close()
+      .then(
+        async (durationMs) => {
+          const path = recording.store ? await recording.store() : recording.path;
+          this.#events.publish({ type: 'recording', path, format: RECORDING_FORMAT, durationMs });
+        },
+        (error: unknown) => this.#log('recording failed', { error: String(error) }),
+      )
+      .catch((error: unknown) => this.#log('recording not announced', { error: String(error) }));
   }
 
   #fail(error: unknown): void {

@@ -29,7 +29,11 @@ export class FlowDriver {
   #digitTimer: NodeJS.Timeout | undefined;
   #busy: Promise<void> = Promise.resolve();
 
-  constructor(flow: FlowDefinition, options: { variables: Variables; llm?: FlowLanguageModel; today?: string }, host: FlowHost) {
+  constructor(
+    flow: FlowDefinition,
+    options: { variables: Variables; llm?: FlowLanguageModel; today?: string },
+    host: FlowHost,
+  ) {
     this.#executor = new FlowExecutor(flow, options);
     this.#host = host;
   }

@@ -10,9 +10,13 @@ import type { LlmClient } from '../workers/client/llm-client.ts';
 
 export function flowLanguageModel(llm: LlmClient, signal: AbortSignal): FlowLanguageModel {
   const ask = async (system: string, user: string): Promise<string> => {
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ];
     let text = '';
-    for await (const event of llm.turn({ messages, temperature: 0 }, signal)) if (event.type === 'token') text += event.text;
+    for await (const event of llm.turn({ messages, temperature: 0 }, signal))
+      if (event.type === 'token') text += event.text;
     return text.trim();
   };
   return {

@@ -77,7 +77,8 @@ export class GatedSileroVad implements FrameClassifier {
     this.#gateShutMs = 0;
     if (this.#confirmed) {
       this.#sinceCheckMs += frameMs;
-      if (this.#checkWindowsLeft === 0 && this.#sinceCheckMs >= RECHECK_EVERY_MS) this.#checkWindowsLeft = RECHECK_WINDOWS;
+      if (this.#checkWindowsLeft === 0 && this.#sinceCheckMs >= RECHECK_EVERY_MS)
+        this.#checkWindowsLeft = RECHECK_WINDOWS;
     }
     if (!this.#confirmed || this.#checkWindowsLeft > 0) this.#feed(samples);
     return { energyDb: gate.energyDb, speech: this.#confirmed };

@@ -28,7 +28,8 @@ export class LatencyTracker {
 
   /** The first frame of the greeting went out. */
   greetingPlayed(at: number): void {
-    if (this.#greetingMs === undefined && this.#answeredAt !== undefined) this.#greetingMs = round(at - this.#answeredAt);
+    if (this.#greetingMs === undefined && this.#answeredAt !== undefined)
+      this.#greetingMs = round(at - this.#answeredAt);
   }
 
   /** A user turn ended at `turnEndedAt`; the caller's last voiced audio was processed at `speechEndedAt`. */
@@ -58,8 +59,10 @@ export class LatencyTracker {
     const t = open.timings ?? {};
     const entry: TurnLatency = { turn: open.turn, endpointingMs: round(open.turnEndedAt - open.speechEndedAt) };
     if (open.finalAt !== undefined) entry.sttFinalMs = round(open.finalAt - open.speechEndedAt);
-    if (t.llmSentAt !== undefined && t.firstTokenAt !== undefined) entry.llmFirstTokenMs = round(t.firstTokenAt - t.llmSentAt);
-    if (t.firstClauseAt !== undefined && t.firstAudioAt !== undefined) entry.ttsFirstByteMs = round(t.firstAudioAt - t.firstClauseAt);
+    if (t.llmSentAt !== undefined && t.firstTokenAt !== undefined)
+      entry.llmFirstTokenMs = round(t.firstTokenAt - t.llmSentAt);
+    if (t.firstClauseAt !== undefined && t.firstAudioAt !== undefined)
+      entry.ttsFirstByteMs = round(t.firstAudioAt - t.firstClauseAt);
     if (open.firstFrameAt !== undefined) entry.endToEndMs = round(open.firstFrameAt - open.speechEndedAt);
     this.#turns.push(entry);
   }

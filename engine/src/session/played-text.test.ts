@@ -15,6 +15,8 @@ describe('played text', () => {
 
   it('is empty when nothing was heard, and everything when all was', () => {
     expect(playedText(clauses, () => 0)).toBe('');
-    expect(playedText(clauses, (tag) => ({ a: 50, b: 100, c: 30 })[tag] ?? 0)).toBe('Your appointment is on Tuesday. It starts at ten in the morning and lasts an hour. Anything else?');
+    expect(playedText(clauses, (tag) => ({ a: 50, b: 100, c: 30 })[tag] ?? 0)).toBe(
+      'Your appointment is on Tuesday. It starts at ten in the morning and lasts an hour. Anything else?',
+    );
   });
 });

@@ -39,7 +39,12 @@ export class SpeechPlayer {
     return this.#queueLine(text, pieces, tag, AbortSignal.any([signal, this.#callSignal]));
   }
 
-  async #queueLine(text: string, pieces: AsyncIterable<Int16Array> | Iterable<Int16Array>, tag: string, stop: AbortSignal): Promise<void> {
+  async #queueLine(
+    text: string,
+    pieces: AsyncIterable<Int16Array> | Iterable<Int16Array>,
+    tag: string,
+    stop: AbortSignal,
+  ): Promise<void> {
     const line: ClauseAudio = { tag, text, frames: 0 };
     this.#lines.set(tag, line);
     const framer = new Framer();
@@ -58,7 +63,9 @@ export class SpeechPlayer {
 
   /** The fixed lines spoken for a turn (its nudge or no-LLM line), for played-text trimming. */
   clausesOf(turn: number): ClauseAudio[] {
-    return [...this.#lines.values()].filter((line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`);
+    return [...this.#lines.values()].filter(
+      (line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`,
+    );
   }
 
   /**

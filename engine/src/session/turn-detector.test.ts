@@ -3,7 +3,9 @@ import { EnergyVad, frameDbfs } from './energy-vad.ts';
 import { TurnDetector } from './turn-detector.ts';
 
 function tone(amplitude: number, samples = 320): Int16Array {
-  return Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / 16000)));
+  return Int16Array.from({ length: samples }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / 16000)),
+  );
 }
 
 function noise(amplitude: number, seed = 1): Int16Array {

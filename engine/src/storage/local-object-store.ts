@@ -7,7 +7,14 @@ import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { checkObjectKey, type ByteRange, type ObjectSource, type ObjectStore, type StoredObject, type StoredObjectInfo } from './object-store.ts';
+import {
+  checkObjectKey,
+  type ByteRange,
+  type ObjectSource,
+  type ObjectStore,
+  type StoredObject,
+  type StoredObjectInfo,
+} from './object-store.ts';
 import { ObjectStoreError } from './storage-error.ts';
 
 export class LocalObjectStore implements ObjectStore {
@@ -23,7 +30,8 @@ export class LocalObjectStore implements ObjectStore {
   pathOf(key: string): string {
     checkObjectKey(key);
     const file = path.resolve(this.#root, ...key.split('/'));
-    if (!file.startsWith(this.#root + path.sep)) throw new ObjectStoreError('invalid_request', `object key "${key.slice(0, 80)}" leads outside ${this.#root}`);
+    if (!file.startsWith(this.#root + path.sep))
+      throw new ObjectStoreError('invalid_request', `object key "${key.slice(0, 80)}" leads outside ${this.#root}`);
     return file;
   }
 
@@ -39,7 +47,8 @@ export class LocalObjectStore implements ObjectStore {
       else {
         await pipeline(source.stream, createWriteStream(partial));
         const written = (await stat(partial)).size;
-        if (written !== source.length) throw new Error(`the stream gave ${written} bytes, not the ${source.length} announced`);
+        if (written !== source.length)
+          throw new Error(`the stream gave ${written} bytes, not the ${source.length} announced`);
       }
       await rename(partial, file);
     } catch (error) {
@@ -75,7 +84,10 @@ export class LocalObjectStore implements ObjectStore {
         return undefined;
       }
       if (range && !(range.start >= 0 && range.start <= range.end && range.end < info.size)) {
-        throw new ObjectStoreError('invalid_request', `bytes ${range.start}-${range.end} are not inside ${key} (${info.size} bytes)`);
+        throw new ObjectStoreError(
+          'invalid_request',
+          `bytes ${range.start}-${range.end} are not inside ${key} (${info.size} bytes)`,
+        );
       }
       const body = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
       return { body, size: info.size, contentType: undefined, range };

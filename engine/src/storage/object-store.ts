@@ -66,6 +66,7 @@ function keyProblem(key: string): string | undefined {
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) return `is longer than ${MAX_KEY_BYTES} bytes`;
   if (/[\u0000-\u001f\u007f\\]/.test(key)) return 'holds a control character or a backslash';
   const segments = key.split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..')) return 'must be relative, without empty, "." or ".." segments';
+  if (segments.some((s) => s === '' || s === '.' || s === '..'))
+    return 'must be relative, without empty, "." or ".." segments';
   return undefined;
 }

@@ -49,8 +49,16 @@ export class RecordingStorage {
   }
 
   /** Storage for `config`: the folder alone, or the folder then the bucket. */
-  static forConfig(recordingsDir: string, bucket: S3BucketConfig | undefined, log: RecordingStorageOptions['log']): RecordingStorage {
-    return new RecordingStorage({ recordingsDir, log, bucket: bucket && { store: new S3ObjectStore(bucket), prefix: bucket.prefix } });
+  static forConfig(
+    recordingsDir: string,
+    bucket: S3BucketConfig | undefined,
+    log: RecordingStorageOptions['log'],
+  ): RecordingStorage {
+    return new RecordingStorage({
+      recordingsDir,
+      log,
+      bucket: bucket && { store: new S3ObjectStore(bucket), prefix: bucket.prefix },
+    });
   }
 
   /** The local file a recording with `key` is written to while its call runs (throws for a key outside the folder). */
@@ -70,7 +78,10 @@ export class RecordingStorage {
 
   /** Makes `close` wait for `work` too (a recording still being closed, before `finish` is called for it). */
   track(work: Promise<unknown>): void {
-    const settled = work.then(() => {}, () => {});
+    const settled = work.then(
+      () => {},
+      () => {},
+    );
     this.#finishing.add(settled);
     void settled.then(() => this.#finishing.delete(settled));
   }
@@ -94,7 +105,11 @@ export class RecordingStorage {
         const delayMs = this.#retryDelaysMs[attempt - 1];
         const retrying = isRetryable(error) && delayMs !== undefined && !this.#closing.signal.aborted;
         this.#log(retrying ? 'recording upload failed, retrying' : 'recording upload failed, kept on local disk', {
-          key, bucket: bucket.store.location, attempt, error: String(error), ...(retrying ? { retryInMs: delayMs } : { file }),
+          key,
+          bucket: bucket.store.location,
+          attempt,
+          error: String(error),
+          ...(retrying ? { retryInMs: delayMs } : { file }),
         });
         if (!retrying || !(await this.#wait(delayMs))) return key;
       }

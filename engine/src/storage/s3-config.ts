@@ -38,7 +38,13 @@ export class StorageConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const S3_VARIABLES = ['PARLEY_S3_ENDPOINT', 'PARLEY_S3_REGION', 'PARLEY_S3_ACCESS_KEY_ID', 'PARLEY_S3_SECRET_ACCESS_KEY', 'PARLEY_S3_FORCE_PATH_STYLE'] as const;
+const S3_VARIABLES = [
+  'PARLEY_S3_ENDPOINT',
+  'PARLEY_S3_REGION',
+  'PARLEY_S3_ACCESS_KEY_ID',
+  'PARLEY_S3_SECRET_ACCESS_KEY',
+  'PARLEY_S3_FORCE_PATH_STYLE',
+] as const;
 
 /** The recordings bucket `env` configures; undefined when PARLEY_RECORDINGS_BUCKET is unset (the local folder). */
 export function readRecordingsBucket(env: Env): S3BucketConfig | undefined {
@@ -46,20 +52,30 @@ export function readRecordingsBucket(env: Env): S3BucketConfig | undefined {
   if (!location) {
     // An S3 setting with no bucket is a bucket variable misspelt or forgotten: recordings would silently stay local.
     const stray = S3_VARIABLES.find((name) => nonEmpty(env[name]) !== undefined);
-    if (stray) throw new StorageConfigError('PARLEY_RECORDINGS_BUCKET', `is required when ${stray} is set (unset both to keep recordings in the local folder)`);
+    if (stray)
+      throw new StorageConfigError(
+        'PARLEY_RECORDINGS_BUCKET',
+        `is required when ${stray} is set (unset both to keep recordings in the local folder)`,
+      );
     return undefined;
   }
   const { bucket, prefix } = parseBucketLocation(location);
   const region = nonEmpty(env.PARLEY_S3_REGION) ?? 'us-east-1';
-  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new StorageConfigError('PARLEY_S3_REGION', `"${region}" is not a region name (e.g. us-east-1)`);
+  if (!/^[a-z0-9-]{1,64}$/.test(region))
+    throw new StorageConfigError('PARLEY_S3_REGION', `"${region}" is not a region name (e.g. us-east-1)`);
   const endpoint = nonEmpty(env.PARLEY_S3_ENDPOINT);
   if (endpoint !== undefined && !/^https?:\/\/[^/\s]+\/?$/i.test(endpoint)) {
-    throw new StorageConfigError('PARLEY_S3_ENDPOINT', 'must be an http(s) URL without a path, e.g. http://127.0.0.1:9000');
+    throw new StorageConfigError(
+      'PARLEY_S3_ENDPOINT',
+      'must be an http(s) URL without a path, e.g. http://127.0.0.1:9000',
+    );
   }
   const accessKeyId = nonEmpty(env.PARLEY_S3_ACCESS_KEY_ID);
-  if (!accessKeyId) throw new StorageConfigError('PARLEY_S3_ACCESS_KEY_ID', 'is required with PARLEY_RECORDINGS_BUCKET');
+  if (!accessKeyId)
+    throw new StorageConfigError('PARLEY_S3_ACCESS_KEY_ID', 'is required with PARLEY_RECORDINGS_BUCKET');
   const secretAccessKey = nonEmpty(env.PARLEY_S3_SECRET_ACCESS_KEY);
-  if (!secretAccessKey) throw new StorageConfigError('PARLEY_S3_SECRET_ACCESS_KEY', 'is required with PARLEY_RECORDINGS_BUCKET');
+  if (!secretAccessKey)
+    throw new StorageConfigError('PARLEY_S3_SECRET_ACCESS_KEY', 'is required with PARLEY_RECORDINGS_BUCKET');
   return {
     bucket,
     prefix,
@@ -74,15 +90,25 @@ export function readRecordingsBucket(env: Env): S3BucketConfig | undefined {
 /** `s3://<bucket>/<optional prefix>` → its parts; the bucket name is checked against S3's naming rules. */
 export function parseBucketLocation(location: string): { bucket: string; prefix: string } {
   const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(location);
-  if (!match) throw new StorageConfigError('PARLEY_RECORDINGS_BUCKET', `"${location}" is not of the form s3://<bucket>/<optional prefix>`);
+  if (!match)
+    throw new StorageConfigError(
+      'PARLEY_RECORDINGS_BUCKET',
+      `"${location}" is not of the form s3://<bucket>/<optional prefix>`,
+    );
   const bucket = match[1]!;
   // S3's rules for new buckets: 3–63 lower-case letters, digits, dots and hyphens, a letter or digit at each end.
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
-    throw new StorageConfigError('PARLEY_RECORDINGS_BUCKET', `"${bucket}" is not a bucket name (3–63 lower-case letters, digits, dots and hyphens)`);
+    throw new StorageConfigError(
+      'PARLEY_RECORDINGS_BUCKET',
+      `"${bucket}" is not a bucket name (3–63 lower-case letters, digits, dots and hyphens)`,
+    );
   }
   const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
   if (prefix.split('/').some((segment) => segment === '.' || segment === '..' || (prefix !== '' && segment === ''))) {
-    throw new StorageConfigError('PARLEY_RECORDINGS_BUCKET', `prefix "${prefix}" must be plain folder names separated by single slashes`);
+    throw new StorageConfigError(
+      'PARLEY_RECORDINGS_BUCKET',
+      `prefix "${prefix}" must be plain folder names separated by single slashes`,
+    );
   }
   return { bucket, prefix };
 }

@@ -11,12 +11,14 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** What an operator should look at for each S3 code that is about configuration rather than the request. */
 const HINTS: Readonly<Record<string, string>> = {
   InvalidAccessKeyId: 'check PARLEY_S3_ACCESS_KEY_ID',
-  SignatureDoesNotMatch: 'check PARLEY_S3_SECRET_ACCESS_KEY (and that PARLEY_S3_ENDPOINT and PARLEY_S3_REGION are the server\'s)',
+  SignatureDoesNotMatch:
+    "check PARLEY_S3_SECRET_ACCESS_KEY (and that PARLEY_S3_ENDPOINT and PARLEY_S3_REGION are the server's)",
   AccessDenied: 'the access key may not do this in the bucket',
-  RequestTimeTooSkewed: 'this machine\'s clock is more than 15 minutes away from the server\'s',
+  RequestTimeTooSkewed: "this machine's clock is more than 15 minutes away from the server's",
   AuthorizationHeaderMalformed: 'check PARLEY_S3_REGION',
   NoSuchBucket: 'check the bucket of PARLEY_RECORDINGS_BUCKET and PARLEY_S3_ENDPOINT',
-  PermanentRedirect: 'the bucket is in another region or needs another endpoint: check PARLEY_S3_REGION and PARLEY_S3_ENDPOINT',
+  PermanentRedirect:
+    'the bucket is in another region or needs another endpoint: check PARLEY_S3_REGION and PARLEY_S3_ENDPOINT',
 };
 
 /** The ObjectStoreError for a non-2xx `response` to `operation` (e.g. `PUT recordings/a.ogg`). Consumes the body. */
@@ -25,7 +27,10 @@ export async function s3ResponseError(response: Response, operation: string): Pr
   const code = errorCode(response.status, s3Code);
   const hint = s3Code ? HINTS[s3Code] : undefined;
   const said = [s3Code ?? `HTTP ${response.status}`, message].filter(Boolean).join(': ');
-  return new ObjectStoreError(code, `S3 refused ${operation}: ${said}${hint ? ` — ${hint}` : ''}`, { status: response.status, s3Code });
+  return new ObjectStoreError(code, `S3 refused ${operation}: ${said}${hint ? ` — ${hint}` : ''}`, {
+    status: response.status,
+    s3Code,
+  });
 }
 
 /** The Code and Message of an S3 error document; neither when the text is not one. */

@@ -10,7 +10,14 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { checkObjectKey, type ByteRange, type ObjectSource, type ObjectStore, type StoredObject, type StoredObjectInfo } from './object-store.ts';
+import {
+  checkObjectKey,
+  type ByteRange,
+  type ObjectSource,
+  type ObjectStore,
+  type StoredObject,
+  type StoredObjectInfo,
+} from './object-store.ts';
 import type { S3BucketConfig } from './s3-config.ts';
 import { s3ResponseError } from './s3-errors.ts';
 import { EMPTY_PAYLOAD_SHA256, signRequest, UNSIGNED_PAYLOAD, uriEncode } from './sigv4.ts';
@@ -24,7 +31,10 @@ export const S3_REQUEST_TIMEOUT_MS = 15_000;
 /** How long one PUT may take, ms: an hour's recording is ~15 MB at 32 kbit/s, two minutes even over 1 Mbit/s. */
 export const S3_UPLOAD_TIMEOUT_MS = 120_000;
 
-export type S3ObjectStoreOptions = Pick<S3BucketConfig, 'bucket' | 'endpoint' | 'region' | 'accessKeyId' | 'secretAccessKey' | 'forcePathStyle'>;
+export type S3ObjectStoreOptions = Pick<
+  S3BucketConfig,
+  'bucket' | 'endpoint' | 'region' | 'accessKeyId' | 'secretAccessKey' | 'forcePathStyle'
+>;
 
 interface SendOptions {
   headers?: Record<string, string>;
@@ -60,7 +70,12 @@ export class S3ObjectStore implements ObjectStore {
     const headers: Record<string, string> = options.contentType ? { 'content-type': options.contentType } : {};
     let response: Response;
     if (source instanceof Uint8Array) {
-      response = await this.#send('PUT', key, { headers, body: source, payloadHash: sha256(source), timeoutMs: S3_UPLOAD_TIMEOUT_MS });
+      response = await this.#send('PUT', key, {
+        headers,
+        body: source,
+        payloadHash: sha256(source),
+        timeoutMs: S3_UPLOAD_TIMEOUT_MS,
+      });
     } else if ('stream' in source) {
       // Bytes that pass once cannot be hashed before they are sent: S3 takes them unsigned (the request still is).
       // A stream's content-length is given (and signed) because fetch would otherwise send it chunked, which
@@ -73,9 +88,13 @@ export class S3ObjectStore implements ObjectStore {
       });
     } else {
       // Hashed first (S3 then checks every byte it stores), streamed second: a recording never sits whole in memory.
-      const [info, payloadHash] = await Promise.all([stat(source.file), hashFile(source.file)]).catch((error: unknown) => {
-        throw new ObjectStoreError('internal', `could not read ${source.file}: ${(error as Error).message}`, { cause: error });
-      });
+      const [info, payloadHash] = await Promise.all([stat(source.file), hashFile(source.file)]).catch(
+        (error: unknown) => {
+          throw new ObjectStoreError('internal', `could not read ${source.file}: ${(error as Error).message}`, {
+            cause: error,
+          });
+        },
+      );
       response = await this.#send('PUT', key, {
         headers: { ...headers, 'content-length': String(info.size) },
         body: Readable.toWeb(createReadStream(source.file)) as ReadableStream,
@@ -91,7 +110,10 @@ export class S3ObjectStore implements ObjectStore {
     const response = await this.#send('HEAD', key);
     if (response.status === 404) return undefined;
     if (!response.ok) throw await s3ResponseError(response, `HEAD ${key}`);
-    return { size: contentLength(response, `HEAD ${key}`), contentType: response.headers.get('content-type') ?? undefined };
+    return {
+      size: contentLength(response, `HEAD ${key}`),
+      contentType: response.headers.get('content-type') ?? undefined,
+    };
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | undefined> {
@@ -107,12 +129,19 @@ export class S3ObjectStore implements ObjectStore {
     const expected = range ? 206 : 200;
     if (response.status !== expected || !response.body) {
       await response.body?.cancel();
-      throw new ObjectStoreError('bad_response', `S3 answered GET ${key}${range ? ` bytes=${range.start}-${range.end}` : ''} with ${response.status}, not ${expected}`, { status: response.status });
+      throw new ObjectStoreError(
+        'bad_response',
+        `S3 answered GET ${key}${range ? ` bytes=${range.start}-${range.end}` : ''} with ${response.status}, not ${expected}`,
+        { status: response.status },
+      );
     }
     const size = range ? sizeFromContentRange(response, range) : contentLength(response, `GET ${key}`);
     if (size === undefined) {
       await response.body.cancel();
-      throw new ObjectStoreError('bad_response', `S3 answered GET ${key} with Content-Range "${response.headers.get('content-range')}", not bytes ${range!.start}-${range!.end}/<size>`);
+      throw new ObjectStoreError(
+        'bad_response',
+        `S3 answered GET ${key} with Content-Range "${response.headers.get('content-range')}", not bytes ${range!.start}-${range!.end}/<size>`,
+      );
     }
     return {
       body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
@@ -149,8 +178,17 @@ export class S3ObjectStore implements ObjectStore {
         ...(options.body instanceof ReadableStream ? { duplex: 'half' } : {}),
       } as RequestInit);
     } catch (error) {
-      if (abort.signal.aborted) throw new ObjectStoreError('upstream_timeout', `S3 did not answer ${method} ${key} within ${timeoutMs} ms (${this.#options.endpoint})`, { cause: error });
-      throw new ObjectStoreError('upstream_failed', `S3 at ${this.#options.endpoint} could not be reached for ${method} ${key}: ${networkReason(error)}`, { cause: error });
+      if (abort.signal.aborted)
+        throw new ObjectStoreError(
+          'upstream_timeout',
+          `S3 did not answer ${method} ${key} within ${timeoutMs} ms (${this.#options.endpoint})`,
+          { cause: error },
+        );
+      throw new ObjectStoreError(
+        'upstream_failed',
+        `S3 at ${this.#options.endpoint} could not be reached for ${method} ${key}: ${networkReason(error)}`,
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -159,7 +197,8 @@ export class S3ObjectStore implements ObjectStore {
 
 function contentLength(response: Response, operation: string): number {
   const size = Number(response.headers.get('content-length'));
-  if (!Number.isSafeInteger(size) || size < 0) throw new ObjectStoreError('bad_response', `S3 answered ${operation} without a Content-Length`);
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new ObjectStoreError('bad_response', `S3 answered ${operation} without a Content-Length`);
   return size;
 }
 

@@ -47,7 +47,11 @@ export function signRequest(request: SigV4Request, credentials: SigV4Credentials
   const service = scope.service ?? 's3';
   const amzDate = toAmzDate(scope.date);
   const day = amzDate.slice(0, 8);
-  const headers: Record<string, string> = { ...request.headers, 'x-amz-date': amzDate, 'x-amz-content-sha256': request.payloadHash };
+  const headers: Record<string, string> = {
+    ...request.headers,
+    'x-amz-date': amzDate,
+    'x-amz-content-sha256': request.payloadHash,
+  };
   const signed = canonicalHeaders({ ...headers, host: request.url.host });
   const canonicalRequest = [
     request.method.toUpperCase(),
@@ -59,14 +63,19 @@ export function signRequest(request: SigV4Request, credentials: SigV4Credentials
   ].join('\n');
   const credentialScope = `${day}/${scope.region}/${service}/aws4_request`;
   const stringToSign = [SIGV4_ALGORITHM, amzDate, credentialScope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = hmac(signingKey(credentials.secretAccessKey, day, scope.region, service), stringToSign).toString('hex');
+  const signature = hmac(signingKey(credentials.secretAccessKey, day, scope.region, service), stringToSign).toString(
+    'hex',
+  );
   headers.authorization = `${SIGV4_ALGORITHM} Credential=${credentials.accessKeyId}/${credentialScope}, SignedHeaders=${signed.names}, Signature=${signature}`;
   return { headers, canonicalRequest, stringToSign, signature };
 }
 
 /** `20130524T000000Z`: ISO 8601 basic format, UTC, whole seconds. */
 export function toAmzDate(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /** The key of the last HMAC: the secret, narrowed to one day, region and service. */
@@ -86,7 +95,12 @@ export function uriEncode(text: string, keepSlash = false): string {
 
 /** The path, each segment URI-encoded once (S3 does not double-encode): what was sent, decoded, then encoded. */
 function canonicalUri(pathname: string): string {
-  return pathname.split('/').map((segment) => uriEncode(decodeURIComponent(segment))).join('/') || '/';
+  return (
+    pathname
+      .split('/')
+      .map((segment) => uriEncode(decodeURIComponent(segment)))
+      .join('/') || '/'
+  );
 }
 
 /** Parameters encoded, sorted by name then value, joined by `&`; a parameter without a value is `name=`. */
@@ -103,7 +117,10 @@ function canonicalHeaders(headers: Record<string, string>): { block: string; nam
   const entries = Object.entries(headers)
     .map(([name, value]) => [name.toLowerCase(), value.trim().replace(/\s+/g, ' ')] as const)
     .sort(([a], [b]) => compare(a, b));
-  return { block: entries.map(([name, value]) => `${name}:${value}\n`).join(''), names: entries.map(([name]) => name).join(';') };
+  return {
+    block: entries.map(([name, value]) => `${name}:${value}\n`).join(''),
+    names: entries.map(([name]) => name).join(';'),
+  };
 }
 
 /** Code-unit order, as AWS sorts (localeCompare would put `X-` and `x-` together differently). */

@@ -35,7 +35,11 @@ describe('Channel', () => {
     channel.push(2);
     channel.push(3);
     const seen: number[] = [];
-    await expect((async () => { for await (const n of channel) seen.push(n); })()).rejects.toBeInstanceOf(ChannelOverflowError);
+    await expect(
+      (async () => {
+        for await (const n of channel) seen.push(n);
+      })(),
+    ).rejects.toBeInstanceOf(ChannelOverflowError);
     expect(seen).toEqual([1, 2]);
   });
 

@@ -38,7 +38,8 @@ export class Channel<T> implements AsyncIterable<T> {
    * @param overflow what a push into a full channel does
    */
   constructor(capacity: number, overflow: OverflowRule, options: ChannelOptions<T> = {}) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError('channel capacity must be a positive integer');
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError('channel capacity must be a positive integer');
     this.#capacity = capacity;
     this.#overflow = overflow;
     this.#options = options;
@@ -119,7 +120,10 @@ export class Channel<T> implements AsyncIterable<T> {
     return {
       next: () => {
         if (this.#items.length > 0) return Promise.resolve({ value: this.#items.shift()!, done: false });
-        if (this.#ended) return this.#error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(this.#error);
+        if (this.#ended)
+          return this.#error === undefined
+            ? Promise.resolve({ value: undefined, done: true })
+            : Promise.reject(this.#error);
         return new Promise((resolve, reject) => {
           this.#waiter = { resolve, reject };
         });

@@ -7,8 +7,12 @@ describe('shared intervals', () => {
   it('run every callback of a period from one timer, and stop each on its own', async () => {
     let a = 0;
     let b = 0;
-    const stopA = everyShared(20, () => { a += 1; });
-    const stopB = everyShared(20, () => { b += 1; });
+    const stopA = everyShared(20, () => {
+      a += 1;
+    });
+    const stopB = everyShared(20, () => {
+      b += 1;
+    });
     await wait(110);
     expect(a).toBeGreaterThanOrEqual(3);
     expect(Math.abs(a - b)).toBeLessThanOrEqual(1);
@@ -25,8 +29,12 @@ describe('shared intervals', () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.message);
     process.on('warning', onWarning);
-    const stopBad = everyShared(15, () => { throw new Error('broken check'); });
-    const stopGood = everyShared(15, () => { ran += 1; });
+    const stopBad = everyShared(15, () => {
+      throw new Error('broken check');
+    });
+    const stopGood = everyShared(15, () => {
+      ran += 1;
+    });
     await wait(60);
     stopBad();
     stopGood();

@@ -12,17 +12,24 @@ export interface ProviderRegistry<P extends { readonly name: string }> {
   pick(name: string | undefined): P;
 }
 
-export function providerRegistry<P extends { readonly name: string }>(providers: readonly P[], defaultName?: string): ProviderRegistry<P> {
+export function providerRegistry<P extends { readonly name: string }>(
+  providers: readonly P[],
+  defaultName?: string,
+): ProviderRegistry<P> {
   if (providers.length === 0) throw new Error('a worker needs at least one provider');
   const byName = new Map(providers.map((p) => [p.name, p]));
   const fallback = byName.get(defaultName ?? providers[0]!.name);
-  if (!fallback) throw new UnknownProviderError(`default provider "${defaultName}" is not among ${[...byName.keys()].join(', ')}`);
+  if (!fallback)
+    throw new UnknownProviderError(`default provider "${defaultName}" is not among ${[...byName.keys()].join(', ')}`);
   return {
     names: [...byName.keys()],
     pick(name) {
       if (name === undefined) return fallback;
       const provider = byName.get(name);
-      if (!provider) throw new UnknownProviderError(`provider "${name}" is not served here; available: ${[...byName.keys()].join(', ')}`);
+      if (!provider)
+        throw new UnknownProviderError(
+          `provider "${name}" is not served here; available: ${[...byName.keys()].join(', ')}`,
+        );
       return provider;
     },
   };

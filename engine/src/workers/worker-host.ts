@@ -61,7 +61,11 @@ interface OpenStream {
   lastHeardAt: number;
 }
 
-export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: (event: string, detail?: object) => void = () => {}): WorkerHandle {
+export function startWorker(
+  bus: Bus,
+  kindHandler: WorkerKindHandler,
+  log: (event: string, detail?: object) => void = () => {},
+): WorkerHandle {
   const workerId = `${kindHandler.kind}-${randomBytes(6).toString('hex')}`;
   const streams = new Map<string, OpenStream>();
   const opens = bus.subscribe(subjects.workerOpen(kindHandler.kind), { queue: queues[kindHandler.kind] });
@@ -84,7 +88,14 @@ export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: (even
     try {
       request = codecs.openRequest.decode(message.data);
     } catch (error) {
-      message.respond(codecs.openReply.encode({ ok: false, code: 'bad_message', message: (error as Error).message, retryable: false }));
+      message.respond(
+        codecs.openReply.encode({
+          ok: false,
+          code: 'bad_message',
+          message: (error as Error).message,
+          retryable: false,
+        }),
+      );
       return;
     }
     const streamId = randomBytes(8).toString('hex');
@@ -103,7 +114,9 @@ export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: (even
     } catch (error) {
       const raw = (error as { code?: unknown }).code;
       const code = typeof raw === 'string' && isErrorCode(raw) ? raw : 'open_failed';
-      message.respond(codecs.openReply.encode({ ok: false, code, message: (error as Error).message, retryable: false }));
+      message.respond(
+        codecs.openReply.encode({ ok: false, code, message: (error as Error).message, retryable: false }),
+      );
       return;
     }
     const subscription = bus.subscribe(kindSubjects(kindHandler.kind, streamId).in);
@@ -128,12 +141,15 @@ export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: (even
   })();
 
   const beat = () =>
-    bus.publish(subjects.workerHeartbeat(kindHandler.kind, workerId), codecs.heartbeat.encode({
-      workerId,
-      kind: kindHandler.kind,
-      streams: streams.size,
-      providers: [...kindHandler.providers],
-    }));
+    bus.publish(
+      subjects.workerHeartbeat(kindHandler.kind, workerId),
+      codecs.heartbeat.encode({
+        workerId,
+        kind: kindHandler.kind,
+        streams: streams.size,
+        providers: [...kindHandler.providers],
+      }),
+    );
   beat();
   const heartbeat = setInterval(beat, WORKER_HEARTBEAT_INTERVAL_MS);
   const sweep = setInterval(() => {

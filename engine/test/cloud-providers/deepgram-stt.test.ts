@@ -41,7 +41,13 @@ describe('DeepgramStt', () => {
       'I need to',
       'I need to change',
     ]);
-    expect(events.at(-1)).toEqual({ type: 'final', text: 'I need to change my order.', startMs: 300, endMs: 1_100, confidence: 0.97 });
+    expect(events.at(-1)).toEqual({
+      type: 'final',
+      text: 'I need to change my order.',
+      startMs: 300,
+      endMs: 1_100,
+      confidence: 0.97,
+    });
 
     const connection = deepgram.connections[before]!;
     expect(connection.headers.authorization).toBe(`Token ${KEY}`);
@@ -84,7 +90,10 @@ describe('DeepgramStt', () => {
   it('joins an utterance Deepgram settles in several segments into one final', async () => {
     const segmented = await startFakeDeepgram({ apiKey: KEY, transcripts: ['one two three four'], finalSegments: 2 });
     try {
-      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: segmented.baseUrl }).open({ language: 'en' }, new AbortController().signal);
+      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: segmented.baseUrl }).open(
+        { language: 'en' },
+        new AbortController().signal,
+      );
       push(stream, speech(400));
       push(stream, quiet(400));
       stream.end();
@@ -100,7 +109,10 @@ describe('DeepgramStt', () => {
     // Idle limit 400 ms, KeepAlive every 60 ms: wide margins, so a busy machine's late timers cannot flake it.
     const strict = await startFakeDeepgram({ apiKey: KEY, idleTimeoutMs: 400 });
     try {
-      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: strict.baseUrl, keepAliveMs: 60 }).open({ language: 'en' }, new AbortController().signal);
+      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: strict.baseUrl, keepAliveMs: 60 }).open(
+        { language: 'en' },
+        new AbortController().signal,
+      );
       await sleep(900);
       stream.end();
       expect(await collect(stream)).toEqual([]);
@@ -114,7 +126,10 @@ describe('DeepgramStt', () => {
   it('fails with upstream_failed when the server closes an idle stream (NET-0001)', async () => {
     const strict = await startFakeDeepgram({ apiKey: KEY, idleTimeoutMs: 100 });
     try {
-      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: strict.baseUrl, keepAliveMs: 60_000 }).open({ language: 'en' }, new AbortController().signal);
+      const stream = new DeepgramStt({ apiKey: KEY, baseUrl: strict.baseUrl, keepAliveMs: 60_000 }).open(
+        { language: 'en' },
+        new AbortController().signal,
+      );
       const { error } = await collectFailure(stream);
       expectProviderError(error, 'upstream_failed');
       expect((error as Error).message).toContain('1011 NET-0001');
@@ -141,16 +156,27 @@ describe('DeepgramStt', () => {
   });
 
   it('maps refused handshakes: wrong key, too many streams, unknown model', async () => {
-    const wrong = new DeepgramStt({ apiKey: 'nope', baseUrl: deepgram.baseUrl }).open({ language: 'en' }, new AbortController().signal);
+    const wrong = new DeepgramStt({ apiKey: 'nope', baseUrl: deepgram.baseUrl }).open(
+      { language: 'en' },
+      new AbortController().signal,
+    );
     const unauthorized = (await collectFailure(wrong)).error;
     expectProviderError(unauthorized, 'unauthorized', 401);
     expect((unauthorized as Error).message).toContain('INVALID_AUTH');
 
     deepgram.refuseNext(429, 'TOO_MANY_REQUESTS', 'Too many requests.');
-    expectProviderError((await collectFailure(stt.open({ language: 'en' }, new AbortController().signal))).error, 'rate_limited', 429);
+    expectProviderError(
+      (await collectFailure(stt.open({ language: 'en' }, new AbortController().signal))).error,
+      'rate_limited',
+      429,
+    );
 
     const badModel = new DeepgramStt({ apiKey: KEY, baseUrl: deepgram.baseUrl, model: 'nova-9' });
-    expectProviderError((await collectFailure(badModel.open({ language: 'en' }, new AbortController().signal))).error, 'invalid_request', 400);
+    expectProviderError(
+      (await collectFailure(badModel.open({ language: 'en' }, new AbortController().signal))).error,
+      'invalid_request',
+      400,
+    );
   });
 
   it('times out a handshake nobody answers', async () => {
@@ -159,7 +185,10 @@ describe('DeepgramStt', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const baseUrl = `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
-      const stream = new DeepgramStt({ apiKey: KEY, baseUrl, connectTimeoutMs: 150 }).open({ language: 'en' }, new AbortController().signal);
+      const stream = new DeepgramStt({ apiKey: KEY, baseUrl, connectTimeoutMs: 150 }).open(
+        { language: 'en' },
+        new AbortController().signal,
+      );
       expectProviderError((await collectFailure(stream)).error, 'upstream_timeout');
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -193,7 +222,9 @@ describe('DeepgramStt', () => {
       expect(event.type).toBe('partial');
       break;
     }
-    expect(await within(deepgram.connections[before]!.closed, 'the socket to close')).toMatchObject({ byServer: false });
+    expect(await within(deepgram.connections[before]!.closed, 'the socket to close')).toMatchObject({
+      byServer: false,
+    });
   });
 
   it('picks the model by sttMode and boosts keywords the way older models take them', () => {

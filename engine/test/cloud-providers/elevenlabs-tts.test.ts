@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AudioChunk } from '../../src/audio/format.ts';
 import { ELEVENLABS_DEFAULT_VOICE, ElevenLabsTts } from '../../src/providers/elevenlabs/elevenlabs-tts.ts';
-import { FAKE_ELEVENLABS_MS_PER_CHAR, startFakeElevenLabs, type FakeElevenLabs } from '../fakes/fake-elevenlabs-server.ts';
+import {
+  FAKE_ELEVENLABS_MS_PER_CHAR,
+  startFakeElevenLabs,
+  type FakeElevenLabs,
+} from '../fakes/fake-elevenlabs-server.ts';
 import { tone } from '../fakes/pcm-audio.ts';
 import { collect, collectFailure, expectProviderError, within } from './support.ts';
 
@@ -49,7 +53,9 @@ describe('ElevenLabsTts', () => {
 
   it('sends the requested voice and the speed, clamped to the range ElevenLabs takes', async () => {
     const before = eleven.requests.length;
-    await collect(tts.synthesize({ text: 'Hi.', voiceId: 'pNInz6obpgDQGcFmaJgB', speed: 2 }, new AbortController().signal));
+    await collect(
+      tts.synthesize({ text: 'Hi.', voiceId: 'pNInz6obpgDQGcFmaJgB', speed: 2 }, new AbortController().signal),
+    );
     expect(eleven.requests[before]).toMatchObject({
       voiceId: 'pNInz6obpgDQGcFmaJgB',
       body: { text: 'Hi.', model_id: 'eleven_flash_v2_5', voice_settings: { speed: 1.2 } },
@@ -74,9 +80,17 @@ describe('ElevenLabsTts', () => {
     const unknownVoice = tts.synthesize({ text: 'x', voiceId: 'no-such-voice' }, new AbortController().signal);
     expectProviderError((await collectFailure(unknownVoice)).error, 'invalid_request', 404);
     const badModel = new ElevenLabsTts({ apiKey: KEY, baseUrl: eleven.baseUrl, modelId: 'eleven_nope' });
-    expectProviderError((await collectFailure(badModel.synthesize({ text: 'x' }, new AbortController().signal))).error, 'invalid_request', 400);
+    expectProviderError(
+      (await collectFailure(badModel.synthesize({ text: 'x' }, new AbortController().signal))).error,
+      'invalid_request',
+      400,
+    );
     eleven.enqueue({ status: 503 });
-    expectProviderError((await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error, 'upstream_failed', 503);
+    expectProviderError(
+      (await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error,
+      'upstream_failed',
+      503,
+    );
   });
 
   it('ends without an error and closes the connection when aborted mid-clause', async () => {
@@ -94,13 +108,21 @@ describe('ElevenLabsTts', () => {
       'the aborted synthesis to end',
     );
     expect(chunks).toHaveLength(1);
-    expect(await within(eleven.requests[before]!.outcome, 'the fake to see the client leave')).toEqual({ clientClosedEarly: true });
+    expect(await within(eleven.requests[before]!.outcome, 'the fake to see the client leave')).toEqual({
+      clientClosedEarly: true,
+    });
   });
 
   it('times out when the audio stalls, and fails when the connection drops', async () => {
     eleven.enqueue({ stallAfterChunks: 1 });
-    expectProviderError((await collectFailure(tts.synthesize({ text: 'A long enough clause.' }, new AbortController().signal))).error, 'upstream_timeout');
+    expectProviderError(
+      (await collectFailure(tts.synthesize({ text: 'A long enough clause.' }, new AbortController().signal))).error,
+      'upstream_timeout',
+    );
     eleven.enqueue({ dropAfterChunks: 1, chunkDelayMs: 10 });
-    expectProviderError((await collectFailure(tts.synthesize({ text: 'A long enough clause.' }, new AbortController().signal))).error, 'upstream_failed');
+    expectProviderError(
+      (await collectFailure(tts.synthesize({ text: 'A long enough clause.' }, new AbortController().signal))).error,
+      'upstream_failed',
+    );
   });
 });

@@ -37,7 +37,12 @@ const hello = { messages: [{ role: 'user' as const, content: 'Hi' }] };
 function llms(primaryKey = 'sk-primary') {
   const failures: unknown[] = [];
   const provider = new FallbackLlm(
-    new OpenAiCompatLlm({ baseUrl: primaryLlm.baseUrl, apiKey: primaryKey, model: 'gpt-4o-mini', timeouts: { firstOutputMs: 200 } }),
+    new OpenAiCompatLlm({
+      baseUrl: primaryLlm.baseUrl,
+      apiKey: primaryKey,
+      model: 'gpt-4o-mini',
+      timeouts: { firstOutputMs: 200 },
+    }),
     new OpenAiCompatLlm({ baseUrl: secondaryLlm.baseUrl, model: 'llama-3.1-8b' }),
     { onFallback: (error) => failures.push(error) },
   );
@@ -102,7 +107,9 @@ describe('FallbackTts', () => {
     eleven.enqueue({ status: 503 });
     const failures: unknown[] = [];
     const before = secondaryLlm.speech.requests.length;
-    const chunks = await collect(tts(failures).synthesize({ text: 'Hello.', voiceId: '21m00Tcm4TlvDq8ikWAM' }, new AbortController().signal));
+    const chunks = await collect(
+      tts(failures).synthesize({ text: 'Hello.', voiceId: '21m00Tcm4TlvDq8ikWAM' }, new AbortController().signal),
+    );
     expect(chunks.length).toBeGreaterThan(0);
     expect(chunks.every((c) => c.sampleRate === 24_000)).toBe(true);
     expect(secondaryLlm.speech.requests[before]?.body.voice).toBe('nova');
@@ -114,7 +121,9 @@ describe('FallbackTts', () => {
   it('propagates a failure after audio flowed: no second voice saying the clause again', async () => {
     eleven.enqueue({ dropAfterChunks: 2, chunkDelayMs: 10 });
     const before = secondaryLlm.speech.requests.length;
-    const { items, error } = await collectFailure(tts([]).synthesize({ text: 'A clause long enough to stream.' }, new AbortController().signal));
+    const { items, error } = await collectFailure(
+      tts([]).synthesize({ text: 'A clause long enough to stream.' }, new AbortController().signal),
+    );
     expect(items.length).toBeGreaterThan(0);
     expectProviderError(error, 'upstream_failed');
     expect(secondaryLlm.speech.requests.length).toBe(before);
@@ -140,7 +149,9 @@ describe('FallbackStt', () => {
     speak(stream, tone(600, ENGINE_SAMPLE_RATE));
     stream.endOfUtterance();
     stream.end();
-    expect(await collect(stream)).toEqual([{ type: 'final', text: 'hello from the secondary', startMs: 0, endMs: 800 }]);
+    expect(await collect(stream)).toEqual([
+      { type: 'final', text: 'hello from the secondary', startMs: 0, endMs: 800 },
+    ]);
     expect(secondaryLlm.transcriptions.requests[before]?.wav.durationMs).toBe(800);
     expectProviderError(failures[0], 'unauthorized', 401);
   });

@@ -61,7 +61,10 @@ describe('OpenAiCompatLlm errors', () => {
 
   it('maps a request OpenAI refuses (a tool result with no tool call) to invalid_request', async () => {
     const { error } = await collectFailure(
-      llm.stream({ messages: [...hello, { role: 'tool', toolCallId: 'nope', content: 'x' }] }, new AbortController().signal),
+      llm.stream(
+        { messages: [...hello, { role: 'tool', toolCallId: 'nope', content: 'x' }] },
+        new AbortController().signal,
+      ),
     );
     expectProviderError(error, 'invalid_request', 400);
   });

@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => openai.close());
 
-const text = (events: LlmEvent[]): string =>
-  events.flatMap((e) => (e.type === 'token' ? [e.text] : [])).join('');
+const text = (events: LlmEvent[]): string => events.flatMap((e) => (e.type === 'token' ? [e.text] : [])).join('');
 
 describe('OpenAiCompatLlm streaming', () => {
   it('streams tokens in order, then done with the finish reason and the usage chunk', async () => {
@@ -72,7 +71,9 @@ describe('OpenAiCompatLlm streaming', () => {
   it('assembles a tool call whose name and arguments arrive over several chunks, and sends the result back', async () => {
     openai.chat.enqueue({
       tokens: ['Let me check.'],
-      toolCalls: [{ id: 'call_abc', name: 'lookup_order', arguments: '{"order":"A-1042"}', argumentPieces: 5, splitName: true }],
+      toolCalls: [
+        { id: 'call_abc', name: 'lookup_order', arguments: '{"order":"A-1042"}', argumentPieces: 5, splitName: true },
+      ],
       usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
     });
     const first = await collect(llm.stream({ messages: hello, tools: [LOOKUP] }, new AbortController().signal));
@@ -104,7 +105,9 @@ describe('OpenAiCompatLlm streaming', () => {
       {
         role: 'assistant',
         content: 'Let me check.',
-        tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'lookup_order', arguments: '{"order":"A-1042"}' } }],
+        tool_calls: [
+          { id: 'call_abc', type: 'function', function: { name: 'lookup_order', arguments: '{"order":"A-1042"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'call_abc', content: '{"status":"shipped"}' },
     ]);

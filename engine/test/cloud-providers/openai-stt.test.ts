@@ -30,9 +30,16 @@ describe('OpenAiCompatStt', () => {
     speak(stream, 1_200);
     stream.endOfUtterance();
     stream.end();
-    expect(await collect(stream)).toEqual([{ type: 'final', text: 'I need to change my order.', startMs: 0, endMs: 1_200 }]);
+    expect(await collect(stream)).toEqual([
+      { type: 'final', text: 'I need to change my order.', startMs: 0, endMs: 1_200 },
+    ]);
     const request = openai.transcriptions.requests[before];
-    expect(request).toMatchObject({ model: 'whisper-1', language: 'en', prompt: 'Parley, A-1042', responseFormat: 'json' });
+    expect(request).toMatchObject({
+      model: 'whisper-1',
+      language: 'en',
+      prompt: 'Parley, A-1042',
+      responseFormat: 'json',
+    });
     expect(request?.filename).toMatch(/\.wav$/);
     expect(request?.wav).toMatchObject({ sampleRate: 16_000, channels: 1, bitsPerSample: 16, durationMs: 1_200 });
     expect(Array.from(request?.wav.samples.subarray(0, 400) ?? [])).toEqual(Array.from(tone(25, ENGINE_SAMPLE_RATE)));
@@ -86,7 +93,12 @@ describe('OpenAiCompatStt', () => {
   });
 
   it('times out a transcription that takes too long', async () => {
-    const impatient = new OpenAiCompatStt({ baseUrl: openai.baseUrl, apiKey: KEY, model: 'whisper-1', requestTimeoutMs: 100 });
+    const impatient = new OpenAiCompatStt({
+      baseUrl: openai.baseUrl,
+      apiKey: KEY,
+      model: 'whisper-1',
+      requestTimeoutMs: 100,
+    });
     openai.transcriptions.enqueue({ text: 'late', delayMs: 500 });
     const stream = impatient.open({ language: 'en' }, new AbortController().signal);
     speak(stream, 300);

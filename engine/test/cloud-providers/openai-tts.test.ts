@@ -56,20 +56,41 @@ describe('OpenAiCompatTts', () => {
 
   it('lists the fixed OpenAI voices, each one the endpoint accepts', async () => {
     const voices = await tts.voices();
-    expect(voices.map((v) => v.id)).toEqual(['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer', 'ash', 'coral', 'sage']);
+    expect(voices.map((v) => v.id)).toEqual([
+      'alloy',
+      'echo',
+      'fable',
+      'onyx',
+      'nova',
+      'shimmer',
+      'ash',
+      'coral',
+      'sage',
+    ]);
     expect(voices).toEqual(OPENAI_VOICES);
     for (const voice of voices) expect(OPENAI_VOICE_IDS).toContain(voice.id);
   });
 
   it('maps errors: wrong key, unknown voice, server failure, a JSON answer instead of audio', async () => {
     const wrong = new OpenAiCompatTts({ baseUrl: openai.baseUrl, apiKey: 'sk-wrong', model: 'tts-1' });
-    expectProviderError((await collectFailure(wrong.synthesize({ text: 'x' }, new AbortController().signal))).error, 'unauthorized', 401);
+    expectProviderError(
+      (await collectFailure(wrong.synthesize({ text: 'x' }, new AbortController().signal))).error,
+      'unauthorized',
+      401,
+    );
     const unknownVoice = tts.synthesize({ text: 'x', voiceId: 'nobody' }, new AbortController().signal);
     expectProviderError((await collectFailure(unknownVoice)).error, 'invalid_request', 400);
     openai.speech.enqueue({ status: 500 });
-    expectProviderError((await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error, 'upstream_failed', 500);
+    expectProviderError(
+      (await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error,
+      'upstream_failed',
+      500,
+    );
     openai.speech.enqueue({ wrongContentType: true });
-    expectProviderError((await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error, 'bad_response');
+    expectProviderError(
+      (await collectFailure(tts.synthesize({ text: 'x' }, new AbortController().signal))).error,
+      'bad_response',
+    );
   });
 
   it('ends without an error and closes the connection when aborted mid-clause', async () => {
@@ -79,7 +100,10 @@ describe('OpenAiCompatTts', () => {
     const chunks: AudioChunk[] = [];
     await within(
       (async () => {
-        for await (const chunk of tts.synthesize({ text: 'A long clause that takes a while to say.' }, controller.signal)) {
+        for await (const chunk of tts.synthesize(
+          { text: 'A long clause that takes a while to say.' },
+          controller.signal,
+        )) {
           chunks.push(chunk);
           controller.abort();
         }
@@ -94,14 +118,18 @@ describe('OpenAiCompatTts', () => {
 
   it('times out when the audio stops flowing, after the audio that came', async () => {
     openai.speech.enqueue({ stallAfterChunks: 2 });
-    const { items, error } = await collectFailure(tts.synthesize({ text: 'A clause long enough for several pieces.' }, new AbortController().signal));
+    const { items, error } = await collectFailure(
+      tts.synthesize({ text: 'A clause long enough for several pieces.' }, new AbortController().signal),
+    );
     expect(items.length).toBeGreaterThan(0);
     expectProviderError(error, 'upstream_timeout');
   });
 
   it('fails with upstream_failed when the connection drops mid-clause', async () => {
     openai.speech.enqueue({ dropAfterChunks: 2, chunkDelayMs: 10 });
-    const { items, error } = await collectFailure(tts.synthesize({ text: 'A clause long enough for several pieces.' }, new AbortController().signal));
+    const { items, error } = await collectFailure(
+      tts.synthesize({ text: 'A clause long enough for several pieces.' }, new AbortController().signal),
+    );
     expect(items.length).toBeGreaterThan(0);
     expectProviderError(error, 'upstream_failed');
   });

@@ -19,7 +19,19 @@ import { rms, samplesFromBytes, VOICED_RMS } from './pcm-audio.ts';
 /** The fake listens in 20 ms frames of 16 kHz PCM16, like the engine sends them. */
 const FRAME_BYTES = 640;
 const FRAME_MS = 20;
-const ENCODINGS = new Set(['linear16', 'linear32', 'flac', 'mulaw', 'alaw', 'amr-nb', 'amr-wb', 'opus', 'ogg-opus', 'speex', 'g729']);
+const ENCODINGS = new Set([
+  'linear16',
+  'linear32',
+  'flac',
+  'mulaw',
+  'alaw',
+  'amr-nb',
+  'amr-wb',
+  'opus',
+  'ogg-opus',
+  'speex',
+  'g729',
+]);
 const BOOLEAN_PARAMS = ['interim_results', 'punctuate', 'smart_format', 'vad_events'];
 
 export interface FakeDeepgramOptions {
@@ -70,7 +82,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
   const refusals: { status: number; errCode: string; errMsg: string }[] = [];
   const connections: FakeDeepgramConnection[] = [];
   const wss = new WebSocketServer({ noServer: true });
-  const running = await startHttp((_req, res) => sendJson(res, 405, { err_code: 'Bad Request', err_msg: 'websocket only' }));
+  const running = await startHttp((_req, res) =>
+    sendJson(res, 405, { err_code: 'Bad Request', err_msg: 'websocket only' }),
+  );
 
   running.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -103,7 +117,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions): Promise<F
 /** What Deepgram would refuse in this handshake. */
 function handshakeProblem(req: IncomingMessage, url: URL, apiKey: string, models: readonly string[]) {
   const auth = req.headers.authorization;
-  if (url.pathname !== '/v1/listen') return { status: 404, errCode: 'NOT_FOUND', errMsg: `No such endpoint ${url.pathname}` };
+  if (url.pathname !== '/v1/listen')
+    return { status: 404, errCode: 'NOT_FOUND', errMsg: `No such endpoint ${url.pathname}` };
   if (auth !== `Token ${apiKey}`) return { status: 401, errCode: 'INVALID_AUTH', errMsg: 'Invalid credentials.' };
   const q = url.searchParams;
   const bad = (errMsg: string) => ({ status: 400, errCode: 'Bad Request', errMsg });
@@ -154,7 +169,9 @@ function listen(
   let carry = Buffer.alloc(0);
   let streamMs = 0;
   /** The utterance being heard: where it started, how much of it was voiced, when the voice last stopped. */
-  let utterance: { startMs: number; voicedMs: number; endMs: number; words: string[]; interimsSent: number } | undefined;
+  let utterance:
+    | { startMs: number; voicedMs: number; endMs: number; words: string[]; interimsSent: number }
+    | undefined;
   let silenceMs = 0;
 
   const send = (message: Record<string, unknown>): void => {
@@ -172,7 +189,11 @@ function listen(
       from_finalize: false,
       ...flags,
       channel: { alternatives: [{ transcript: words.join(' '), confidence: 0.97, words: [] }] },
-      metadata: { request_id: requestId, model_info: { name: query.get('model'), version: 'fake', arch: query.get('model') }, model_uuid: randomUUID() },
+      metadata: {
+        request_id: requestId,
+        model_info: { name: query.get('model'), version: 'fake', arch: query.get('model') },
+        model_uuid: randomUUID(),
+      },
     });
   const settle = (flags: Record<string, boolean>): void => {
     if (utterance === undefined) return;
@@ -203,7 +224,13 @@ function listen(
         const voiced = rms(samplesFromBytes(carry.subarray(0, FRAME_BYTES))) > VOICED_RMS;
         carry = carry.subarray(FRAME_BYTES);
         if (voiced) {
-          utterance ??= { startMs: streamMs, voicedMs: 0, endMs: streamMs, words: nextTranscript().split(' '), interimsSent: 0 };
+          utterance ??= {
+            startMs: streamMs,
+            voicedMs: 0,
+            endMs: streamMs,
+            words: nextTranscript().split(' '),
+            interimsSent: 0,
+          };
           utterance.voicedMs += FRAME_MS;
           utterance.endMs = streamMs + FRAME_MS;
           silenceMs = 0;
@@ -236,7 +263,14 @@ function listen(
     } else if (message.type === 'CloseStream') {
       connection.closeStreamReceived = true;
       settle({ speech_final: true });
-      send({ type: 'Metadata', transaction_key: 'deprecated', request_id: requestId, created: new Date().toISOString(), duration: streamMs / 1000, channels: 1 });
+      send({
+        type: 'Metadata',
+        transaction_key: 'deprecated',
+        request_id: requestId,
+        created: new Date().toISOString(),
+        duration: streamMs / 1000,
+        channels: 1,
+      });
       connection.serverClose(1000, '');
     } else {
       connection.serverClose(1008, 'DATA-0000');

@@ -18,7 +18,19 @@ export const FAKE_SPEECH_SAMPLE_RATE = 24_000;
 const SPEECH_PIECE_BYTES = 4_801;
 const TRANSCRIPTION_FORMATS = new Set(['json', 'text', 'srt', 'verbose_json', 'vtt']);
 const SPEECH_FORMATS = new Set(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
-export const OPENAI_VOICE_IDS = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse'];
+export const OPENAI_VOICE_IDS = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+];
 
 export interface RecordedTranscription {
   model: string;
@@ -47,7 +59,11 @@ export class FakeTranscriptionsEndpoint {
     if (!type.startsWith('multipart/form-data')) return openAiError(res, 400, 'Expected multipart/form-data.', null);
     let form: FormData;
     try {
-      form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+      form = await new Request('http://fake/', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: raw,
+      }).formData();
     } catch {
       return openAiError(res, 400, 'Could not parse multipart form', null);
     }
@@ -55,18 +71,41 @@ export class FakeTranscriptionsEndpoint {
     const model = form.get('model');
     const responseFormat = stringField(form, 'response_format') ?? 'json';
     if (!(file instanceof Blob)) return openAiError(res, 400, "Invalid 'file': expected a file.", 'file');
-    if (typeof model !== 'string' || model === '') return openAiError(res, 400, 'you must provide a model parameter', 'model');
-    if (!TRANSCRIPTION_FORMATS.has(responseFormat)) return openAiError(res, 400, `Invalid 'response_format'.`, 'response_format');
+    if (typeof model !== 'string' || model === '')
+      return openAiError(res, 400, 'you must provide a model parameter', 'model');
+    if (!TRANSCRIPTION_FORMATS.has(responseFormat))
+      return openAiError(res, 400, `Invalid 'response_format'.`, 'response_format');
     const wav = parseWav(new Uint8Array(await file.arrayBuffer()));
     if ('error' in wav) return openAiError(res, 400, `Invalid file format (${wav.error}).`, 'file');
     if (wav.durationMs < 100) {
-      return openAiError(res, 400, 'Audio file is too short. Minimum audio length is 0.1 seconds.', 'file', 'audio_too_short');
+      return openAiError(
+        res,
+        400,
+        'Audio file is too short. Minimum audio length is 0.1 seconds.',
+        'file',
+        'audio_too_short',
+      );
     }
     const filename = file instanceof File ? file.name : '';
-    this.requests.push({ model, language: stringField(form, 'language'), prompt: stringField(form, 'prompt'), responseFormat, filename, wav });
+    this.requests.push({
+      model,
+      language: stringField(form, 'language'),
+      prompt: stringField(form, 'prompt'),
+      responseFormat,
+      filename,
+      wav,
+    });
 
     const script = this.#scripts.shift() ?? { text: `heard ${Math.round(wav.durationMs)} ms` };
-    if ('status' in script) return void sendJson(res, script.status, { error: { message: script.message ?? `scripted ${script.status}`, type: 'server_error', param: null, code: null } });
+    if ('status' in script)
+      return void sendJson(res, script.status, {
+        error: {
+          message: script.message ?? `scripted ${script.status}`,
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      });
     if (script.delayMs !== undefined) await sleep(script.delayMs);
     if (responseFormat === 'text') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -110,20 +149,33 @@ export class FakeSpeechEndpoint {
       return openAiError(res, 400, 'We could not parse the JSON body of your request.', null);
     }
     const format = body.response_format ?? 'mp3';
-    if (typeof body.model !== 'string' || body.model === '') return openAiError(res, 400, 'you must provide a model parameter', 'model');
-    if (typeof body.input !== 'string' || body.input === '') return openAiError(res, 400, "Invalid 'input': string too short.", 'input');
+    if (typeof body.model !== 'string' || body.model === '')
+      return openAiError(res, 400, 'you must provide a model parameter', 'model');
+    if (typeof body.input !== 'string' || body.input === '')
+      return openAiError(res, 400, "Invalid 'input': string too short.", 'input');
     if (body.input.length > 4096) return openAiError(res, 400, "Invalid 'input': string too long.", 'input');
-    if (typeof body.voice !== 'string' || !OPENAI_VOICE_IDS.includes(body.voice)) return openAiError(res, 400, "Invalid value for 'voice'.", 'voice');
-    if (typeof format !== 'string' || !SPEECH_FORMATS.has(format)) return openAiError(res, 400, "Invalid value for 'response_format'.", 'response_format');
-    if (format !== 'pcm') return openAiError(res, 400, `the fake server only produces pcm, not ${format}`, 'response_format');
+    if (typeof body.voice !== 'string' || !OPENAI_VOICE_IDS.includes(body.voice))
+      return openAiError(res, 400, "Invalid value for 'voice'.", 'voice');
+    if (typeof format !== 'string' || !SPEECH_FORMATS.has(format))
+      return openAiError(res, 400, "Invalid value for 'response_format'.", 'response_format');
+    if (format !== 'pcm')
+      return openAiError(res, 400, `the fake server only produces pcm, not ${format}`, 'response_format');
     const speed = body.speed ?? 1;
-    if (typeof speed !== 'number' || speed < 0.25 || speed > 4) return openAiError(res, 400, "Invalid 'speed': must be between 0.25 and 4.0.", 'speed');
+    if (typeof speed !== 'number' || speed < 0.25 || speed > 4)
+      return openAiError(res, 400, "Invalid 'speed': must be between 0.25 and 4.0.", 'speed');
 
     const outcome = deferred<StreamOutcome>();
     this.requests.push({ body, outcome: outcome.promise });
     const script = this.#scripts.shift() ?? {};
     if (script.status !== undefined) {
-      sendJson(res, script.status, { error: { message: script.message ?? `scripted ${script.status}`, type: 'server_error', param: null, code: null } });
+      sendJson(res, script.status, {
+        error: {
+          message: script.message ?? `scripted ${script.status}`,
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      });
       outcome.resolve({ clientClosedEarly: false });
       return;
     }
@@ -134,10 +186,15 @@ export class FakeSpeechEndpoint {
     }
     const audio = bytesFromSamples(tone(speechMs(body.input, speed), FAKE_SPEECH_SAMPLE_RATE));
     const pieces: Uint8Array[] = [];
-    for (let at = 0; at < audio.length; at += SPEECH_PIECE_BYTES) pieces.push(audio.subarray(at, at + SPEECH_PIECE_BYTES));
+    for (let at = 0; at < audio.length; at += SPEECH_PIECE_BYTES)
+      pieces.push(audio.subarray(at, at + SPEECH_PIECE_BYTES));
     res.writeHead(200, { 'content-type': 'audio/pcm', 'transfer-encoding': 'chunked' });
     outcome.resolve(
-      await writePaced(req, res, pieces, { delayMs: script.chunkDelayMs, stallAfter: script.stallAfterChunks, dropAfter: script.dropAfterChunks }),
+      await writePaced(req, res, pieces, {
+        delayMs: script.chunkDelayMs,
+        stallAfter: script.stallAfterChunks,
+        dropAfter: script.dropAfterChunks,
+      }),
     );
   }
 }

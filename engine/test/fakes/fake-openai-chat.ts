@@ -89,12 +89,26 @@ export class FakeChatEndpoint {
     if (script.error !== undefined) {
       const { status, message, type, code, retryAfter } = script.error;
       const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': retryAfter };
-      sendJson(res, status, { error: { message: message ?? `scripted ${status}`, type: type ?? 'server_error', param: null, code: code ?? null } }, headers);
+      sendJson(
+        res,
+        status,
+        {
+          error: {
+            message: message ?? `scripted ${status}`,
+            type: type ?? 'server_error',
+            param: null,
+            code: code ?? null,
+          },
+        },
+        headers,
+      );
       outcome.resolve({ clientClosedEarly: false });
       return;
     }
     if (request.stream !== true) {
-      sendJson(res, 400, { error: { message: 'the fake server only streams', type: 'invalid_request_error', param: 'stream', code: null } });
+      sendJson(res, 400, {
+        error: { message: 'the fake server only streams', type: 'invalid_request_error', param: 'stream', code: null },
+      });
       outcome.resolve({ clientClosedEarly: false });
       return;
     }
@@ -112,12 +126,22 @@ export class FakeChatEndpoint {
 }
 
 /** The SSE pieces of a scripted answer, one `data:` event each, as OpenAI streams them. */
-function streamPieces(script: ChatScript, model: string, includeUsage: boolean, request: Record<string, unknown>): string[] {
+function streamPieces(
+  script: ChatScript,
+  model: string,
+  includeUsage: boolean,
+  request: Record<string, unknown>,
+): string[] {
   const id = `chatcmpl-fake${Math.random().toString(36).slice(2, 10)}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], usage?: unknown): string =>
     `data: ${JSON.stringify({
-      id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices,
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: 'fp_fake',
+      choices,
       ...(includeUsage ? { usage: usage ?? null } : {}),
     })}\n\n`;
   const choice = (delta: Record<string, unknown>, finish: string | null = null) => [
@@ -128,8 +152,17 @@ function streamPieces(script: ChatScript, model: string, includeUsage: boolean, 
   for (const token of tokens) pieces.push(chunk(choice({ content: token })));
   for (const [index, call] of (script.toolCalls ?? []).entries()) {
     const cut = call.splitName === true ? Math.ceil(call.name.length / 2) : call.name.length;
-    pieces.push(chunk(choice({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name.slice(0, cut), arguments: '' } }] })));
-    if (cut < call.name.length) pieces.push(chunk(choice({ tool_calls: [{ index, function: { name: call.name.slice(cut) } }] })));
+    pieces.push(
+      chunk(
+        choice({
+          tool_calls: [
+            { index, id: call.id, type: 'function', function: { name: call.name.slice(0, cut), arguments: '' } },
+          ],
+        }),
+      ),
+    );
+    if (cut < call.name.length)
+      pieces.push(chunk(choice({ tool_calls: [{ index, function: { name: call.name.slice(cut) } }] })));
     for (const piece of split(call.arguments, call.argumentPieces ?? 3)) {
       pieces.push(chunk(choice({ tool_calls: [{ index, function: { arguments: piece } }] })));
     }
@@ -138,7 +171,16 @@ function streamPieces(script: ChatScript, model: string, includeUsage: boolean, 
   pieces.push(chunk(choice({}, finish)));
   if (includeUsage) {
     const prompt = JSON.stringify(request.messages).length >> 2;
-    pieces.push(chunk([], script.usage ?? { prompt_tokens: prompt, completion_tokens: tokens.length, total_tokens: prompt + tokens.length }));
+    pieces.push(
+      chunk(
+        [],
+        script.usage ?? {
+          prompt_tokens: prompt,
+          completion_tokens: tokens.length,
+          total_tokens: prompt + tokens.length,
+        },
+      ),
+    );
   }
   if (script.omitDone !== true) pieces.push('data: [DONE]\n\n');
   return pieces;
@@ -151,7 +193,13 @@ function split(text: string, pieces: number): string[] {
   return out.length > 0 ? out : [''];
 }
 
-export function openAiError(res: ServerResponse, status: number, message: string, param: string | null, code: string | null = null): void {
+export function openAiError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  param: string | null,
+  code: string | null = null,
+): void {
   sendJson(res, status, { error: { message, type: 'invalid_request_error', param, code } });
 }
 
@@ -166,12 +214,22 @@ interface Problem {
 function validate(body: unknown, models: readonly string[] | undefined): Problem | undefined {
   if (typeof body !== 'object' || body === null) return { status: 400, message: 'body must be an object', param: null };
   const b = body as Record<string, unknown>;
-  if (typeof b.model !== 'string' || b.model === '') return { status: 400, message: 'you must provide a model parameter', param: null };
+  if (typeof b.model !== 'string' || b.model === '')
+    return { status: 400, message: 'you must provide a model parameter', param: null };
   if (models !== undefined && !models.includes(b.model)) {
-    return { status: 404, message: `The model \`${b.model}\` does not exist or you do not have access to it.`, param: null, code: 'model_not_found' };
+    return {
+      status: 404,
+      message: `The model \`${b.model}\` does not exist or you do not have access to it.`,
+      param: null,
+      code: 'model_not_found',
+    };
   }
   if (b.stream_options !== undefined && b.stream !== true) {
-    return { status: 400, message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: 'stream_options' };
+    return {
+      status: 400,
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      param: 'stream_options',
+    };
   }
   if (b.temperature !== undefined && (typeof b.temperature !== 'number' || b.temperature < 0 || b.temperature > 2)) {
     return { status: 400, message: 'temperature must be between 0 and 2', param: 'temperature' };
@@ -183,11 +241,23 @@ function validate(body: unknown, models: readonly string[] | undefined): Problem
     if (!Array.isArray(b.tools)) return { status: 400, message: 'tools must be an array', param: 'tools' };
     for (const [i, tool] of b.tools.entries()) {
       const fn = (tool as { function?: { name?: unknown; parameters?: unknown } }).function;
-      if ((tool as { type?: unknown }).type !== 'function' || typeof fn?.name !== 'string' || !FUNCTION_NAME.test(fn.name)) {
-        return { status: 400, message: `Invalid 'tools[${i}]': expected a function with a valid name.`, param: `tools[${i}]` };
+      if (
+        (tool as { type?: unknown }).type !== 'function' ||
+        typeof fn?.name !== 'string' ||
+        !FUNCTION_NAME.test(fn.name)
+      ) {
+        return {
+          status: 400,
+          message: `Invalid 'tools[${i}]': expected a function with a valid name.`,
+          param: `tools[${i}]`,
+        };
       }
       if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null)) {
-        return { status: 400, message: `Invalid 'tools[${i}].function.parameters': expected an object.`, param: `tools[${i}].function.parameters` };
+        return {
+          status: 400,
+          message: `Invalid 'tools[${i}].function.parameters': expected an object.`,
+          param: `tools[${i}].function.parameters`,
+        };
       }
     }
   }
@@ -196,39 +266,69 @@ function validate(body: unknown, models: readonly string[] | undefined): Problem
 
 function validateMessages(messages: unknown): Problem | undefined {
   if (!Array.isArray(messages) || messages.length === 0) {
-    return { status: 400, message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages' };
+    return {
+      status: 400,
+      message: "Invalid 'messages': empty array. Expected an array with minimum length 1.",
+      param: 'messages',
+    };
   }
   /** Tool call ids of the last assistant turn still waiting for their tool message. */
   const awaiting = new Set<string>();
   for (const [i, m] of messages.entries()) {
     const message = m as Record<string, unknown>;
     const param = `messages.[${i}]`;
-    if (typeof message.role !== 'string' || !ROLES.has(message.role)) return { status: 400, message: `Invalid value for '${param}.role'.`, param: `${param}.role` };
+    if (typeof message.role !== 'string' || !ROLES.has(message.role))
+      return { status: 400, message: `Invalid value for '${param}.role'.`, param: `${param}.role` };
     if (message.role !== 'tool' && awaiting.size > 0) {
-      return { status: 400, message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...awaiting].join(', ')}`, param: 'messages' };
+      return {
+        status: 400,
+        message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...awaiting].join(', ')}`,
+        param: 'messages',
+      };
     }
     const toolCalls = message.tool_calls;
-    const contentOk = typeof message.content === 'string' || (message.role === 'assistant' && message.content === null && Array.isArray(toolCalls));
+    const contentOk =
+      typeof message.content === 'string' ||
+      (message.role === 'assistant' && message.content === null && Array.isArray(toolCalls));
     if (!contentOk) return { status: 400, message: `Invalid type for '${param}.content'.`, param: `${param}.content` };
     if (message.role === 'assistant' && toolCalls !== undefined) {
-      if (!Array.isArray(toolCalls) || toolCalls.length === 0) return { status: 400, message: `Invalid '${param}.tool_calls'.`, param: `${param}.tool_calls` };
+      if (!Array.isArray(toolCalls) || toolCalls.length === 0)
+        return { status: 400, message: `Invalid '${param}.tool_calls'.`, param: `${param}.tool_calls` };
       for (const call of toolCalls as Record<string, unknown>[]) {
         const fn = call.function as { name?: unknown; arguments?: unknown } | undefined;
-        if (typeof call.id !== 'string' || call.type !== 'function' || typeof fn?.name !== 'string' || typeof fn.arguments !== 'string') {
-          return { status: 400, message: `Invalid '${param}.tool_calls': each needs id, type "function", function.name and function.arguments (a string).`, param: `${param}.tool_calls` };
+        if (
+          typeof call.id !== 'string' ||
+          call.type !== 'function' ||
+          typeof fn?.name !== 'string' ||
+          typeof fn.arguments !== 'string'
+        ) {
+          return {
+            status: 400,
+            message: `Invalid '${param}.tool_calls': each needs id, type "function", function.name and function.arguments (a string).`,
+            param: `${param}.tool_calls`,
+          };
         }
         awaiting.add(call.id);
       }
     }
     if (message.role === 'tool') {
       if (typeof message.tool_call_id !== 'string' || !awaiting.has(message.tool_call_id)) {
-        return { status: 400, message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", param: `${param}.role` };
+        return {
+          status: 400,
+          message:
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          param: `${param}.role`,
+        };
       }
       awaiting.delete(message.tool_call_id);
     }
   }
   if (awaiting.size > 0) {
-    return { status: 400, message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...awaiting].join(', ')}`, param: 'messages' };
+    return {
+      status: 400,
+      message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...awaiting].join(', ')}`,
+      param: 'messages',
+    };
   }
   return undefined;
 }

@@ -46,17 +46,35 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     const endpoint = routes[path as keyof typeof routes];
     if (endpoint === undefined || req.method !== 'POST') {
-      return sendJson(res, 404, { error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+      return sendJson(res, 404, {
+        error: {
+          message: `Invalid URL (${req.method} ${path})`,
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      });
     }
     if (options.apiKey !== undefined) {
       const auth = req.headers.authorization;
       if (auth === undefined || !auth.startsWith('Bearer ')) {
         fake.unauthorized += 1;
-        return openAiError(res, 401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null);
+        return openAiError(
+          res,
+          401,
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          null,
+        );
       }
       if (auth.slice('Bearer '.length) !== options.apiKey) {
         fake.unauthorized += 1;
-        return openAiError(res, 401, 'Incorrect API key provided: sk-****. You can find your API key at https://platform.openai.com/account/api-keys.', null, 'invalid_api_key');
+        return openAiError(
+          res,
+          401,
+          'Incorrect API key provided: sk-****. You can find your API key at https://platform.openai.com/account/api-keys.',
+          null,
+          'invalid_api_key',
+        );
       }
     }
     await endpoint.handle(req, res, await readBody(req));

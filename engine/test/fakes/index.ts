@@ -3,8 +3,18 @@
  * the network: each speaks the vendor's documented HTTP or websocket API on 127.0.0.1 and refuses what the vendor
  * refuses, so a client bug fails the test.
  */
-export { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramConnection, type FakeDeepgramOptions } from './fake-deepgram-server.ts';
-export { FAKE_ELEVENLABS_VOICES, startFakeElevenLabs, type ElevenLabsScript, type FakeElevenLabs } from './fake-elevenlabs-server.ts';
+export {
+  startFakeDeepgram,
+  type FakeDeepgram,
+  type FakeDeepgramConnection,
+  type FakeDeepgramOptions,
+} from './fake-deepgram-server.ts';
+export {
+  FAKE_ELEVENLABS_VOICES,
+  startFakeElevenLabs,
+  type ElevenLabsScript,
+  type FakeElevenLabs,
+} from './fake-elevenlabs-server.ts';
 export { speechMs, type SpeechScript, type TranscriptionScript } from './fake-openai-audio.ts';
 export type { ChatScript, ScriptedToolCall } from './fake-openai-chat.ts';
 export { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './fake-openai-server.ts';

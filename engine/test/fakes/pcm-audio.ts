@@ -72,7 +72,8 @@ export function parseWav(bytes: Uint8Array): ParsedWav | { error: string } {
       };
       const blockAlign = view.getUint16(body + 12, true);
       if (blockAlign !== (format.channels * format.bitsPerSample) / 8) return { error: 'block align is inconsistent' };
-      if (view.getUint32(body + 8, true) !== format.sampleRate * blockAlign) return { error: 'byte rate is inconsistent' };
+      if (view.getUint32(body + 8, true) !== format.sampleRate * blockAlign)
+        return { error: 'byte rate is inconsistent' };
     } else if (id === 'data') {
       if (format === undefined) return { error: 'data chunk before fmt chunk' };
       if (format.bitsPerSample !== 16) return { error: `${format.bitsPerSample}-bit audio, expected 16` };

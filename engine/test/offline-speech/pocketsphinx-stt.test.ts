@@ -6,9 +6,21 @@ import { expect, it } from 'vitest';
 import { ENGINE_FRAME_SAMPLES, ENGINE_SAMPLE_RATE, FRAME_MS } from '../../src/audio/format.ts';
 import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
 import { isProviderError } from '../../src/providers/provider-error.ts';
-import { createPocketsphinxStt, MAX_WAITING_UTTERANCES, type PocketsphinxStream } from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
+import {
+  createPocketsphinxStt,
+  MAX_WAITING_UTTERANCES,
+  type PocketsphinxStream,
+} from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
 import type { SttEvent } from '../../src/providers/stt-provider.ts';
-import { childProcesses, collectAudio, describeInstalled, eventually, frames, unavailableReason, wordOverlap } from './support/offline-speech-kit.ts';
+import {
+  childProcesses,
+  collectAudio,
+  describeInstalled,
+  eventually,
+  frames,
+  unavailableReason,
+  wordOverlap,
+} from './support/offline-speech-kit.ts';
 
 /** Sentences kal16 speaks and pocketsphinx's en-us model hears well (checked by hand; see the report for misses). */
 const FIRST = 'please call me back tomorrow morning';
@@ -75,14 +87,19 @@ describeInstalled('PocketsphinxSttProvider', installed, () => {
     await feed(stream, two, false);
     stream.end();
     const finals = (await events).filter((e) => e.type === 'final');
-    console.info(`two utterances fed at once: ${JSON.stringify(finals)} in ${(performance.now() - started).toFixed(0)} ms`);
+    console.info(
+      `two utterances fed at once: ${JSON.stringify(finals)} in ${(performance.now() - started).toFixed(0)} ms`,
+    );
     expect(finals, JSON.stringify(finals)).toHaveLength(2);
     const [a, b] = finals as Extract<SttEvent, { type: 'final' }>[];
     expect(wordOverlap(FIRST, a!.text), `first heard "${a!.text}"`).toBeGreaterThanOrEqual(MIN_WORD_OVERLAP);
     expect(wordOverlap(SECOND, b!.text), `second heard "${b!.text}"`).toBeGreaterThanOrEqual(MIN_WORD_OVERLAP);
     const msOf = (samples: number) => Math.round((samples * 1000) / ENGINE_SAMPLE_RATE);
     expect(a).toMatchObject({ startMs: 0, endMs: msOf(one.length) });
-    expect(b).toMatchObject({ startMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2), endMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2 + two.length) });
+    expect(b).toMatchObject({
+      startMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2),
+      endMs: msOf(one.length + ENGINE_SAMPLE_RATE / 2 + two.length),
+    });
   });
 
   it(`holds at most ${MAX_WAITING_UTTERANCES} utterances behind the one being recognised, dropping the oldest waiting`, async () => {
@@ -90,7 +107,11 @@ describeInstalled('PocketsphinxSttProvider', installed, () => {
     const stream = createPocketsphinxStt().open({ language: 'en-US' }, never());
     const events = readAll(stream);
     // The first is being recognised; then the same sentence again, which must be the one dropped, then silences.
-    for (const utterance of [speech, speech, ...Array.from({ length: MAX_WAITING_UTTERANCES }, () => new Int16Array(4_800))]) {
+    for (const utterance of [
+      speech,
+      speech,
+      ...Array.from({ length: MAX_WAITING_UTTERANCES }, () => new Int16Array(4_800)),
+    ]) {
       await feed(stream, utterance, false);
       stream.endOfUtterance();
     }
@@ -147,11 +168,17 @@ describeInstalled('PocketsphinxSttProvider', installed, () => {
   });
 
   it('refuses a stream in a language the model does not know', () => {
-    expect(() => createPocketsphinxStt().open({ language: 'fr-FR' }, never())).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => createPocketsphinxStt().open({ language: 'fr-FR' }, never())).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
   });
 
   it('reports a missing program or model as provider_unavailable when created', () => {
-    for (const options of [{ binary: '/nonexistent/pocketsphinx_continuous' }, { hmm: '/nonexistent/en-us' }, { lm: '/nonexistent.lm.bin' }]) {
+    for (const options of [
+      { binary: '/nonexistent/pocketsphinx_continuous' },
+      { hmm: '/nonexistent/en-us' },
+      { lm: '/nonexistent.lm.bin' },
+    ]) {
       let error: unknown;
       try {
         createPocketsphinxStt(options);

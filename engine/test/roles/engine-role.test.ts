@@ -27,16 +27,24 @@ async function engine(options: { mediaTimeoutMs?: number } = {}) {
     startWorker(bus, ttsWorker([tts])),
     startWorker(bus, llmWorker([scriptedChat([{ text: 'Hi, how can I help?' }])])),
   ];
-  const role = new EngineRole({ sttProvider: 'scripted-stt', ttsProvider: 'tone', llm: { baseUrl: 'http://unused', model: 'm' } }, bus, () => {}, options).start();
+  const role = new EngineRole(
+    { sttProvider: 'scripted-stt', ttsProvider: 'tone', llm: { baseUrl: 'http://unused', model: 'm' } },
+    bus,
+    () => {},
+    options,
+  ).start();
   const events: CallEvent[] = [];
   const subscription = bus.subscribe(subjects.allCallEvents());
-  void (async () => { for await (const m of subscription) events.push(callCodecs.event.decode(m.data)); })();
+  void (async () => {
+    for await (const m of subscription) events.push(callCodecs.event.decode(m.data));
+  })();
   cleanups.push(async () => {
     await role.close();
     for (const w of workers) await w.stop();
     await bus.close();
   });
-  const dispatch = async (payload: string) => callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), payload, { timeoutMs: 5_000 })).data);
+  const dispatch = async (payload: string) =>
+    callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), payload, { timeoutMs: 5_000 })).data);
   return { bus, role, tts, events, dispatch };
 }
 
@@ -70,7 +78,9 @@ describe('the engine role', () => {
     const { role, dispatch } = await engine();
     const refused = await dispatch('{"callId": 5}');
     expect(refused).toMatchObject({ ok: false, code: 'bad_message' });
-    await expect(role.attach('no-such-token', memoryTransport().transport)).rejects.toMatchObject({ code: 'bad_stream_token' });
+    await expect(role.attach('no-such-token', memoryTransport().transport)).rejects.toMatchObject({
+      code: 'bad_stream_token',
+    });
   });
 
   it('gives up a call whose media never arrives, reporting no answer', async () => {
@@ -78,7 +88,9 @@ describe('the engine role', () => {
     const spec = callSpec();
     const reply = await dispatch(callCodecs.spec.encode(spec));
     expect(reply.ok).toBe(true);
-    await expect.poll(() => events.find((e) => e.type === 'ended'), { timeout: 3_000 }).toMatchObject({ reason: 'media_never_connected', outcome: 'no_answer' });
+    await expect
+      .poll(() => events.find((e) => e.type === 'ended'), { timeout: 3_000 })
+      .toMatchObject({ reason: 'media_never_connected', outcome: 'no_answer' });
   });
 
   it('follows control messages: say, then end', async () => {

@@ -42,11 +42,19 @@ function channel(wav: Buffer, c: number): Int16Array {
  * A call of two seconds on an engine role recording to `dir` and `bucket`: the agent greets, the caller hums.
  * `closeAtHangup`: the role is closed as soon as the call is over (a shutdown), before its recording is stored.
  */
-async function recordedCall(dir: string, bucket: S3BucketConfig, closeAtHangup = false): Promise<{ event: RecordingEvent; callId: string; log: string[] }> {
+async function recordedCall(
+  dir: string,
+  bucket: S3BucketConfig,
+  closeAtHangup = false,
+): Promise<{ event: RecordingEvent; callId: string; log: string[] }> {
   const bus = new MemoryBus();
   const log: string[] = [];
   const workers = [startWorker(bus, sttWorker([scriptedStt([])])), startWorker(bus, ttsWorker([toneTts('tone', 40)]))];
-  const role = new EngineRole({ sttProvider: 'scripted-stt', ttsProvider: 'tone', recordingsDir: dir, recordingsBucket: bucket }, bus, (event) => log.push(event)).start();
+  const role = new EngineRole(
+    { sttProvider: 'scripted-stt', ttsProvider: 'tone', recordingsDir: dir, recordingsBucket: bucket },
+    bus,
+    (event) => log.push(event),
+  ).start();
   cleanups.push(async () => {
     await role.close();
     for (const w of workers) await w.stop();
@@ -54,10 +62,14 @@ async function recordedCall(dir: string, bucket: S3BucketConfig, closeAtHangup =
   });
   const events: CallEvent[] = [];
   const subscription = bus.subscribe(subjects.allCallEvents());
-  void (async () => { for await (const m of subscription) events.push(callCodecs.event.decode(m.data)); })();
+  void (async () => {
+    for await (const m of subscription) events.push(callCodecs.event.decode(m.data));
+  })();
 
   const spec = callSpec({ greetingMessage: 'Hello there, thank you for calling, how can I help you today?' });
-  const reply = callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 5_000 })).data);
+  const reply = callCodecs.dispatchReply.decode(
+    (await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 5_000 })).data,
+  );
   if (!reply.ok) throw new Error(reply.message);
   const { transport, caller } = memoryTransport();
   const running = role.attach(reply.streamToken, transport);
@@ -85,16 +97,34 @@ async function tempDir(): Promise<string> {
 }
 
 async function fakeS3(): Promise<FakeS3> {
-  const s3 = await startFakeS3({ accessKeyId: 'parley-engine', secretAccessKey: 'engine-secret', region: 'eu-central-1', buckets: ['call-recordings'] });
+  const s3 = await startFakeS3({
+    accessKeyId: 'parley-engine',
+    secretAccessKey: 'engine-secret',
+    region: 'eu-central-1',
+    buckets: ['call-recordings'],
+  });
   cleanups.push(() => s3.close());
   return s3;
 }
 
 function bucketOf(s3: FakeS3, overrides: Partial<S3BucketConfig> = {}): S3BucketConfig {
-  return { bucket: 'call-recordings', prefix: 'parley', endpoint: s3.url, region: 'eu-central-1', accessKeyId: 'parley-engine', secretAccessKey: 'engine-secret', forcePathStyle: true, ...overrides };
+  return {
+    bucket: 'call-recordings',
+    prefix: 'parley',
+    endpoint: s3.url,
+    region: 'eu-central-1',
+    accessKeyId: 'parley-engine',
+    secretAccessKey: 'engine-secret',
+    forcePathStyle: true,
+    ...overrides,
+  };
 }
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
 
 describe('call recordings in a bucket', () => {
   it('uploads the finished stereo recording to the bucket, removes the local file, and names the object', async () => {

@@ -35,8 +35,15 @@ describe('call recordings', () => {
   it('records the caller on the left and the agent on the right, and says where the file is', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'parley-recordings-'));
     const bus = new MemoryBus();
-    const workers = [startWorker(bus, sttWorker([scriptedStt([])])), startWorker(bus, ttsWorker([toneTts('tone', 40)]))];
-    const role = new EngineRole({ sttProvider: 'scripted-stt', ttsProvider: 'tone', recordingsDir: dir }, bus, () => {}).start();
+    const workers = [
+      startWorker(bus, sttWorker([scriptedStt([])])),
+      startWorker(bus, ttsWorker([toneTts('tone', 40)])),
+    ];
+    const role = new EngineRole(
+      { sttProvider: 'scripted-stt', ttsProvider: 'tone', recordingsDir: dir },
+      bus,
+      () => {},
+    ).start();
     cleanups.push(async () => {
       await role.close();
       for (const w of workers) await w.stop();
@@ -45,10 +52,14 @@ describe('call recordings', () => {
     });
     const events: CallEvent[] = [];
     const subscription = bus.subscribe(subjects.allCallEvents());
-    void (async () => { for await (const m of subscription) events.push(callCodecs.event.decode(m.data)); })();
+    void (async () => {
+      for await (const m of subscription) events.push(callCodecs.event.decode(m.data));
+    })();
 
     const spec = callSpec({ greetingMessage: 'Hello there, thank you for calling, how can I help you today?' });
-    const reply = callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 5_000 })).data);
+    const reply = callCodecs.dispatchReply.decode(
+      (await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 5_000 })).data,
+    );
     if (!reply.ok) throw new Error(reply.message);
     const { transport, caller } = memoryTransport();
     const running = role.attach(reply.streamToken, transport);

@@ -19,14 +19,18 @@ describe('voice activity of the engine role', () => {
 
   it('falls back to the gate alone under auto when the model is missing, and says so', async () => {
     const logged: string[] = [];
-    const source = await loadVoiceActivity({ vad: 'auto', vadModelPath: '/missing/model.onnx' }, (event) => logged.push(event));
+    const source = await loadVoiceActivity({ vad: 'auto', vadModelPath: '/missing/model.onnx' }, (event) =>
+      logged.push(event),
+    );
     expect(source.kind).toBe('energy');
     expect(source.create('call')).toBeInstanceOf(EnergyVad);
     expect(logged.join(' ')).toMatch(/did not load/);
   });
 
   it('refuses to start under PARLEY_VAD=silero without the model, naming the file', async () => {
-    await expect(loadVoiceActivity({ vad: 'silero', vadModelPath: '/missing/model.onnx' }, () => {})).rejects.toThrow(/PARLEY_VAD=silero.*\/missing\/model\.onnx/);
+    await expect(loadVoiceActivity({ vad: 'silero', vadModelPath: '/missing/model.onnx' }, () => {})).rejects.toThrow(
+      /PARLEY_VAD=silero.*\/missing\/model\.onnx/,
+    );
   });
 
   it('never loads the model under PARLEY_VAD=energy', async () => {

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-providers.ts';
 import { callSpec, startCall, type RunningCall } from './call-harness.ts';
 
-const LONG_REPLY = 'Your appointment is on Tuesday the fourth at ten in the morning with doctor Rao. Please arrive fifteen minutes early and bring your insurance card and a list of your medicines.';
+const LONG_REPLY =
+  'Your appointment is on Tuesday the fourth at ten in the morning with doctor Rao. Please arrive fifteen minutes early and bring your insurance card and a list of your medicines.';
 
 let call: RunningCall | undefined;
 afterEach(async () => {
@@ -23,16 +24,22 @@ async function untilSpeaking(c: RunningCall): Promise<void> {
 describe('barge-in', () => {
   it('stops the agent within a frame, clears the far end, and keeps only what was heard', async () => {
     const llm = scriptedChat([{ text: LONG_REPLY }, { text: 'Sure, which day suits you?' }]);
-    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['when is it', 'wait I need to change it']), tts: toneTts(), llm });
+    call = await startCall(callSpec({ greetingMessage: null }), {
+      stt: scriptedStt(['when is it', 'wait I need to change it']),
+      tts: toneTts(),
+      llm,
+    });
     await call.speak(500);
     await call.silence(700);
     await untilSpeaking(call);
 
     let framesAtInterrupt = -1;
-    const interrupted = call.waitFor((e) => e.type === 'transcript' && e.interrupted === true).then((e) => {
-      framesAtInterrupt = call!.caller.heard.length;
-      return e;
-    });
+    const interrupted = call
+      .waitFor((e) => e.type === 'transcript' && e.interrupted === true)
+      .then((e) => {
+        framesAtInterrupt = call!.caller.heard.length;
+        return e;
+      });
     await call.speak(1_000);
     const line = await interrupted;
     await call.silence(300);
@@ -53,7 +60,11 @@ describe('barge-in', () => {
 
   it('lets a backchannel pass without interrupting', async () => {
     const llm = scriptedChat([{ text: LONG_REPLY }]);
-    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['when is it', 'uh-huh']), tts: toneTts('tone', 25), llm });
+    call = await startCall(callSpec({ greetingMessage: null }), {
+      stt: scriptedStt(['when is it', 'uh-huh']),
+      tts: toneTts('tone', 25),
+      llm,
+    });
     await call.speak(500);
     await call.silence(700);
     await untilSpeaking(call);
@@ -62,12 +73,20 @@ describe('barge-in', () => {
     await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant', 15_000);
     expect(call.caller.clears).toBe(0);
     expect(call.events.some((e) => e.type === 'transcript' && e.interrupted)).toBe(false);
-    expect(call.events.filter((e) => e.type === 'transcript' && e.speaker === 'assistant').map((e) => (e as { text: string }).text)).toEqual([LONG_REPLY]);
+    expect(
+      call.events
+        .filter((e) => e.type === 'transcript' && e.speaker === 'assistant')
+        .map((e) => (e as { text: string }).text),
+    ).toEqual([LONG_REPLY]);
   });
 
   it('on a line that echoes, the agent’s own voice never interrupts it', async () => {
     const llm = scriptedChat([{ text: LONG_REPLY }]);
-    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['when is it', 'appointment is on tuesday the fourth']), tts: toneTts('tone', 25), llm }, { echoes: true });
+    call = await startCall(
+      callSpec({ greetingMessage: null }),
+      { stt: scriptedStt(['when is it', 'appointment is on tuesday the fourth']), tts: toneTts('tone', 25), llm },
+      { echoes: true },
+    );
     await call.speak(500);
     await call.silence(700);
     await untilSpeaking(call);

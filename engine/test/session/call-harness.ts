@@ -23,7 +23,11 @@ import { startWorker, type WorkerHandle } from '../../src/workers/worker-host.ts
 
 export type AgentOverrides = Partial<CallSpec['agent']>;
 
-export function callSpec(agent: AgentOverrides = {}, limits: Partial<CallSpec['limits']> = {}, direction: CallSpec['direction'] = 'OUTBOUND'): CallSpec {
+export function callSpec(
+  agent: AgentOverrides = {},
+  limits: Partial<CallSpec['limits']> = {},
+  direction: CallSpec['direction'] = 'OUTBOUND',
+): CallSpec {
   return {
     callId: randomBytes(12).toString('hex'),
     organisationId: 'org',
@@ -77,7 +81,11 @@ export interface CallOptions {
   voiceActivity?: FrameClassifier;
 }
 
-export async function startCall(spec: CallSpec, providers: { stt: SttProvider | (() => SttProvider); tts: TtsProvider; llm?: LlmProvider }, options: CallOptions = {}): Promise<RunningCall> {
+export async function startCall(
+  spec: CallSpec,
+  providers: { stt: SttProvider | (() => SttProvider); tts: TtsProvider; llm?: LlmProvider },
+  options: CallOptions = {},
+): Promise<RunningCall> {
   const memory = new MemoryBus();
   const connect = options.connect ?? (async () => memory);
   const bus = await connect();
@@ -101,7 +109,15 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider | 
     TtsClient.open(bus, spec.callId),
     providers.llm ? LlmClient.open(bus, spec.callId) : Promise.resolve(undefined),
   ]);
-  const session = new CallSession(spec, { bus, transport, clock, stt: sttClient, tts: ttsClient, llm: llmClient, voiceActivity: options.voiceActivity });
+  const session = new CallSession(spec, {
+    bus,
+    transport,
+    clock,
+    stt: sttClient,
+    tts: ttsClient,
+    llm: llmClient,
+    voiceActivity: options.voiceActivity,
+  });
   const ended = session.run();
   const frames = async (ms: number, make: () => Int16Array) => {
     const started = performance.now();
@@ -119,11 +135,14 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider | 
     caller,
     events,
     ended,
-    speak: (ms) => frames(ms, () => Int16Array.from({ length: ENGINE_FRAME_SAMPLES }, () => Math.round(8000 * Math.sin(phase++ * 0.15)))),
+    speak: (ms) =>
+      frames(ms, () =>
+        Int16Array.from({ length: ENGINE_FRAME_SAMPLES }, () => Math.round(8000 * Math.sin(phase++ * 0.15))),
+      ),
     silence: (ms) => frames(ms, () => new Int16Array(ENGINE_FRAME_SAMPLES)),
     play: (audio) => {
       let offset = 0;
-      return frames((Math.ceil(audio.length / ENGINE_FRAME_SAMPLES)) * 20, () => {
+      return frames(Math.ceil(audio.length / ENGINE_FRAME_SAMPLES) * 20, () => {
         const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
         frame.set(audio.subarray(offset, offset + ENGINE_FRAME_SAMPLES));
         offset += ENGINE_FRAME_SAMPLES;
@@ -141,7 +160,11 @@ export async function startCall(spec: CallSpec, providers: { stt: SttProvider | 
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`no matching call event within ${timeoutMs} ms; saw ${events.map((e) => e.type === 'state' ? e.state : e.type).join(', ')}`));
+          reject(
+            new Error(
+              `no matching call event within ${timeoutMs} ms; saw ${events.map((e) => (e.type === 'state' ? e.state : e.type)).join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         listeners.add(check);
         check();

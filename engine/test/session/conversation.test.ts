@@ -15,8 +15,10 @@ afterEach(async () => {
   call = undefined;
 });
 
-const userLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'user' ? [e.text] : []));
-const agentLines = (c: RunningCall) => c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
+const userLines = (c: RunningCall) =>
+  c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'user' ? [e.text] : []));
+const agentLines = (c: RunningCall) =>
+  c.events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
 
 /**
  * A recogniser that settles the first words of a sentence at once and the rest `lateMs` later — after the turn has
@@ -31,7 +33,9 @@ function earlyFinalStt(first: string, rest: string, lateMs: number): SttProvider
       let said = false;
       signal.addEventListener('abort', () => events.end(), { once: true });
       return {
-        push: (frame) => { if (frame.some((v) => Math.abs(v) > 1000)) heard = true; },
+        push: (frame) => {
+          if (frame.some((v) => Math.abs(v) > 1000)) heard = true;
+        },
         endOfUtterance: () => {
           if (!heard || said) return;
           said = true;
@@ -48,14 +52,27 @@ function earlyFinalStt(first: string, rest: string, lateMs: number): SttProvider
 describe('a conversation', () => {
   it('answers words that were settled after their turn ended, even when they cancel the reply to the first part', async () => {
     // The reply to the fragment is still being thought about (slow first clause) when the rest of the sentence lands.
-    const llm = scriptedChat([{ text: 'For which day would you like it booked?' }, { text: 'Tuesday morning it is.' }], { tokenDelayMs: 250 });
-    call = await startCall(callSpec({ greetingMessage: null }), { stt: earlyFinalStt('book me for', 'tuesday morning please', 400), tts: toneTts(), llm });
+    const llm = scriptedChat(
+      [{ text: 'For which day would you like it booked?' }, { text: 'Tuesday morning it is.' }],
+      { tokenDelayMs: 250 },
+    );
+    call = await startCall(callSpec({ greetingMessage: null }), {
+      stt: earlyFinalStt('book me for', 'tuesday morning please', 400),
+      tts: toneTts(),
+      llm,
+    });
     await call.speak(600);
     await call.silence(800);
-    await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Tuesday morning it is.', 15_000);
+    await call.waitFor(
+      (e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Tuesday morning it is.',
+      15_000,
+    );
     expect(userLines(call)).toEqual(['book me for', 'tuesday morning please']);
     expect(llm.requests).toHaveLength(2);
-    expect(llm.requests[1]!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['book me for', 'tuesday morning please']);
+    expect(llm.requests[1]!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'book me for',
+      'tuesday morning please',
+    ]);
   }, 30_000);
 
   it('greets with variables filled, hears the caller, replies, and reports latency', async () => {
@@ -68,7 +85,10 @@ describe('a conversation', () => {
     await call.silence(800);
     await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text.includes('Tuesday'));
     expect(userLines(call)).toEqual(['when is my appointment']);
-    expect(llm.requests[0]!.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('You are Maya.') });
+    expect(llm.requests[0]!.messages[0]).toMatchObject({
+      role: 'system',
+      content: expect.stringContaining('You are Maya.'),
+    });
     expect(llm.requests[0]!.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Hi Ravi, this is Maya.' },
       { role: 'user', content: 'when is my appointment' },
@@ -81,12 +101,23 @@ describe('a conversation', () => {
     if (ended.type !== 'ended') throw new Error('unreachable');
     expect(ended.latency.greetingMs).toBeGreaterThanOrEqual(0);
     expect(ended.latency.turns).toHaveLength(1);
-    expect(ended.latency.turns[0]).toMatchObject({ turn: 1, endToEndMs: expect.any(Number), llmFirstTokenMs: expect.any(Number), ttsFirstByteMs: expect.any(Number) });
+    expect(ended.latency.turns[0]).toMatchObject({
+      turn: 1,
+      endToEndMs: expect.any(Number),
+      llmFirstTokenMs: expect.any(Number),
+      ttsFirstByteMs: expect.any(Number),
+    });
   });
 
   it('ends the call when the agent calls end_call, after saying goodbye', async () => {
-    const llm = scriptedChat([{ text: 'Thanks, goodbye!', toolCalls: [{ name: 'end_call', arguments: '{"reason":"done"}' }] }]);
-    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['that is all thanks']), tts: toneTts(), llm });
+    const llm = scriptedChat([
+      { text: 'Thanks, goodbye!', toolCalls: [{ name: 'end_call', arguments: '{"reason":"done"}' }] },
+    ]);
+    call = await startCall(callSpec({ greetingMessage: null }), {
+      stt: scriptedStt(['that is all thanks']),
+      tts: toneTts(),
+      llm,
+    });
     await call.speak(500);
     await call.silence(700);
     const summary = await call.ended;
@@ -107,14 +138,21 @@ describe('a conversation', () => {
 
   it('nudges a silent caller, then says the closing message and ends for inactivity', async () => {
     const tts = toneTts('tone', 20);
-    call = await startCall(callSpec({ greetingMessage: null, closingMessage: 'Goodbye for now.' }, { inactivityMs: 2_000 }), { stt: scriptedStt([]), tts, llm: scriptedChat([{ text: 'x' }]) });
+    call = await startCall(
+      callSpec({ greetingMessage: null, closingMessage: 'Goodbye for now.' }, { inactivityMs: 2_000 }),
+      { stt: scriptedStt([]), tts, llm: scriptedChat([{ text: 'x' }]) },
+    );
     const summary = await call.ended;
     expect(summary.reason).toBe('inactivity');
     expect(tts.spoken).toEqual([NUDGE_MESSAGE, 'Goodbye for now.']);
   });
 
   it('ends at the maximum duration', async () => {
-    call = await startCall(callSpec({ greetingMessage: null }, { maxDurationMs: 1_500 }), { stt: scriptedStt([]), tts: toneTts(), llm: scriptedChat([{ text: 'x' }]) });
+    call = await startCall(callSpec({ greetingMessage: null }, { maxDurationMs: 1_500 }), {
+      stt: scriptedStt([]),
+      tts: toneTts(),
+      llm: scriptedChat([{ text: 'x' }]),
+    });
     const summary = await call.ended;
     expect(summary.reason).toBe('max_duration');
     expect(summary.durationMs).toBeGreaterThanOrEqual(1_500);
@@ -122,7 +160,11 @@ describe('a conversation', () => {
 
   it('leaves the voicemail message when a machine answers', async () => {
     const tts = toneTts('tone', 20);
-    call = await startCall(callSpec({ voicemailMessage: 'Please call us back, {{customer}}.' }), { stt: scriptedStt([]), tts, llm: scriptedChat([{ text: 'x' }]) });
+    call = await startCall(callSpec({ voicemailMessage: 'Please call us back, {{customer}}.' }), {
+      stt: scriptedStt([]),
+      tts,
+      llm: scriptedChat([{ text: 'x' }]),
+    });
     call.caller.answeredBy('machine');
     const summary = await call.ended;
     expect(summary.outcome).toBe('voicemail');

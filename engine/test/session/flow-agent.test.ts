@@ -18,7 +18,9 @@ let call: RunningCall | undefined;
 beforeAll(async () => {
   hook = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       lookups.push(body);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":450,"due_date":"the fifth"}');
@@ -27,24 +29,32 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/balance`;
 });
-afterAll(() => { hook.closeAllConnections(); hook.close(); });
+afterAll(() => {
+  hook.closeAllConnections();
+  hook.close();
+});
 afterEach(async () => {
   await call?.close();
   call = undefined;
 });
 
 function flowSpec(handoverNumber: string | null = null) {
-  return callSpec({
-    builderMode: 'FLOW',
-    greetingMessage: null,
-    agentTask: null,
-    flowDefinition: supportLineIvr.flow as unknown as Record<string, unknown>,
-    functionTools: [{ key: 'get_balance', description: 'Account balance', url: hookUrl }],
-    handoverNumber,
-  }, {}, 'INBOUND');
+  return callSpec(
+    {
+      builderMode: 'FLOW',
+      greetingMessage: null,
+      agentTask: null,
+      flowDefinition: supportLineIvr.flow as unknown as Record<string, unknown>,
+      functionTools: [{ key: 'get_balance', description: 'Account balance', url: hookUrl }],
+      handoverNumber,
+    },
+    {},
+    'INBOUND',
+  );
 }
 
-const said = (events: CallEvent[]) => events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
+const said = (events: CallEvent[]) =>
+  events.flatMap((e) => (e.type === 'transcript' && e.speaker === 'assistant' ? [e.text] : []));
 
 describe('a FLOW agent without a language model', () => {
   it('walks the keypad menu, captures the account, calls the tool, speaks its answer and publishes the result', async () => {
@@ -68,11 +78,21 @@ describe('a FLOW agent without a language model', () => {
       outcomeKey: 'billing_info',
       captured: { account_number: 1234567890, wants_payment_link: true },
     });
-    expect((result as { flowPath: string[] }).flowPath).toEqual(['menu', 'account', 'lookup', 'balance', 'payment_link', 'billing_done']);
+    expect((result as { flowPath: string[] }).flowPath).toEqual([
+      'menu',
+      'account',
+      'lookup',
+      'balance',
+      'payment_link',
+      'billing_done',
+    ]);
   });
 
   it('understands a spoken menu choice from the transcript, and ends as the flow says when no handover is possible', async () => {
-    call = await startCall(flowSpec(), { stt: scriptedStt(['my internet is not working', 'no']), tts: toneTts('tone', 5) });
+    call = await startCall(flowSpec(), {
+      stt: scriptedStt(['my internet is not working', 'no']),
+      tts: toneTts('tone', 5),
+    });
     await call.waitFor((e) => e.type === 'transcript' && e.text.startsWith('Welcome to'));
     await call.speak(400);
     await call.silence(700);
@@ -81,6 +101,9 @@ describe('a FLOW agent without a language model', () => {
     await call.silence(700);
     const summary = await call.ended;
     expect(summary.reason).toBe('flow_ended');
-    expect(call.events.find((e) => e.type === 'result')).toMatchObject({ outcomeKey: 'callback_requested', captured: { outage: false } });
+    expect(call.events.find((e) => e.type === 'result')).toMatchObject({
+      outcomeKey: 'callback_requested',
+      captured: { outage: false },
+    });
   });
 });

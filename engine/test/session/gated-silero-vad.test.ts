@@ -17,8 +17,16 @@ let speech: Int16Array;
 
 beforeAll(async () => {
   model = await SileroModel.load();
-  const spoken = await collectAudio(createFliteTts().synthesize({ text: 'Hello, I would like to book a table for two people tonight, please.', voiceId: 'kal16' }, new AbortController().signal));
-  speech = spoken.sampleRate === ENGINE_SAMPLE_RATE ? spoken.samples : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
+  const spoken = await collectAudio(
+    createFliteTts().synthesize(
+      { text: 'Hello, I would like to book a table for two people tonight, please.', voiceId: 'kal16' },
+      new AbortController().signal,
+    ),
+  );
+  speech =
+    spoken.sampleRate === ENGINE_SAMPLE_RATE
+      ? spoken.samples
+      : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
 });
 afterAll(async () => {
   await model?.close();
@@ -43,7 +51,9 @@ describe('the model', () => {
     const probabilities = async (audio: Int16Array) => {
       const out: number[] = [];
       for (let i = 0; i + SILERO_WINDOW_SAMPLES <= audio.length; i += SILERO_WINDOW_SAMPLES) {
-        out.push(await stream.probability(Float32Array.from(audio.subarray(i, i + SILERO_WINDOW_SAMPLES), (s) => s / 32768)));
+        out.push(
+          await stream.probability(Float32Array.from(audio.subarray(i, i + SILERO_WINDOW_SAMPLES), (s) => s / 32768)),
+        );
       }
       return out;
     };

@@ -14,7 +14,8 @@ import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-provider
 import { whiteNoise } from '../support/test-audio.ts';
 import { callSpec, startCall, type RunningCall } from './call-harness.ts';
 
-const LONG_REPLY = 'Your appointment is on Tuesday the fourth at ten in the morning with doctor Rao. Please arrive fifteen minutes early and bring your insurance card.';
+const LONG_REPLY =
+  'Your appointment is on Tuesday the fourth at ten in the morning with doctor Rao. Please arrive fifteen minutes early and bring your insurance card.';
 
 let model: SileroModel;
 let question: Int16Array;
@@ -22,8 +23,13 @@ let call: RunningCall | undefined;
 
 beforeAll(async () => {
   model = await SileroModel.load();
-  const spoken = await collectAudio(createFliteTts().synthesize({ text: 'When is my appointment?', voiceId: 'kal16' }, new AbortController().signal));
-  question = spoken.sampleRate === ENGINE_SAMPLE_RATE ? spoken.samples : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
+  const spoken = await collectAudio(
+    createFliteTts().synthesize({ text: 'When is my appointment?', voiceId: 'kal16' }, new AbortController().signal),
+  );
+  question =
+    spoken.sampleRate === ENGINE_SAMPLE_RATE
+      ? spoken.samples
+      : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
 });
 afterEach(async () => {
   await call?.close();
@@ -37,7 +43,11 @@ afterAll(async () => {
 async function noiseDuringReply(voiceActivity: GatedSileroVad | undefined): Promise<RunningCall> {
   const running = await startCall(
     callSpec({ greetingMessage: null }),
-    { stt: scriptedStt(['when is my appointment', 'hold on']), tts: toneTts('tone', 25), llm: scriptedChat([{ text: LONG_REPLY }, { text: 'Sure.' }]) },
+    {
+      stt: scriptedStt(['when is my appointment', 'hold on']),
+      tts: toneTts('tone', 25),
+      llm: scriptedChat([{ text: LONG_REPLY }, { text: 'Sure.' }]),
+    },
     { voiceActivity },
   );
   await running.play(question);
@@ -67,7 +77,11 @@ describe('noise while the agent speaks', () => {
   it('still lets real speech take the floor', async () => {
     call = await startCall(
       callSpec({ greetingMessage: null }),
-      { stt: scriptedStt(['when is my appointment', 'wait I need to change it']), tts: toneTts('tone', 25), llm: scriptedChat([{ text: LONG_REPLY }, { text: 'Sure.' }]) },
+      {
+        stt: scriptedStt(['when is my appointment', 'wait I need to change it']),
+        tts: toneTts('tone', 25),
+        llm: scriptedChat([{ text: LONG_REPLY }, { text: 'Sure.' }]),
+      },
       { voiceActivity: new GatedSileroVad(model) },
     );
     await call.play(question);

@@ -12,7 +12,14 @@ import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
 import { OpenAiCompatLlm } from '../../src/providers/openai-compat/index.ts';
 import { createPocketsphinxStt } from '../../src/providers/pocketsphinx/pocketsphinx-stt.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/index.ts';
-import { collectAudio, describeInstalled, frames, rms, unavailableReason, wordOverlap } from '../offline-speech/support/offline-speech-kit.ts';
+import {
+  collectAudio,
+  describeInstalled,
+  frames,
+  rms,
+  unavailableReason,
+  wordOverlap,
+} from '../offline-speech/support/offline-speech-kit.ts';
 import { callSpec, startCall, type RunningCall } from './call-harness.ts';
 
 const SENTENCE = 'please book me for tuesday morning';
@@ -30,7 +37,9 @@ describeInstalled('a call with real speech (flite and pocketsphinx)', reason, ()
     fake = await startFakeOpenAi();
     webhook = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (c: Buffer) => { body += c.toString(); });
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
       req.on('end', () => {
         bookings.push({ authorization: req.headers.authorization, body });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"booked":true,"slot":"Tuesday 10:00"}');
@@ -53,13 +62,15 @@ describeInstalled('a call with real speech (flite and pocketsphinx)', reason, ()
     );
     const spec = callSpec({
       greetingMessage: null,
-      functionTools: [{
-        key: 'book_slot',
-        description: 'Book an appointment slot',
-        parameters: { type: 'object', properties: { day: { type: 'string' }, time: { type: 'string' } } },
-        url: webhookUrl,
-        bearerToken: 'hook-secret',
-      }],
+      functionTools: [
+        {
+          key: 'book_slot',
+          description: 'Book an appointment slot',
+          parameters: { type: 'object', properties: { day: { type: 'string' }, time: { type: 'string' } } },
+          url: webhookUrl,
+          bearerToken: 'hook-secret',
+        },
+      ],
     });
     call = await startCall(spec, {
       stt: createPocketsphinxStt(),
@@ -68,8 +79,13 @@ describeInstalled('a call with real speech (flite and pocketsphinx)', reason, ()
     });
 
     // The caller's sentence, spoken by flite and sent as a phone would: 20 ms frames in real time.
-    const spoken = await collectAudio(createFliteTts().synthesize({ text: SENTENCE, voiceId: 'kal16' }, new AbortController().signal));
-    const audio = spoken.sampleRate === ENGINE_SAMPLE_RATE ? spoken.samples : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
+    const spoken = await collectAudio(
+      createFliteTts().synthesize({ text: SENTENCE, voiceId: 'kal16' }, new AbortController().signal),
+    );
+    const audio =
+      spoken.sampleRate === ENGINE_SAMPLE_RATE
+        ? spoken.samples
+        : resample(spoken.samples, spoken.sampleRate, ENGINE_SAMPLE_RATE);
     await call.silence(200);
     const heardBefore = call.caller.heard.length;
     for (const frame of frames(audio, ENGINE_FRAME_SAMPLES)) {
@@ -94,7 +110,11 @@ describeInstalled('a call with real speech (flite and pocketsphinx)', reason, ()
     // The model saw the caller's words, then the webhook's answer as the tool result.
     const second = fake.chat.requests[1]!.body.messages as { role: string; content?: string; tool_call_id?: string }[];
     expect(second.find((m) => m.role === 'user')?.content).toBe(user.text);
-    expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: expect.stringContaining('Tuesday 10:00') });
+    expect(second.at(-1)).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: expect.stringContaining('Tuesday 10:00'),
+    });
 
     // The caller received the agent's voice: well over a second of non-silent frames after speaking.
     const agentAudio = call.caller.heard.slice(heardBefore);

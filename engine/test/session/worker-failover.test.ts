@@ -20,7 +20,11 @@ for (const fabric of fabrics()) {
       // Each worker has its own script, as each would be its own process; both know the same two sentences.
       const lines = () => scriptedStt(['first question', 'second question']);
       const llm = scriptedChat([{ text: 'First answer.' }, { text: 'Second answer.' }]);
-      call = await startCall(callSpec({ greetingMessage: null }), { stt: lines, tts: toneTts('tone', 20), llm }, { connect: () => fabric.connect(), sttWorkers: 2 });
+      call = await startCall(
+        callSpec({ greetingMessage: null }),
+        { stt: lines, tts: toneTts('tone', 20), llm },
+        { connect: () => fabric.connect(), sttWorkers: 2 },
+      );
       await call.speak(500);
       await call.silence(800);
       await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'First answer.');
@@ -37,7 +41,9 @@ for (const fabric of fabrics()) {
       await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Second answer.');
       expect(call.session.state).not.toBe('ended');
       // The second worker's script starts at its first line: what matters is that the caller was heard again.
-      const heard = call.events.filter((e) => e.type === 'transcript' && e.speaker === 'user').map((e) => (e as { text: string }).text);
+      const heard = call.events
+        .filter((e) => e.type === 'transcript' && e.speaker === 'user')
+        .map((e) => (e as { text: string }).text);
       expect(heard).toHaveLength(2);
     }, 30_000);
   });

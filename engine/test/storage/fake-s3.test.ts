@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_PAYLOAD_SHA256, signRequest } from '../../src/storage/sigv4.ts';
 import { startFakeS3 } from '../fakes/index.ts';
 import { verifySigV4 } from '../fakes/s3/verify-sigv4.ts';
-import { DOCUMENTED_CREDENTIAL, DOCUMENTED_CREDENTIALS, DOCUMENTED_GET_SIGNATURE, DOCUMENTED_REGION } from './aws-documented-example.ts';
+import {
+  DOCUMENTED_CREDENTIAL,
+  DOCUMENTED_CREDENTIALS,
+  DOCUMENTED_GET_SIGNATURE,
+  DOCUMENTED_REGION,
+} from './aws-documented-example.ts';
 
 const example = { ...DOCUMENTED_CREDENTIALS, region: DOCUMENTED_REGION };
 
@@ -32,18 +37,34 @@ describe('the fake S3’s signature check', () => {
 
   it('accepts the request AWS documents, and refuses it altered, re-keyed, or replayed too late', () => {
     expect(verifySigV4(documentedGet(), Buffer.alloc(0), example, then)).toBeUndefined();
-    expect(verifySigV4(documentedGet({ range: 'bytes=0-99' }), Buffer.alloc(0), example, then)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
-    expect(verifySigV4(documentedGet(), Buffer.alloc(0), { ...example, secretAccessKey: 'other' }, then)).toMatchObject({ code: 'SignatureDoesNotMatch' });
-    expect(verifySigV4(documentedGet(), Buffer.alloc(0), { ...example, accessKeyId: 'AKIAOTHER' }, then)).toMatchObject({ status: 403, code: 'InvalidAccessKeyId' });
-    expect(verifySigV4(documentedGet(), Buffer.alloc(0), example, new Date('2013-05-24T01:00:00Z'))).toMatchObject({ code: 'RequestTimeTooSkewed' });
-    expect(verifySigV4(documentedGet({ authorization: '' }), Buffer.alloc(0), example, then)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(verifySigV4(documentedGet({ range: 'bytes=0-99' }), Buffer.alloc(0), example, then)).toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
+    expect(verifySigV4(documentedGet(), Buffer.alloc(0), { ...example, secretAccessKey: 'other' }, then)).toMatchObject(
+      { code: 'SignatureDoesNotMatch' },
+    );
+    expect(verifySigV4(documentedGet(), Buffer.alloc(0), { ...example, accessKeyId: 'AKIAOTHER' }, then)).toMatchObject(
+      { status: 403, code: 'InvalidAccessKeyId' },
+    );
+    expect(verifySigV4(documentedGet(), Buffer.alloc(0), example, new Date('2013-05-24T01:00:00Z'))).toMatchObject({
+      code: 'RequestTimeTooSkewed',
+    });
+    expect(verifySigV4(documentedGet({ authorization: '' }), Buffer.alloc(0), example, then)).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+    });
   });
 
   it('refuses a body that is not the one whose hash was signed', async () => {
     const s3 = await startFakeS3({ accessKeyId: 'k', secretAccessKey: 's' });
     try {
       const url = new URL(`${s3.url}/recordings/a.ogg`);
-      const signed = signRequest({ method: 'PUT', url, payloadHash: EMPTY_PAYLOAD_SHA256 }, { accessKeyId: 'k', secretAccessKey: 's' }, { region: 'us-east-1', date: new Date() });
+      const signed = signRequest(
+        { method: 'PUT', url, payloadHash: EMPTY_PAYLOAD_SHA256 },
+        { accessKeyId: 'k', secretAccessKey: 's' },
+        { region: 'us-east-1', date: new Date() },
+      );
       const response = await fetch(url, { method: 'PUT', headers: signed.headers, body: 'not empty' });
       expect(response.status).toBe(400);
       expect(await response.text()).toContain('<Code>XAmzContentSHA256Mismatch</Code>');

@@ -38,15 +38,22 @@ describe('the local object store', () => {
     const part = await store.get('org/call.ogg', { start: 10, end: 19 });
     expect(part).toMatchObject({ size: 5_000, range: { start: 10, end: 19 } });
     expect((await bytesOf(part!.body)).equals(audio.subarray(10, 20))).toBe(true);
-    await expect(store.get('org/call.ogg', { start: 4_990, end: 5_000 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(store.get('org/call.ogg', { start: 4_990, end: 5_000 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
 
     const file = path.join(outer, 'finished.ogg');
     await writeFile(file, audio.subarray(0, 100));
     await store.put('org/copy.ogg', { file });
     expect((await store.head('org/copy.ogg'))?.size).toBe(100);
-    await store.put('org/streamed.ogg', { stream: Readable.from([audio.subarray(0, 60), audio.subarray(60, 200)]), length: 200 });
+    await store.put('org/streamed.ogg', {
+      stream: Readable.from([audio.subarray(0, 60), audio.subarray(60, 200)]),
+      length: 200,
+    });
     expect((await bytesOf((await store.get('org/streamed.ogg'))!.body)).equals(audio.subarray(0, 200))).toBe(true);
-    await expect(store.put('org/short.ogg', { stream: Readable.from([audio.subarray(0, 10)]), length: 200 })).rejects.toMatchObject({ code: 'internal' });
+    await expect(
+      store.put('org/short.ogg', { stream: Readable.from([audio.subarray(0, 10)]), length: 200 }),
+    ).rejects.toMatchObject({ code: 'internal' });
     expect(await readdir(path.join(root, 'org'))).toEqual(['call.ogg', 'copy.ogg', 'streamed.ogg']); // nothing partial left behind
 
     await store.delete('org/call.ogg');
@@ -59,10 +66,29 @@ describe('the local object store', () => {
   it('refuses every key that would leave the folder, before touching the disk', async () => {
     await writeFile(path.join(outer, 'secret.txt'), 'not yours');
     const store = new LocalObjectStore(root);
-    const escapes = ['../secret.txt', 'org/../../secret.txt', '/etc/passwd', `${outer}/secret.txt`, 'org\\..\\..\\secret.txt', 'org//x.ogg', '..', '.', '', 'a\u0000b'];
+    const escapes = [
+      '../secret.txt',
+      'org/../../secret.txt',
+      '/etc/passwd',
+      `${outer}/secret.txt`,
+      'org\\..\\..\\secret.txt',
+      'org//x.ogg',
+      '..',
+      '.',
+      '',
+      'a\u0000b',
+    ];
     for (const key of escapes) {
-      for (const attempt of [() => store.head(key), () => store.get(key), () => store.put(key, Buffer.from('x')), () => store.delete(key)]) {
-        const error = await attempt().then(() => undefined, (e: unknown) => e);
+      for (const attempt of [
+        () => store.head(key),
+        () => store.get(key),
+        () => store.put(key, Buffer.from('x')),
+        () => store.delete(key),
+      ]) {
+        const error = await attempt().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error, key).toBeInstanceOf(ObjectStoreError);
         expect(error, key).toMatchObject({ code: 'invalid_request', retryable: false });
       }

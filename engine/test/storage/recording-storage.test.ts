@@ -21,7 +21,14 @@ const audio = randomBytes(20_000);
 
 beforeAll(async () => {
   s3 = await startFakeS3({ accessKeyId: 'engine', secretAccessKey: 'engine-secret' });
-  options = { endpoint: s3.url, region: 'us-east-1', bucket: 'recordings', accessKeyId: 'engine', secretAccessKey: 'engine-secret', forcePathStyle: true };
+  options = {
+    endpoint: s3.url,
+    region: 'us-east-1',
+    bucket: 'recordings',
+    accessKeyId: 'engine',
+    secretAccessKey: 'engine-secret',
+    forcePathStyle: true,
+  };
 });
 afterAll(async () => {
   await s3?.close();
@@ -41,10 +48,19 @@ async function finishedRecording(storage: RecordingStorage, callId: string): Pro
   return { key, file };
 }
 
-const exists = (file: string) => stat(file).then(() => true, () => false);
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
 
 function storageWith(bucketOptions: S3ObjectStoreOptions, retryDelaysMs = [20, 40, 80]): RecordingStorage {
-  return new RecordingStorage({ recordingsDir: dir, log, retryDelaysMs, bucket: { store: new S3ObjectStore(bucketOptions), prefix: 'parley/prod' } });
+  return new RecordingStorage({
+    recordingsDir: dir,
+    log,
+    retryDelaysMs,
+    bucket: { store: new S3ObjectStore(bucketOptions), prefix: 'parley/prod' },
+  });
 }
 
 describe('recording storage', () => {
@@ -72,7 +88,10 @@ describe('recording storage', () => {
     const puts = () => s3.requests.filter((r) => r.method === 'PUT' && r.key === 'parley/prod/org-1/call-retry.ogg');
     expect(await storage.finish(key, 'audio/ogg')).toBe('s3://recordings/parley/prod/org-1/call-retry.ogg');
     expect(puts().map((r) => r.status)).toEqual([500, 500, 200]);
-    expect(logged.map((l) => l.detail)).toMatchObject([{ attempt: 1, retryInMs: 20 }, { attempt: 2, retryInMs: 40 }]);
+    expect(logged.map((l) => l.detail)).toMatchObject([
+      { attempt: 1, retryInMs: 20 },
+      { attempt: 2, retryInMs: 40 },
+    ]);
     expect(await exists(file)).toBe(false);
   });
 
@@ -83,7 +102,10 @@ describe('recording storage', () => {
     expect(await storage.finish(key, 'audio/ogg')).toBe('org-1/call-down.ogg');
     expect(s3.requests.filter((r) => r.key.endsWith('call-down.ogg')).length).toBe(4);
     expect((await readFile(file)).equals(audio)).toBe(true);
-    expect(logged.at(-1)).toMatchObject({ event: 'recording upload failed, kept on local disk', detail: { attempt: 4, file } });
+    expect(logged.at(-1)).toMatchObject({
+      event: 'recording upload failed, kept on local disk',
+      detail: { attempt: 4, file },
+    });
   });
 
   it('does not retry what cannot pass (a wrong secret), and keeps the file', async () => {

@@ -22,9 +22,21 @@ let dir: string;
 let options: S3ObjectStoreOptions;
 
 beforeAll(async () => {
-  s3 = await startFakeS3({ accessKeyId: 'parley-test', secretAccessKey: 'parley-test-secret', region: 'eu-west-2', buckets: ['recordings'] });
+  s3 = await startFakeS3({
+    accessKeyId: 'parley-test',
+    secretAccessKey: 'parley-test-secret',
+    region: 'eu-west-2',
+    buckets: ['recordings'],
+  });
   dir = await mkdtemp(path.join(tmpdir(), 'parley-s3-store-'));
-  options = { endpoint: s3.url, region: 'eu-west-2', bucket: 'recordings', accessKeyId: 'parley-test', secretAccessKey: 'parley-test-secret', forcePathStyle: true };
+  options = {
+    endpoint: s3.url,
+    region: 'eu-west-2',
+    bucket: 'recordings',
+    accessKeyId: 'parley-test',
+    secretAccessKey: 'parley-test-secret',
+    forcePathStyle: true,
+  };
 });
 afterAll(async () => {
   await s3?.close();
@@ -47,7 +59,10 @@ async function closedPort(): Promise<number> {
 }
 
 async function refusal(work: Promise<unknown>): Promise<ObjectStoreError> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ObjectStoreError);
   return error as ObjectStoreError;
 }
@@ -65,12 +80,20 @@ describe('the S3 object store', () => {
     expect(whole).toMatchObject({ size: 10_000, range: undefined, contentType: 'audio/ogg' });
     expect((await bytesOf(whole!.body)).equals(audio)).toBe(true);
 
-    for (const range of [{ start: 0, end: 0 }, { start: 100, end: 1_099 }, { start: 9_975, end: 9_999 }]) {
+    for (const range of [
+      { start: 0, end: 0 },
+      { start: 100, end: 1_099 },
+      { start: 9_975, end: 9_999 },
+    ]) {
       const part = await store.get('org-1/call-1.ogg', range);
       expect(part).toMatchObject({ size: 10_000, range });
       expect((await bytesOf(part!.body)).equals(audio.subarray(range.start, range.end + 1))).toBe(true);
     }
-    expect(s3.requests.filter((r) => r.range).map((r) => r.range)).toEqual(['bytes=0-0', 'bytes=100-1099', 'bytes=9975-9999']);
+    expect(s3.requests.filter((r) => r.range).map((r) => r.range)).toEqual([
+      'bytes=0-0',
+      'bytes=100-1099',
+      'bytes=9975-9999',
+    ]);
 
     await store.delete('org-1/call-1.ogg');
     expect(await store.head('org-1/call-1.ogg')).toBeUndefined();
@@ -94,13 +117,23 @@ describe('the S3 object store', () => {
   it('uploads a stream of known length unsigned (UNSIGNED-PAYLOAD), the request itself still signed', async () => {
     const store = new S3ObjectStore(options);
     const audio = randomBytes(50_000);
-    await store.put('org-1/streamed.ogg', { stream: Readable.from([audio.subarray(0, 20_000), audio.subarray(20_000)]), length: 50_000 });
+    await store.put('org-1/streamed.ogg', {
+      stream: Readable.from([audio.subarray(0, 20_000), audio.subarray(20_000)]),
+      length: 50_000,
+    });
     expect(s3.object('recordings', 'org-1/streamed.ogg')?.body.equals(audio)).toBe(true);
   });
 
   it('refuses a wrong secret or an unknown access key with an unauthorized error that says what to check', async () => {
-    const wrongSecret = await refusal(new S3ObjectStore({ ...options, secretAccessKey: 'not-the-secret' }).put('org-1/x.ogg', Buffer.from('x')));
-    expect(wrongSecret).toMatchObject({ code: 'unauthorized', retryable: false, status: 403, s3Code: 'SignatureDoesNotMatch' });
+    const wrongSecret = await refusal(
+      new S3ObjectStore({ ...options, secretAccessKey: 'not-the-secret' }).put('org-1/x.ogg', Buffer.from('x')),
+    );
+    expect(wrongSecret).toMatchObject({
+      code: 'unauthorized',
+      retryable: false,
+      status: 403,
+      s3Code: 'SignatureDoesNotMatch',
+    });
     expect(wrongSecret.message).toMatch(/SignatureDoesNotMatch.*PARLEY_S3_SECRET_ACCESS_KEY/);
 
     const unknownKey = await refusal(new S3ObjectStore({ ...options, accessKeyId: 'nobody' }).get('org-1/x.ogg'));
@@ -108,23 +141,35 @@ describe('the S3 object store', () => {
     expect(unknownKey.message).toMatch(/PARLEY_S3_ACCESS_KEY_ID/);
 
     // HEAD answers have no body: the status alone says it.
-    expect(await refusal(new S3ObjectStore({ ...options, secretAccessKey: 'not-the-secret' }).head('org-1/x.ogg'))).toMatchObject({ code: 'unauthorized', status: 403 });
+    expect(
+      await refusal(new S3ObjectStore({ ...options, secretAccessKey: 'not-the-secret' }).head('org-1/x.ogg')),
+    ).toMatchObject({ code: 'unauthorized', status: 403 });
     expect(s3.object('recordings', 'org-1/x.ogg')).toBeUndefined();
   });
 
   it('names a wrong region, a missing bucket, throttling, a server failure and an unreachable endpoint', async () => {
-    expect(await refusal(new S3ObjectStore({ ...options, region: 'us-east-1' }).put('a.ogg', Buffer.from('x'))))
-      .toMatchObject({ code: 'invalid_request', s3Code: 'AuthorizationHeaderMalformed' });
+    expect(
+      await refusal(new S3ObjectStore({ ...options, region: 'us-east-1' }).put('a.ogg', Buffer.from('x'))),
+    ).toMatchObject({ code: 'invalid_request', s3Code: 'AuthorizationHeaderMalformed' });
     const noBucket = await refusal(new S3ObjectStore({ ...options, bucket: 'nope' }).get('a.ogg'));
     expect(noBucket).toMatchObject({ code: 'invalid_request', s3Code: 'NoSuchBucket', retryable: false });
 
     const store = new S3ObjectStore(options);
     s3.failNext(1, { status: 503, code: 'SlowDown' });
-    expect(await refusal(store.put('a.ogg', Buffer.from('x')))).toMatchObject({ code: 'rate_limited', retryable: true });
+    expect(await refusal(store.put('a.ogg', Buffer.from('x')))).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+    });
     s3.failNext(1, { status: 500, code: 'InternalError' });
-    expect(await refusal(store.put('a.ogg', Buffer.from('x')))).toMatchObject({ code: 'upstream_failed', retryable: true, s3Code: 'InternalError' });
+    expect(await refusal(store.put('a.ogg', Buffer.from('x')))).toMatchObject({
+      code: 'upstream_failed',
+      retryable: true,
+      s3Code: 'InternalError',
+    });
 
-    const closed = await refusal(new S3ObjectStore({ ...options, endpoint: `http://127.0.0.1:${await closedPort()}` }).head('a.ogg'));
+    const closed = await refusal(
+      new S3ObjectStore({ ...options, endpoint: `http://127.0.0.1:${await closedPort()}` }).head('a.ogg'),
+    );
     expect(closed).toMatchObject({ code: 'upstream_failed', retryable: true });
     expect(closed.message).toMatch(/ECONNREFUSED/);
   });
@@ -147,20 +192,30 @@ describe('the S3 object store', () => {
 
   it('addresses objects path-style or virtual-host style, signing the host it sends to', async () => {
     expect(new S3ObjectStore(options).objectUrl('org/a b.ogg').href).toBe(`${s3.url}/recordings/org/a%20b.ogg`);
-    const virtual = new S3ObjectStore({ ...options, endpoint: 'https://s3.eu-west-2.amazonaws.com', forcePathStyle: false });
+    const virtual = new S3ObjectStore({
+      ...options,
+      endpoint: 'https://s3.eu-west-2.amazonaws.com',
+      forcePathStyle: false,
+    });
     expect(virtual.objectUrl('org/a.ogg').href).toBe('https://recordings.s3.eu-west-2.amazonaws.com/org/a.ogg');
 
     // The fake reads the bucket from the Host header: a virtual-host request signed for that host is accepted.
     s3.putObject('recordings', 'org/virtual.ogg', Buffer.from('virtual host'));
     const port = new URL(s3.url).port;
     const url = new URL(`http://recordings.s3.test:${port}/org/virtual.ogg`);
-    const signed = signRequest({ method: 'GET', url, payloadHash: EMPTY_PAYLOAD_SHA256 }, options, { region: 'eu-west-2', date: new Date() });
+    const signed = signRequest({ method: 'GET', url, payloadHash: EMPTY_PAYLOAD_SHA256 }, options, {
+      region: 'eu-west-2',
+      date: new Date(),
+    });
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: url.pathname, headers: { ...signed.headers, host: url.host } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, path: url.pathname, headers: { ...signed.headers, host: url.host } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

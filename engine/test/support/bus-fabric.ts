@@ -19,11 +19,13 @@ const natsUrl = process.env.NATS_URL ?? '';
 export function fabrics(): BusFabric[] {
   const namespace = `test.${randomBytes(5).toString('hex')}`;
   const memory = new MemoryBus();
-  const list: BusFabric[] = [{
-    name: 'in-process bus',
-    connect: async () => namespacedBus(memory, namespace),
-    close: () => memory.close(),
-  }];
+  const list: BusFabric[] = [
+    {
+      name: 'in-process bus',
+      connect: async () => namespacedBus(memory, namespace),
+      close: () => memory.close(),
+    },
+  ];
   if (natsUrl) {
     const opened: Bus[] = [];
     list.push({

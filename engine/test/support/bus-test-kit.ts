@@ -62,7 +62,13 @@ export function serve(sub: Subscription, answer: (message: BusMessage) => string
 
 /** Awaits the rejection of `promise` and checks it is a BusError. */
 export async function rejection(promise: Promise<unknown>): Promise<BusError> {
-  const err = await within(promise.then(() => undefined, (e: unknown) => e), 'a rejection');
+  const err = await within(
+    promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+    'a rejection',
+  );
   expect(err).toBeInstanceOf(BusError);
   return err as BusError;
 }

@@ -10,7 +10,10 @@ import type { SttEvent, SttOptions, SttProvider, SttStream } from '../../src/pro
 import { Channel } from '../../src/streams/channel.ts';
 
 /** Replies with the words of `reply`, one token each, after `gate` resolves (so a test can hold a turn open). */
-export function scriptedLlm(reply: string, options: { name?: string; gate?: () => Promise<void>; tokenDelayMs?: number } = {}): LlmProvider & { requests: LlmRequest[] } {
+export function scriptedLlm(
+  reply: string,
+  options: { name?: string; gate?: () => Promise<void>; tokenDelayMs?: number } = {},
+): LlmProvider & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
   return {
     name: options.name ?? 'scripted-llm',
@@ -38,9 +41,11 @@ export function countingStt(name = 'counting-stt'): SttProvider {
       let offset = 0;
       signal.addEventListener('abort', () => events.end(), { once: true });
       return {
-        push: (frame) => { samples += frame.length; },
+        push: (frame) => {
+          samples += frame.length;
+        },
         endOfUtterance: () => {
-          const ms = (samples / 16);
+          const ms = samples / 16;
           events.push({ type: 'final', text: `heard ${ms} ms`, startMs: offset, endMs: offset + ms });
           offset += ms;
           samples = 0;
@@ -65,7 +70,9 @@ export function toneTts(name = 'tone-tts', msPerChar = 60): TtsProvider & { spok
       spoken.push(request.text);
       const total = Math.round(request.text.length * msPerChar * 16);
       for (let at = 0; at < total && !signal.aborted; at += 1600) {
-        const samples = Int16Array.from({ length: Math.min(1600, total - at) }, (_, i) => Math.round(6000 * Math.sin((2 * Math.PI * 300 * (at + i)) / 16000)));
+        const samples = Int16Array.from({ length: Math.min(1600, total - at) }, (_, i) =>
+          Math.round(6000 * Math.sin((2 * Math.PI * 300 * (at + i)) / 16000)),
+        );
         yield { samples, sampleRate: 16000 };
         await new Promise((r) => setImmediate(r));
       }
@@ -85,7 +92,9 @@ export function scriptedStt(transcripts: string[], name = 'scripted-stt'): SttPr
       signal.addEventListener('abort', () => events.end(), { once: true });
       return {
         // Only voiced audio counts, as a recogniser hears words and not the silence around them.
-        push: (frame) => { if (frame.some((v) => Math.abs(v) > 1000)) heard += frame.length; },
+        push: (frame) => {
+          if (frame.some((v) => Math.abs(v) > 1000)) heard += frame.length;
+        },
         endOfUtterance: () => {
           if (heard === 0) return;
           const text = transcripts.shift();
@@ -107,7 +116,10 @@ export interface ScriptedReply {
 }
 
 /** Answers each request with the next scripted reply (then repeats the last); records every request. */
-export function scriptedChat(replies: ScriptedReply[], options: { tokenDelayMs?: number } = {}): LlmProvider & { requests: LlmRequest[] } {
+export function scriptedChat(
+  replies: ScriptedReply[],
+  options: { tokenDelayMs?: number } = {},
+): LlmProvider & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
   let next = 0;
   return {
@@ -121,7 +133,8 @@ export function scriptedChat(replies: ScriptedReply[], options: { tokenDelayMs?:
         await new Promise((r) => setTimeout(r, options.tokenDelayMs ?? 2));
         yield { type: 'token', text: word };
       }
-      for (const [i, call] of (reply.toolCalls ?? []).entries()) yield { type: 'tool_call', call: { id: `call_${next}_${i}`, ...call } };
+      for (const [i, call] of (reply.toolCalls ?? []).entries())
+        yield { type: 'tool_call', call: { id: `call_${next}_${i}`, ...call } };
       yield { type: 'done', finishReason: reply.toolCalls?.length ? 'tool_calls' : 'stop' };
     },
   };

@@ -14,5 +14,7 @@ export function whiteNoise(ms: number, amplitude: number, seed = 7): Int16Array 
     state ^= state << 5;
     return (state >>> 0) / 0x1_0000_0000;
   };
-  return Int16Array.from({ length: Math.round((ms * ENGINE_SAMPLE_RATE) / 1000) }, () => Math.round((next() * 2 - 1) * amplitude));
+  return Int16Array.from({ length: Math.round((ms * ENGINE_SAMPLE_RATE) / 1000) }, () =>
+    Math.round((next() * 2 - 1) * amplitude),
+  );
 }

@@ -53,7 +53,9 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
   // One long answer and one short one per call.
   const llm = scriptedChat(Array.from({ length: 3 }, () => [{ text: LONG_REPLY }, { text: AFTER }]).flat());
   const tts = recordingTts();
-  const stt = scriptedStt(Array.from({ length: 3 }, () => ['when is my appointment', 'wait I need to change it']).flat());
+  const stt = scriptedStt(
+    Array.from({ length: 3 }, () => ['when is my appointment', 'wait I need to change it']).flat(),
+  );
   beforeAll(async () => {
     engine = await startMediaEngine(fabric!, { stt, tts, llm });
   });
@@ -84,7 +86,9 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
 
       const clauseTexts = tts.texts.slice(textsBefore);
       const clearedAt = stream.record.clears[0]!;
-      const playedBeforeClear = stream.record.marks.filter((m) => m.outcome === 'played' && m.atMs <= clearedAt).map((m) => m.name);
+      const playedBeforeClear = stream.record.marks
+        .filter((m) => m.outcome === 'played' && m.atMs <= clearedAt)
+        .map((m) => m.name);
       const confirmed = playedBeforeClear.map((name) => clauseTexts[Number(name.split('c')[1])]!);
       // Every clause the carrier confirmed is in what the conversation keeps, in order, and nothing beyond the
       // clause that was playing when the caller cut in.
@@ -101,7 +105,11 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
       expect(stream.violations).toEqual([]);
 
       // The model's next turn sees what the caller heard, then what the caller said.
-      await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === AFTER, 20_000);
+      await engine.waitFor(
+        spec.callId,
+        (e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === AFTER,
+        20_000,
+      );
       const next = llm.requests[requestsBefore + 1]!.messages;
       expect(next.at(-2)).toEqual({ role: 'assistant', content: line.text });
       expect(next.at(-1)).toEqual({ role: 'user', content: 'wait I need to change it' });

@@ -52,7 +52,12 @@ describeInstalled('a call over carrier media streams with real speech', reason, 
           const spec = carrierCallSpec();
           stt.reset();
           const call = await engine.dispatch(spec);
-          const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format, parameters: { lead: 'L-42' } });
+          const stream = await SimStream.connect({
+            carrier,
+            url: call.streamUrl(carrier),
+            format,
+            parameters: { lead: 'L-42' },
+          });
           await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
 
           const sentence = await spoken(SENTENCE);
@@ -61,7 +66,11 @@ describeInstalled('a call over carrier media streams with real speech', reason, 
           await stream.sayWav(encodeWav({ samples: sentence, sampleRate: 16_000 }));
           await stream.pause(1_500);
 
-          const reply = await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant', 30_000);
+          const reply = await engine.waitFor(
+            spec.callId,
+            (e) => e.type === 'transcript' && e.speaker === 'assistant',
+            30_000,
+          );
           // Both clauses played out at real time and confirmed by the carrier's echo.
           await stream.until(() => stream.marks().length >= 2, 'echo of both clause marks', 15_000);
 
@@ -69,7 +78,8 @@ describeInstalled('a call over carrier media streams with real speech', reason, 
           if (user?.type !== 'transcript' || reply.type !== 'transcript') throw new Error('no transcript lines');
           expect(similarity(throughCarrier(sentence, format), stt.heard())).toBeGreaterThan(0.9);
           expect(user.text.length).toBeGreaterThan(0);
-          if (format.sampleRate === 16_000) expect(wordOverlap(SENTENCE, user.text), `pocketsphinx heard "${user.text}"`).toBeGreaterThanOrEqual(0.6);
+          if (format.sampleRate === 16_000)
+            expect(wordOverlap(SENTENCE, user.text), `pocketsphinx heard "${user.text}"`).toBeGreaterThanOrEqual(0.6);
           expect(reply.text).toBe(REPLY);
           expect(llm.requests.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: user.text });
 
@@ -87,8 +97,13 @@ describeInstalled('a call over carrier media streams with real speech', reason, 
           await stream.hangup();
           const ended = await engine.waitFor(spec.callId, (e) => e.type === 'ended');
           expect(ended).toMatchObject({ reason: 'caller_hangup', outcome: 'completed' });
-          const started = engine.logs.find((l) => l.event === 'media stream started' && l.detail.callId === spec.callId);
-          expect(started?.detail).toMatchObject({ carrier, format: { encoding: format.encoding, sampleRate: format.sampleRate } });
+          const started = engine.logs.find(
+            (l) => l.event === 'media stream started' && l.detail.callId === spec.callId,
+          );
+          expect(started?.detail).toMatchObject({
+            carrier,
+            format: { encoding: format.encoding, sampleRate: format.sampleRate },
+          });
         }, 60_000);
       }
     });

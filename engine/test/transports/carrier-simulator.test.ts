@@ -22,7 +22,11 @@ describe('the carrier simulator', () => {
   let carriers: CarrierSimulator;
   let app: AnswerApp;
   beforeAll(async () => {
-    engine = await startMediaEngine(fabric!, { stt: scriptedStt([]), tts: toneTts('tone', 20), llm: scriptedChat([{ text: 'Hello.' }]) });
+    engine = await startMediaEngine(fabric!, {
+      stt: scriptedStt([]),
+      tts: toneTts('tone', 20),
+      llm: scriptedChat([{ text: 'Hello.' }]),
+    });
     carriers = await CarrierSimulator.start({ ringMs: 50 });
     app = await startAnswerApp(engine, carriers.accounts);
   });
@@ -36,15 +40,28 @@ describe('the carrier simulator', () => {
   it('carrier-b: places a call through Calls.json, fetches the TwiML, streams to the engine, and reports the end', async () => {
     const { accountSid, authToken } = carriers.accounts['carrier-b'];
     const call = await app.prepare('b-out');
-    const form = new URLSearchParams({ To: '+15550100', From: '+15550199', Url: `${app.url}/carrier-b/answer/b-out`, StatusCallback: `${app.url}/carrier-b/status` });
+    const form = new URLSearchParams({
+      To: '+15550100',
+      From: '+15550199',
+      Url: `${app.url}/carrier-b/answer/b-out`,
+      StatusCallback: `${app.url}/carrier-b/status`,
+    });
     form.append('StatusCallbackEvent', 'initiated');
     form.append('StatusCallbackEvent', 'ringing');
     form.append('StatusCallbackEvent', 'answered');
     form.append('StatusCallbackEvent', 'completed');
-    const res = await fetch(`${carriers.url}/2010-04-01/Accounts/${accountSid}/Calls.json`, { method: 'POST', headers: { authorization: basic(accountSid, authToken), 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(`${carriers.url}/2010-04-01/Accounts/${accountSid}/Calls.json`, {
+      method: 'POST',
+      headers: { authorization: basic(accountSid, authToken), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     expect(res.status).toBe(201);
-    const created = await res.json() as { sid: string; status: string; to: string };
-    expect(created).toMatchObject({ status: 'queued', to: '+15550100', sid: expect.stringMatching(/^CA[0-9a-f]{32}$/) });
+    const created = (await res.json()) as { sid: string; status: string; to: string };
+    expect(created).toMatchObject({
+      status: 'queued',
+      to: '+15550100',
+      sid: expect.stringMatching(/^CA[0-9a-f]{32}$/),
+    });
 
     const placed = await carriers.nextCall();
     expect(placed.sid).toBe(created.sid);
@@ -66,7 +83,12 @@ describe('the carrier simulator', () => {
       '/carrier-b/answer/b-out in-progress',
       '/carrier-b/status completed',
     ]);
-    expect(hooks.at(-1)!.params).toMatchObject({ CallSid: created.sid, AccountSid: accountSid, Direction: 'outbound-api', CallDuration: expect.stringMatching(/^\d+$/) });
+    expect(hooks.at(-1)!.params).toMatchObject({
+      CallSid: created.sid,
+      AccountSid: accountSid,
+      Direction: 'outbound-api',
+      CallDuration: expect.stringMatching(/^\d+$/),
+    });
   });
 
   it('carrier-a: places a call through Call/, reads the Plivo XML, and posts the stream and hangup callbacks', async () => {
@@ -75,7 +97,13 @@ describe('the carrier simulator', () => {
     const res = await fetch(`${carriers.url}/v1/Account/${authId}/Call/`, {
       method: 'POST',
       headers: { authorization: basic(authId, authToken), 'content-type': 'application/json' },
-      body: JSON.stringify({ from: '+15550199', to: '+15550100', answer_url: `${app.url}/carrier-a/answer/a-out`, answer_method: 'POST', hangup_url: `${app.url}/carrier-a/hangup` }),
+      body: JSON.stringify({
+        from: '+15550199',
+        to: '+15550100',
+        answer_url: `${app.url}/carrier-a/answer/a-out`,
+        answer_method: 'POST',
+        hangup_url: `${app.url}/carrier-a/hangup`,
+      }),
     });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ message: 'call fired', request_uuid: expect.any(String) });
@@ -86,7 +114,10 @@ describe('the carrier simulator', () => {
     expect(stream.identity.parameters).toEqual({ source: 'parley' });
     await stream.until(() => stream.marks().includes('greeting'), 'the greeting played');
     // The application ends the call through the API.
-    const hangup = await fetch(`${carriers.url}/v1/Account/${authId}/Call/${placed.sid}/`, { method: 'DELETE', headers: { authorization: basic(authId, authToken) } });
+    const hangup = await fetch(`${carriers.url}/v1/Account/${authId}/Call/${placed.sid}/`, {
+      method: 'DELETE',
+      headers: { authorization: basic(authId, authToken) },
+    });
     expect(hangup.status).toBe(204);
     expect(await placed.ended).toMatchObject({ status: 'completed', source: 'api' });
     await engine.waitFor(call.callId, (e) => e.type === 'ended');
@@ -99,16 +130,32 @@ describe('the carrier simulator', () => {
       '/carrier-a/stream-status StopStream',
       '/carrier-a/hangup Hangup',
     ]);
-    expect(hooks.at(-1)!.params).toMatchObject({ CallUUID: placed.sid, CallStatus: 'completed', HangupCause: 'NORMAL_CLEARING', HangupSource: 'API Request' });
+    expect(hooks.at(-1)!.params).toMatchObject({
+      CallUUID: placed.sid,
+      CallStatus: 'completed',
+      HangupCause: 'NORMAL_CLEARING',
+      HangupSource: 'API Request',
+    });
   });
 
   it('carrier-c: connects a call straight to a stream URL, and to a flow whose voicebot applet asks the application', async () => {
     const { accountSid, apiKey, apiToken } = carriers.accounts['carrier-c'];
     const direct = await app.prepare('c-direct');
-    const form = new URLSearchParams({ From: '+919800000001', CallerId: '08047000000', StreamUrl: direct.streamUrl('carrier-c'), StreamType: 'bidirectional', StatusCallback: `${app.url}/carrier-c/status`, 'StatusCallbackEvents[]': 'terminal' });
-    const res = await fetch(`${carriers.url}/v1/Accounts/${accountSid}/Calls/connect.json`, { method: 'POST', headers: { authorization: basic(apiKey, apiToken) }, body: form });
+    const form = new URLSearchParams({
+      From: '+919800000001',
+      CallerId: '08047000000',
+      StreamUrl: direct.streamUrl('carrier-c'),
+      StreamType: 'bidirectional',
+      StatusCallback: `${app.url}/carrier-c/status`,
+      'StatusCallbackEvents[]': 'terminal',
+    });
+    const res = await fetch(`${carriers.url}/v1/Accounts/${accountSid}/Calls/connect.json`, {
+      method: 'POST',
+      headers: { authorization: basic(apiKey, apiToken) },
+      body: form,
+    });
     expect(res.status).toBe(200);
-    const { Call } = await res.json() as { Call: { Sid: string } };
+    const { Call } = (await res.json()) as { Call: { Sid: string } };
     const placed = await carriers.nextCall();
     expect(placed.sid).toBe(Call.Sid);
     const stream = await placed.stream;
@@ -117,17 +164,35 @@ describe('the carrier simulator', () => {
     expect(stream.violations).toEqual([]);
     await placed.hangup();
     await engine.waitFor(direct.callId, (e) => e.type === 'ended');
-    await expect.poll(() => app.received.find((r) => r.path === '/carrier-c/status')?.params).toMatchObject({ CallSid: Call.Sid, Status: 'completed', EventType: 'terminal', Direction: 'outbound-api' });
+    await expect
+      .poll(() => app.received.find((r) => r.path === '/carrier-c/status')?.params)
+      .toMatchObject({ CallSid: Call.Sid, Status: 'completed', EventType: 'terminal', Direction: 'outbound-api' });
 
     // A flow: its Voicebot applet's URL is the application's, which answers with the stream to use.
     const viaFlow = await app.prepare('c-flow');
     carriers.setVoicebotApp('4242', `${app.url}/carrier-c/answer/c-flow`);
-    const flow = new URLSearchParams({ From: '+919800000002', CallerId: '08047000000', Url: `http://my.exotel.com/${accountSid}/exoml/start_voice/4242` });
-    expect((await fetch(`${carriers.url}/v1/Accounts/${accountSid}/Calls/connect.json`, { method: 'POST', headers: { authorization: basic(apiKey, apiToken) }, body: flow })).status).toBe(200);
+    const flow = new URLSearchParams({
+      From: '+919800000002',
+      CallerId: '08047000000',
+      Url: `http://my.exotel.com/${accountSid}/exoml/start_voice/4242`,
+    });
+    expect(
+      (
+        await fetch(`${carriers.url}/v1/Accounts/${accountSid}/Calls/connect.json`, {
+          method: 'POST',
+          headers: { authorization: basic(apiKey, apiToken) },
+          body: flow,
+        })
+      ).status,
+    ).toBe(200);
     const flowCall = await carriers.nextCall();
     const flowStream = await flowCall.stream;
     await flowStream.until(() => flowStream.marks().includes('greeting'), 'the greeting played');
-    expect(flowCall.answerFetch?.params).toMatchObject({ CallSid: flowCall.sid, CallFrom: '+919800000002', Direction: 'outbound-dial' });
+    expect(flowCall.answerFetch?.params).toMatchObject({
+      CallSid: flowCall.sid,
+      CallFrom: '+919800000002',
+      Direction: 'outbound-dial',
+    });
     await flowCall.hangup();
     await engine.waitFor(viaFlow.callId, (e) => e.type === 'ended');
   });
@@ -135,16 +200,39 @@ describe('the carrier simulator', () => {
   for (const carrier of ['carrier-b', 'carrier-a', 'carrier-c'] as const) {
     it(`${carrier}: rings the application for a call to one of the account's numbers, signed, then streams its answer`, async () => {
       const url = carrier === 'carrier-c' ? `${app.url}/carrier-c/inbound` : `${app.url}/${carrier}/inbound`;
-      const call = carriers.inboundCall(carrier, { from: '+15550111', to: '+15550122', url, statusCallback: `${app.url}/${carrier}/inbound-status` });
+      const call = carriers.inboundCall(carrier, {
+        from: '+15550111',
+        to: '+15550122',
+        url,
+        statusCallback: `${app.url}/${carrier}/inbound-status`,
+      });
       const stream = await call.stream;
       await stream.until(() => stream.marks().includes('greeting'), 'the inbound greeting played');
-      const ring = app.received.find((r) => r.path === `/${carrier}/inbound` && (r.params.CallSid ?? r.params.CallUUID) === call.sid)!;
+      const ring = app.received.find(
+        (r) => r.path === `/${carrier}/inbound` && (r.params.CallSid ?? r.params.CallUUID) === call.sid,
+      )!;
       expect(ring.signed).toBe(true);
-      if (carrier === 'carrier-b') expect(ring.params).toMatchObject({ From: '+15550111', To: '+15550122', Direction: 'inbound', CallStatus: 'ringing' });
-      if (carrier === 'carrier-a') expect(ring.params).toMatchObject({ From: '+15550111', To: '+15550122', Direction: 'inbound', Event: 'StartApp' });
-      if (carrier === 'carrier-c') expect(ring.params).toMatchObject({ CallFrom: '+15550111', CallTo: '+15550122', Direction: 'incoming' });
+      if (carrier === 'carrier-b')
+        expect(ring.params).toMatchObject({
+          From: '+15550111',
+          To: '+15550122',
+          Direction: 'inbound',
+          CallStatus: 'ringing',
+        });
+      if (carrier === 'carrier-a')
+        expect(ring.params).toMatchObject({
+          From: '+15550111',
+          To: '+15550122',
+          Direction: 'inbound',
+          Event: 'StartApp',
+        });
+      if (carrier === 'carrier-c')
+        expect(ring.params).toMatchObject({ CallFrom: '+15550111', CallTo: '+15550122', Direction: 'incoming' });
       const dispatched = app.dispatched.get(call.sid)!;
-      await engine.waitFor(dispatched.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Thanks for calling the clinic.');
+      await engine.waitFor(
+        dispatched.callId,
+        (e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text === 'Thanks for calling the clinic.',
+      );
       await call.hangup();
       await engine.waitFor(dispatched.callId, (e) => e.type === 'ended');
       await expect.poll(() => app.received.some((r) => r.path === `/${carrier}/inbound-status`)).toBe(true);
@@ -153,30 +241,72 @@ describe('the carrier simulator', () => {
 
   it('refuses bad credentials and missing parameters as each carrier does, and reports a busy callee', async () => {
     const b = carriers.accounts['carrier-b'];
-    const wrong = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, { method: 'POST', headers: { authorization: basic(b.accountSid, 'nope') }, body: new URLSearchParams({ To: '+1', From: '+2', Url: 'http://x.test/' }) });
+    const wrong = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, {
+      method: 'POST',
+      headers: { authorization: basic(b.accountSid, 'nope') },
+      body: new URLSearchParams({ To: '+1', From: '+2', Url: 'http://x.test/' }),
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toMatchObject({ code: 20003 });
-    const noUrl = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, { method: 'POST', headers: { authorization: basic(b.accountSid, b.authToken) }, body: new URLSearchParams({ To: '+1', From: '+2' }) });
+    const noUrl = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, {
+      method: 'POST',
+      headers: { authorization: basic(b.accountSid, b.authToken) },
+      body: new URLSearchParams({ To: '+1', From: '+2' }),
+    });
     expect(await noUrl.json()).toMatchObject({ code: 21205, status: 400 });
     // The REST API takes one status event per parameter: a space-separated list (TwiML's syntax) is an unknown event.
-    const spaced = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, { method: 'POST', headers: { authorization: basic(b.accountSid, b.authToken) }, body: new URLSearchParams({ To: '+1', From: '+2', Url: 'http://x.test/', StatusCallbackEvent: 'initiated ringing' }) });
+    const spaced = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, {
+      method: 'POST',
+      headers: { authorization: basic(b.accountSid, b.authToken) },
+      body: new URLSearchParams({
+        To: '+1',
+        From: '+2',
+        Url: 'http://x.test/',
+        StatusCallbackEvent: 'initiated ringing',
+      }),
+    });
     expect(await spaced.json()).toMatchObject({ code: 21626, status: 400 });
     const a = carriers.accounts['carrier-a'];
-    const noAnswer = await fetch(`${carriers.url}/v1/Account/${a.authId}/Call/`, { method: 'POST', headers: { authorization: basic(a.authId, a.authToken), 'content-type': 'application/json' }, body: JSON.stringify({ from: '+1', to: '+2' }) });
+    const noAnswer = await fetch(`${carriers.url}/v1/Account/${a.authId}/Call/`, {
+      method: 'POST',
+      headers: { authorization: basic(a.authId, a.authToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ from: '+1', to: '+2' }),
+    });
     expect(noAnswer.status).toBe(400);
     expect(await noAnswer.json()).toMatchObject({ error: 'answer_url parameter is required' });
     const c = carriers.accounts['carrier-c'];
-    const noCallerId = await fetch(`${carriers.url}/v1/Accounts/${c.accountSid}/Calls/connect.json`, { method: 'POST', headers: { authorization: basic(c.apiKey, c.apiToken) }, body: new URLSearchParams({ From: '+91' }) });
+    const noCallerId = await fetch(`${carriers.url}/v1/Accounts/${c.accountSid}/Calls/connect.json`, {
+      method: 'POST',
+      headers: { authorization: basic(c.apiKey, c.apiToken) },
+      body: new URLSearchParams({ From: '+91' }),
+    });
     expect(noCallerId.status).toBe(400);
     expect(await noCallerId.json()).toMatchObject({ RestException: { Status: 400 } });
-    expect(carriers.refusals.map((r) => `${r.carrier} ${r.status}`)).toEqual(['carrier-b 401', 'carrier-b 400', 'carrier-b 400', 'carrier-a 400', 'carrier-c 400']);
+    expect(carriers.refusals.map((r) => `${r.carrier} ${r.status}`)).toEqual([
+      'carrier-b 401',
+      'carrier-b 400',
+      'carrier-b 400',
+      'carrier-a 400',
+      'carrier-c 400',
+    ]);
 
     carriers.answerNextWith('busy');
-    const ok = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, { method: 'POST', headers: { authorization: basic(b.accountSid, b.authToken) }, body: new URLSearchParams({ To: '+15550100', From: '+15550199', Url: `${app.url}/carrier-b/answer/none`, StatusCallback: `${app.url}/carrier-b/busy-status` }) });
+    const ok = await fetch(`${carriers.url}/2010-04-01/Accounts/${b.accountSid}/Calls.json`, {
+      method: 'POST',
+      headers: { authorization: basic(b.accountSid, b.authToken) },
+      body: new URLSearchParams({
+        To: '+15550100',
+        From: '+15550199',
+        Url: `${app.url}/carrier-b/answer/none`,
+        StatusCallback: `${app.url}/carrier-b/busy-status`,
+      }),
+    });
     expect(ok.status).toBe(201);
     const busy = await carriers.nextCall();
     expect(await busy.ended).toEqual({ status: 'busy', durationSec: 0, source: 'carrier' });
     await expect(busy.stream).rejects.toThrow(/busy/);
-    await expect.poll(() => app.received.find((r) => r.path === '/carrier-b/busy-status')?.params.CallStatus).toBe('busy');
+    await expect
+      .poll(() => app.received.find((r) => r.path === '/carrier-b/busy-status')?.params.CallStatus)
+      .toBe('busy');
   });
 });

@@ -41,7 +41,11 @@ for (const fabric of fabrics()) {
     let engine: MediaEngine;
     const stt = tappedStt(scriptedStt(Array.from({ length: 20 }, (_, i) => `sentence ${i}`)));
     beforeAll(async () => {
-      engine = await startMediaEngine(fabric, { stt: stt.provider, tts: toneTts('tone', 15), llm: scriptedChat([{ text: 'Got it, thank you.' }]) });
+      engine = await startMediaEngine(fabric, {
+        stt: stt.provider,
+        tts: toneTts('tone', 15),
+        llm: scriptedChat([{ text: 'Got it, thank you.' }]),
+      });
     });
     afterAll(async () => {
       await engine?.close();
@@ -50,7 +54,9 @@ for (const fabric of fabrics()) {
 
     for (const { carrier, format } of CASES) {
       it(`${carrier}: a socket lost mid-call ends the call as media_dropped and publishes its end`, async () => {
-        const spec = carrierCallSpec({ greetingMessage: 'Hello, this is Maya from the clinic, calling about your appointment.' });
+        const spec = carrierCallSpec({
+          greetingMessage: 'Hello, this is Maya from the clinic, calling about your appointment.',
+        });
         const call = await engine.dispatch(spec);
         const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format });
         await stream.until(() => stream.record.mediaMessages > 10, 'greeting audio');
@@ -69,10 +75,31 @@ for (const fabric of fabrics()) {
         await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
         for (const message of GARBAGE) stream.sendRaw(message);
         // A second start, and audio far over the size bound of one message (12 s of it).
-        stream.sendRaw(JSON.stringify({ event: 'start', start: { streamSid: 'MZ2', streamId: 'x', stream_sid: 'x', mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000 } } }));
-        stream.sendRaw(JSON.stringify({ event: 'media', streamSid: 'x', streamId: 'x', stream_sid: 'x', media: { payload: Buffer.alloc(8000 * 2 * 12).toString('base64') } }));
+        stream.sendRaw(
+          JSON.stringify({
+            event: 'start',
+            start: {
+              streamSid: 'MZ2',
+              streamId: 'x',
+              stream_sid: 'x',
+              mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000 },
+            },
+          }),
+        );
+        stream.sendRaw(
+          JSON.stringify({
+            event: 'media',
+            streamSid: 'x',
+            streamId: 'x',
+            stream_sid: 'x',
+            media: { payload: Buffer.alloc(8000 * 2 * 12).toString('base64') },
+          }),
+        );
 
-        await stream.say(new Int16Array(16_000).map((_, i) => Math.round(8000 * Math.sin(i / 3))), 16_000);
+        await stream.say(
+          new Int16Array(16_000).map((_, i) => Math.round(8000 * Math.sin(i / 3))),
+          16_000,
+        );
         await stream.pause(900);
         await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant', 15_000);
         await stream.until(() => stream.marks().length >= 1, 'the answer played');
@@ -95,29 +122,48 @@ for (const fabric of fabrics()) {
         stream.press('5');
         stream.press('#');
         await engine.waitFor(spec.callId, (e) => e.type === 'dtmf' && e.digit === '#');
-        expect(engine.eventsOf(spec.callId).filter((e) => e.type === 'dtmf').map((e) => (e as { digit: string }).digit)).toEqual(['5', '#']);
+        expect(
+          engine
+            .eventsOf(spec.callId)
+            .filter((e) => e.type === 'dtmf')
+            .map((e) => (e as { digit: string }).digit),
+        ).toEqual(['5', '#']);
         await stream.hangup();
       });
 
-      it.skipIf(fliteMissing !== undefined)(`${carrier}: absorbs two seconds of speech sent at once, losing none of it`, async () => {
-        const spec = carrierCallSpec();
-        const call = await engine.dispatch(spec);
-        const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format });
-        await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
-        await stream.pause(200);
-        stt.reset();
-        const sentence = await spoken('please book me for tuesday morning at ten');
-        expect(sentence.length).toBeGreaterThan(32_000);
-        stream.burst(sentence, 16_000);
-        await stream.pause(1_500);
-        const line = await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'user', 15_000);
-        expect(line).toMatchObject({ text: expect.stringMatching(/^sentence \d+$/) });
-        await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant', 15_000);
-        expect(similarity(throughCarrier(sentence, format), stt.heard())).toBeGreaterThan(0.9);
-        await stream.hangup();
-        const log = await engine.waitForLog((l) => l.event === 'media stream ended' && l.detail.callId === spec.callId);
-        expect(log.detail.stats).toMatchObject({ droppedFrames: 0, malformed: 0, duplicateChunks: 0, concealedFrames: 0 });
-      });
+      it.skipIf(fliteMissing !== undefined)(
+        `${carrier}: absorbs two seconds of speech sent at once, losing none of it`,
+        async () => {
+          const spec = carrierCallSpec();
+          const call = await engine.dispatch(spec);
+          const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format });
+          await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
+          await stream.pause(200);
+          stt.reset();
+          const sentence = await spoken('please book me for tuesday morning at ten');
+          expect(sentence.length).toBeGreaterThan(32_000);
+          stream.burst(sentence, 16_000);
+          await stream.pause(1_500);
+          const line = await engine.waitFor(
+            spec.callId,
+            (e) => e.type === 'transcript' && e.speaker === 'user',
+            15_000,
+          );
+          expect(line).toMatchObject({ text: expect.stringMatching(/^sentence \d+$/) });
+          await engine.waitFor(spec.callId, (e) => e.type === 'transcript' && e.speaker === 'assistant', 15_000);
+          expect(similarity(throughCarrier(sentence, format), stt.heard())).toBeGreaterThan(0.9);
+          await stream.hangup();
+          const log = await engine.waitForLog(
+            (l) => l.event === 'media stream ended' && l.detail.callId === spec.callId,
+          );
+          expect(log.detail.stats).toMatchObject({
+            droppedFrames: 0,
+            malformed: 0,
+            duplicateChunks: 0,
+            concealedFrames: 0,
+          });
+        },
+      );
     }
   });
 }

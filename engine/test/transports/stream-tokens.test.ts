@@ -23,7 +23,11 @@ describe('stream tokens at the media server', () => {
   let engine: MediaEngine;
   const secret = randomBytes(32);
   beforeAll(async () => {
-    engine = await startMediaEngine(fabric!, { stt: scriptedStt([]), tts: toneTts('tone', 20), llm: scriptedChat([{ text: 'Hello.' }]) }, { tokenSecret: secret.toString('base64') });
+    engine = await startMediaEngine(
+      fabric!,
+      { stt: scriptedStt([]), tts: toneTts('tone', 20), llm: scriptedChat([{ text: 'Hello.' }]) },
+      { tokenSecret: secret.toString('base64') },
+    );
   });
   afterAll(async () => {
     await engine?.close();
@@ -59,12 +63,16 @@ describe('stream tokens at the media server', () => {
   it('refuses a token it never issued, though signed with its own key', async () => {
     const callId = `call${randomBytes(6).toString('hex')}`;
     const { token } = new StreamTokens(secret).issue(callId, 60_000);
-    expect(await refused(mediaStreamUrl(engine.role.mediaUrl!, 'carrier-b', token))).toBe('stream token refused: unknown');
+    expect(await refused(mediaStreamUrl(engine.role.mediaUrl!, 'carrier-b', token))).toBe(
+      'stream token refused: unknown',
+    );
     await expectNoSession(callId);
   });
 
   it('refuses a token that is not a token at all', async () => {
-    expect(await refused(mediaStreamUrl(engine.role.mediaUrl!, 'carrier-a', 'not-a-token'))).toBe('stream token refused: malformed');
+    expect(await refused(mediaStreamUrl(engine.role.mediaUrl!, 'carrier-a', 'not-a-token'))).toBe(
+      'stream token refused: malformed',
+    );
   });
 
   it('refuses a tampered token: another call in it, or a MAC from another key', async () => {
@@ -89,8 +97,12 @@ describe('stream tokens at the media server', () => {
   it('answers 404 to a path that is not a media stream, and to a carrier without one', async () => {
     const spec = carrierCallSpec();
     const call = await engine.dispatch(spec);
-    await expect(SimStream.connect({ carrier: 'carrier-b', url: `${call.mediaUrl}/media/carrier-d/${call.streamToken}` })).rejects.toMatchObject({ status: 404 });
-    await expect(SimStream.connect({ carrier: 'carrier-b', url: `${call.mediaUrl}/elsewhere/${call.streamToken}` })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      SimStream.connect({ carrier: 'carrier-b', url: `${call.mediaUrl}/media/carrier-d/${call.streamToken}` }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      SimStream.connect({ carrier: 'carrier-b', url: `${call.mediaUrl}/elsewhere/${call.streamToken}` }),
+    ).rejects.toMatchObject({ status: 404 });
     // Nothing was spent: the call's own stream still opens.
     const stream = await SimStream.connect({ carrier: 'carrier-b', url: call.streamUrl('carrier-b') });
     await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
@@ -101,7 +113,11 @@ describe('stream tokens at the media server', () => {
 describe('an expired stream token', () => {
   let engine: MediaEngine;
   beforeAll(async () => {
-    engine = await startMediaEngine(fabric!, { stt: scriptedStt([]), tts: toneTts('tone', 20), llm: scriptedChat([{ text: 'Hello.' }]) }, { mediaTimeoutMs: 300 });
+    engine = await startMediaEngine(
+      fabric!,
+      { stt: scriptedStt([]), tts: toneTts('tone', 20), llm: scriptedChat([{ text: 'Hello.' }]) },
+      { mediaTimeoutMs: 300 },
+    );
   });
   afterAll(async () => {
     await engine?.close();
@@ -113,7 +129,9 @@ describe('an expired stream token', () => {
     await engine.waitFor(spec.callId, (e) => e.type === 'ended');
     const stream = await SimStream.connect({ carrier: 'carrier-a', url: call.streamUrl('carrier-a') });
     expect(await stream.closed).toEqual({ code: POLICY_VIOLATION, reason: 'stream token refused: expired' });
-    expect(engine.eventsOf(spec.callId)).toEqual([expect.objectContaining({ type: 'ended', reason: 'media_never_connected', outcome: 'no_answer' })]);
+    expect(engine.eventsOf(spec.callId)).toEqual([
+      expect.objectContaining({ type: 'ended', reason: 'media_never_connected', outcome: 'no_answer' }),
+    ]);
     expect(engine.role.activeCalls).toBe(0);
   });
 });

@@ -49,10 +49,20 @@ for (const fabric of fabrics()) {
       expect(reply.defaultProvider).toBe('flite');
       expect(reply.providers).toEqual(['flite', 'espeak']);
       expect(reply.failures).toEqual([]);
-      expect(reply.voices).toContainEqual({ provider: 'flite', id: 'kal16', name: 'Kal (16 kHz, diphone)', language: 'en-US', gender: 'MALE' });
+      expect(reply.voices).toContainEqual({
+        provider: 'flite',
+        id: 'kal16',
+        name: 'Kal (16 kHz, diphone)',
+        language: 'en-US',
+        gender: 'MALE',
+      });
       expect(reply.voices).toContainEqual(expect.objectContaining({ provider: 'flite', id: 'slt', gender: 'FEMALE' }));
-      expect(reply.voices).toContainEqual(expect.objectContaining({ provider: 'espeak', id: 'en-us', language: 'en-US' }));
-      expect(reply.voices).toContainEqual(expect.objectContaining({ provider: 'espeak', id: 'fr-fr', language: 'fr-FR' }));
+      expect(reply.voices).toContainEqual(
+        expect.objectContaining({ provider: 'espeak', id: 'en-us', language: 'en-US' }),
+      );
+      expect(reply.voices).toContainEqual(
+        expect.objectContaining({ provider: 'espeak', id: 'fr-fr', language: 'fr-FR' }),
+      );
       expect(reply.voices.filter((v) => v.provider === 'espeak').length).toBeGreaterThan(50);
       expect(reply.voices.map((v) => v.id)).not.toContain('awb_time');
       // Only the contract's fields travel: espeak's own bookkeeping (priorities, served languages) stays home.
@@ -63,7 +73,12 @@ for (const fabric of fabrics()) {
     it("lists an ElevenLabs account's voices from its API beside the offline ones", async () => {
       const eleven = await startFakeElevenLabs({ apiKey: ELEVENLABS_KEY });
       try {
-        await start({ ...OFFLINE, ttsProvider: 'elevenlabs', elevenlabsApiKey: ELEVENLABS_KEY, ttsBaseUrl: eleven.baseUrl });
+        await start({
+          ...OFFLINE,
+          ttsProvider: 'elevenlabs',
+          elevenlabsApiKey: ELEVENLABS_KEY,
+          ttsBaseUrl: eleven.baseUrl,
+        });
         const reply = await listed(await fabric.connect());
         expect(reply.defaultProvider).toBe('elevenlabs');
         expect(reply.providers).toEqual(['flite', 'espeak', 'elevenlabs']);
@@ -82,9 +97,17 @@ for (const fabric of fabrics()) {
       try {
         await start({ ...OFFLINE, ttsProvider: 'openai', openaiApiKey: 'sk-test', ttsBaseUrl: openai.baseUrl });
         const reply = await listed(await fabric.connect());
-        expect(reply.voices.filter((v) => v.provider === 'openai').map((v) => v.id)).toEqual(
-          ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer', 'ash', 'coral', 'sage'],
-        );
+        expect(reply.voices.filter((v) => v.provider === 'openai').map((v) => v.id)).toEqual([
+          'alloy',
+          'echo',
+          'fable',
+          'onyx',
+          'nova',
+          'shimmer',
+          'ash',
+          'coral',
+          'sage',
+        ]);
         expect(reply.voices.find((v) => v.provider === 'openai')?.language).toBe('mul');
         expect(openai.unauthorized).toBe(0);
       } finally {
@@ -95,10 +118,20 @@ for (const fabric of fabrics()) {
     it('reports a provider whose listing fails and still lists the others', async () => {
       const eleven = await startFakeElevenLabs({ apiKey: ELEVENLABS_KEY });
       try {
-        await start({ ...OFFLINE, ttsProvider: 'elevenlabs', elevenlabsApiKey: 'wrong-key', ttsBaseUrl: eleven.baseUrl });
+        await start({
+          ...OFFLINE,
+          ttsProvider: 'elevenlabs',
+          elevenlabsApiKey: 'wrong-key',
+          ttsBaseUrl: eleven.baseUrl,
+        });
         const reply = await listed(await fabric.connect());
         expect(reply.failures).toEqual([
-          { provider: 'elevenlabs', code: 'unauthorized', message: expect.stringContaining('Invalid API key'), retryable: false },
+          {
+            provider: 'elevenlabs',
+            code: 'unauthorized',
+            message: expect.stringContaining('Invalid API key'),
+            retryable: false,
+          },
         ]);
         expect(reply.voices.some((v) => v.provider === 'elevenlabs')).toBe(false);
         expect(reply.voices).toContainEqual(expect.objectContaining({ provider: 'flite', id: 'kal16' }));

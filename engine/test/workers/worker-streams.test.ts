@@ -36,11 +36,21 @@ for (const fabric of fabrics()) {
     });
 
     it('streams an LLM turn through a worker and cancels on abort', async () => {
-      const worker = startWorker(await fabric.connect(), llmWorker([scriptedLlm('hello there caller', { tokenDelayMs: 5 })]));
+      const worker = startWorker(
+        await fabric.connect(),
+        llmWorker([scriptedLlm('hello there caller', { tokenDelayMs: 5 })]),
+      );
       workers.push(worker);
       const client = await LlmClient.open(await fabric.connect(), 'call-a');
-      const events = await collect(client.turn({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
-      expect(events.filter((e) => e.type === 'token').map((e) => (e as { text: string }).text).join('')).toBe('hello there caller ');
+      const events = await collect(
+        client.turn({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal),
+      );
+      expect(
+        events
+          .filter((e) => e.type === 'token')
+          .map((e) => (e as { text: string }).text)
+          .join(''),
+      ).toBe('hello there caller ');
       expect(events.at(-1)).toMatchObject({ type: 'done', finishReason: 'stop' });
 
       const abort = new AbortController();
@@ -57,72 +67,95 @@ for (const fabric of fabrics()) {
     it('refuses a provider the workers do not have, naming it', async () => {
       const worker = startWorker(await fabric.connect(), llmWorker([scriptedLlm('x', { name: 'only-this' })]));
       workers.push(worker);
-      await expect(LlmClient.open(await fabric.connect(), 'call-b', { provider: 'gpt-9' })).rejects.toMatchObject({ code: 'unknown_provider' });
+      await expect(LlmClient.open(await fabric.connect(), 'call-b', { provider: 'gpt-9' })).rejects.toMatchObject({
+        code: 'unknown_provider',
+      });
       await worker.stop();
     });
 
-    it('moves an LLM turn to another worker when its worker dies before answering', async () => {
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => { release = resolve; });
-      const busA = await fabric.connect();
-      const a = startWorker(busA, llmWorker([scriptedLlm('from worker a', { gate: () => gate })]));
-      const client = await LlmClient.open(await fabric.connect(), 'call-c');
-      const b = startWorker(await fabric.connect(), llmWorker([scriptedLlm('from worker b')]));
-      workers.push(a, b);
-      const turn = collect(client.turn({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
-      // Worker a dies without a word: its heartbeats stop and its streams vanish.
-      await a.stop();
-      const events = await turn;
-      release();
-      expect(events.filter((e) => e.type === 'token').map((e) => (e as { text: string }).text).join('')).toBe('from worker b ');
-      expect(client.failovers).toBe(1);
-      client.close();
-    }, FAILOVER_TEST_TIMEOUT_MS);
+    it(
+      'moves an LLM turn to another worker when its worker dies before answering',
+      async () => {
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const busA = await fabric.connect();
+        const a = startWorker(busA, llmWorker([scriptedLlm('from worker a', { gate: () => gate })]));
+        const client = await LlmClient.open(await fabric.connect(), 'call-c');
+        const b = startWorker(await fabric.connect(), llmWorker([scriptedLlm('from worker b')]));
+        workers.push(a, b);
+        const turn = collect(
+          client.turn({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal),
+        );
+        // Worker a dies without a word: its heartbeats stop and its streams vanish.
+        await a.stop();
+        const events = await turn;
+        release();
+        expect(
+          events
+            .filter((e) => e.type === 'token')
+            .map((e) => (e as { text: string }).text)
+            .join(''),
+        ).toBe('from worker b ');
+        expect(client.failovers).toBe(1);
+        client.close();
+      },
+      FAILOVER_TEST_TIMEOUT_MS,
+    );
 
-    it('keeps a call transcribing across an STT worker failure, replaying the utterance in progress', async () => {
-      const a = startWorker(await fabric.connect(), sttWorker([countingStt()]));
-      workers.push(a);
-      const client = await SttClient.open(await fabric.connect(), 'call-d', { language: 'en-US' });
-      const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
-      workers.push(b);
-      const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
-      const reader = client.events[Symbol.asyncIterator]();
-      for (let i = 0; i < 10; i += 1) client.push(frame);
-      client.endOfUtterance();
-      expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 200 ms' });
+    it(
+      'keeps a call transcribing across an STT worker failure, replaying the utterance in progress',
+      async () => {
+        const a = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+        workers.push(a);
+        const client = await SttClient.open(await fabric.connect(), 'call-d', { language: 'en-US' });
+        const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+        workers.push(b);
+        const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
+        const reader = client.events[Symbol.asyncIterator]();
+        for (let i = 0; i < 10; i += 1) client.push(frame);
+        client.endOfUtterance();
+        expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 200 ms' });
 
-      for (let i = 0; i < 25; i += 1) client.push(frame); // half an utterance…
-      await new Promise((r) => setTimeout(r, 50));
-      await (a.streamCount > 0 ? a : b).stop(); // …when its worker dies
-      await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
-      for (let i = 0; i < 25; i += 1) client.push(frame);
-      client.endOfUtterance();
-      // The new worker heard the whole utterance: the 25 frames before the failure were replayed.
-      expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
-      client.close();
-    }, FAILOVER_TEST_TIMEOUT_MS);
+        for (let i = 0; i < 25; i += 1) client.push(frame); // half an utterance…
+        await new Promise((r) => setTimeout(r, 50));
+        await (a.streamCount > 0 ? a : b).stop(); // …when its worker dies
+        await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
+        for (let i = 0; i < 25; i += 1) client.push(frame);
+        client.endOfUtterance();
+        // The new worker heard the whole utterance: the 25 frames before the failure were replayed.
+        expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
+        client.close();
+      },
+      FAILOVER_TEST_TIMEOUT_MS,
+    );
 
-    it('keeps an utterance that ends while the failover is still looking for a worker', async () => {
-      // Earlier tests' workers would take the failover at once: this one needs a moment with no worker at all.
-      for (const earlier of workers.splice(0)) await earlier.stop();
-      const a = startWorker(await fabric.connect(), sttWorker([countingStt()]));
-      workers.push(a);
-      const client = await SttClient.open(await fabric.connect(), 'call-e', { language: 'en-US' });
-      const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
-      const reader = client.events[Symbol.asyncIterator]();
-      for (let i = 0; i < 25; i += 1) client.push(frame);
-      await new Promise((r) => setTimeout(r, 50));
-      await a.stop(); // the only worker dies: the failover starts and finds nobody
-      await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
-      // The caller finishes the sentence meanwhile; its audio and its end cannot go anywhere yet.
-      for (let i = 0; i < 25; i += 1) client.push(frame);
-      client.endOfUtterance();
-      const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
-      workers.push(b);
-      // The new worker hears the whole sentence, and its end.
-      expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
-      client.close();
-    }, FAILOVER_TEST_TIMEOUT_MS);
+    it(
+      'keeps an utterance that ends while the failover is still looking for a worker',
+      async () => {
+        // Earlier tests' workers would take the failover at once: this one needs a moment with no worker at all.
+        for (const earlier of workers.splice(0)) await earlier.stop();
+        const a = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+        workers.push(a);
+        const client = await SttClient.open(await fabric.connect(), 'call-e', { language: 'en-US' });
+        const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
+        const reader = client.events[Symbol.asyncIterator]();
+        for (let i = 0; i < 25; i += 1) client.push(frame);
+        await new Promise((r) => setTimeout(r, 50));
+        await a.stop(); // the only worker dies: the failover starts and finds nobody
+        await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
+        // The caller finishes the sentence meanwhile; its audio and its end cannot go anywhere yet.
+        for (let i = 0; i < 25; i += 1) client.push(frame);
+        client.endOfUtterance();
+        const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+        workers.push(b);
+        // The new worker hears the whole sentence, and its end.
+        expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
+        client.close();
+      },
+      FAILOVER_TEST_TIMEOUT_MS,
+    );
   });
 }
 

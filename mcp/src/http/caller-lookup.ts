@@ -5,9 +5,7 @@
 import type { RestClient } from '../rest/rest-client.ts';
 import type { Caller } from '../tools/tool-context.ts';
 
-export type CallerLookup =
-  | { kind: 'ok'; caller: Caller }
-  | { kind: 'refused'; status: number; message: string };
+export type CallerLookup = { kind: 'ok'; caller: Caller } | { kind: 'refused'; status: number; message: string };
 
 /** The token of an `Authorization: Bearer <token>` header, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -19,7 +17,11 @@ export async function lookUpCaller(rest: RestClient, token: string, clientAddres
   const response = await rest({ method: 'GET', path: '/api-keys/me', token, clientAddress });
   const body = response.body as { data?: Record<string, unknown>; message?: string } | undefined;
   if (response.status !== 200 || !body?.data) {
-    return { kind: 'refused', status: response.status === 200 ? 502 : response.status, message: body?.message ?? 'The key could not be checked' };
+    return {
+      kind: 'refused',
+      status: response.status === 200 ? 502 : response.status,
+      message: body?.message ?? 'The key could not be checked',
+    };
   }
   const data = body.data;
   return {

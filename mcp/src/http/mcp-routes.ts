@@ -59,44 +59,62 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
     return jsonRpcError(reply, 401, -32001, `Unauthorized: ${message}`);
   };
 
-  app.post(MCP_PATH, {
-    schema: documented(
-      'MCP: JSON-RPC 2.0 requests (Streamable HTTP, stateless, JSON responses)',
-      'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key>, '
-        + 'Content-Type: application/json, Accept: application/json, text/event-stream. 401 without a valid token (WWW-Authenticate '
-        + `names ${RESOURCE_METADATA_PATH}); 429 past the per-connection limit (PARLEY_RATE_LIMITS mcp=…). REST errors come back as tool results.`,
-    ),
-  }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const token = bearerToken(request.headers.authorization);
-    if (!token) return unauthorized(reply, 'send Authorization: Bearer <token> (an API key, or the token of an MCP login)', false);
-    const verdict = limit.take(token);
-    if (!verdict.allowed) {
-      void reply.header('retry-after', String(verdict.retryAfterSeconds));
-      return jsonRpcError(reply, 429, -32002, `Rate limit exceeded: at most ${options.requestsPerMinute} requests per minute per connection; retry in ${verdict.retryAfterSeconds} s`);
-    }
-    const found = await lookUpCaller(options.rest, token, request.ip);
-    if (found.kind === 'refused') {
-      if (found.status === 401) return unauthorized(reply, found.message, true);
-      return jsonRpcError(reply, found.status === 403 ? 403 : 502, -32001, found.message);
-    }
-    if (request.body === UNPARSEABLE) return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
+  app.post(
+    MCP_PATH,
+    {
+      schema: documented(
+        'MCP: JSON-RPC 2.0 requests (Streamable HTTP, stateless, JSON responses)',
+        'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key>, ' +
+          'Content-Type: application/json, Accept: application/json, text/event-stream. 401 without a valid token (WWW-Authenticate ' +
+          `names ${RESOURCE_METADATA_PATH}); 429 past the per-connection limit (PARLEY_RATE_LIMITS mcp=…). REST errors come back as tool results.`,
+      ),
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const token = bearerToken(request.headers.authorization);
+      if (!token)
+        return unauthorized(
+          reply,
+          'send Authorization: Bearer <token> (an API key, or the token of an MCP login)',
+          false,
+        );
+      const verdict = limit.take(token);
+      if (!verdict.allowed) {
+        void reply.header('retry-after', String(verdict.retryAfterSeconds));
+        return jsonRpcError(
+          reply,
+          429,
+          -32002,
+          `Rate limit exceeded: at most ${options.requestsPerMinute} requests per minute per connection; retry in ${verdict.retryAfterSeconds} s`,
+        );
+      }
+      const found = await lookUpCaller(options.rest, token, request.ip);
+      if (found.kind === 'refused') {
+        if (found.status === 401) return unauthorized(reply, found.message, true);
+        return jsonRpcError(reply, found.status === 403 ? 403 : 502, -32001, found.message);
+      }
+      if (request.body === UNPARSEABLE)
+        return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
 
-    const context = new ToolContext(found.caller, options.rest, request.ip);
-    const server = createMcpServer(options.catalogue, context);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(toWebRequest(request, publicUrl), {
-        parsedBody: request.body,
-        authInfo: { token, clientId: found.caller.keyId, scopes: [...found.caller.scopes] },
+      const context = new ToolContext(found.caller, options.rest, request.ip);
+      const server = createMcpServer(options.catalogue, context);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
       });
-      void reply.code(response.status);
-      response.headers.forEach((value, name) => void reply.header(name, value));
-      return reply.send(response.body ? await response.text() : undefined);
-    } finally {
-      await server.close();
-    }
-  });
+      try {
+        await server.connect(transport);
+        const response = await transport.handleRequest(toWebRequest(request, publicUrl), {
+          parsedBody: request.body,
+          authInfo: { token, clientId: found.caller.keyId, scopes: [...found.caller.scopes] },
+        });
+        void reply.code(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        return reply.send(response.body ? await response.text() : undefined);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   // Stateless and JSON-only: there is no server-to-client stream to open (GET) and no session to end (DELETE).
   for (const method of ['GET', 'DELETE'] as const) {
@@ -106,27 +124,40 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
       schema: documented(`MCP: ${method} is not used (405; the server is stateless)`),
       handler: (_request, reply) => {
         void reply.header('allow', 'POST');
-        return jsonRpcError(reply, 405, -32000, `Method not allowed: this MCP server is stateless; send JSON-RPC with POST ${MCP_PATH}`);
+        return jsonRpcError(
+          reply,
+          405,
+          -32000,
+          `Method not allowed: this MCP server is stateless; send JSON-RPC with POST ${MCP_PATH}`,
+        );
       },
     });
   }
 
-  app.get(`${MCP_PATH}/health`, { schema: documented('MCP: health and the number of tools and prompts (no authentication)') }, async () => ({
-    status: 'ok',
-    name: SERVER_NAME,
-    version: SERVER_VERSION,
-    tools: options.catalogue.tools.size,
-    prompts: options.catalogue.prompts.length,
-  }));
+  app.get(
+    `${MCP_PATH}/health`,
+    { schema: documented('MCP: health and the number of tools and prompts (no authentication)') },
+    async () => ({
+      status: 'ok',
+      name: SERVER_NAME,
+      version: SERVER_VERSION,
+      tools: options.catalogue.tools.size,
+      prompts: options.catalogue.prompts.length,
+    }),
+  );
 
   // RFC 9728. No authorization server is named yet: until Parley's OAuth login exists, hosts connect with an API key.
-  app.get(RESOURCE_METADATA_PATH, { schema: documented('MCP: OAuth protected resource metadata (RFC 9728)') }, async () => ({
-    resource: publicUrl + MCP_PATH,
-    resource_name: 'Parley MCP server',
-    bearer_methods_supported: ['header'],
-    scopes_supported: options.scopes,
-    resource_documentation: `${publicUrl}/docs`,
-  }));
+  app.get(
+    RESOURCE_METADATA_PATH,
+    { schema: documented('MCP: OAuth protected resource metadata (RFC 9728)') },
+    async () => ({
+      resource: publicUrl + MCP_PATH,
+      resource_name: 'Parley MCP server',
+      bearer_methods_supported: ['header'],
+      scopes_supported: options.scopes,
+      resource_documentation: `${publicUrl}/docs`,
+    }),
+  );
 }
 
 /** The Fastify request as the SDK's web-standard transport reads it (headers only: the body is passed parsed). */

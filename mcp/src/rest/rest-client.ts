@@ -67,7 +67,10 @@ export function injectRestClient(app: FastifyInstance, prefix: string): RestClie
       payload: request.body === undefined ? undefined : JSON.stringify(request.body),
       ...(request.clientAddress ? { remoteAddress: request.clientAddress } : {}),
     });
-    return { status: response.statusCode, body: parseBody(response.body, response.headers['content-type'] as string | undefined) };
+    return {
+      status: response.statusCode,
+      body: parseBody(response.body, response.headers['content-type'] as string | undefined),
+    };
   };
 }
 
@@ -83,6 +86,9 @@ export function fetchRestClient(restRoot: string): RestClient {
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
     });
-    return { status: response.status, body: parseBody(await response.text(), response.headers.get('content-type') ?? undefined) };
+    return {
+      status: response.status,
+      body: parseBody(await response.text(), response.headers.get('content-type') ?? undefined),
+    };
   };
 }

@@ -19,8 +19,9 @@ import type { ToolContext } from '../tools/tool-context.ts';
 export const SERVER_NAME = 'parley';
 export const SERVER_VERSION = '0.1.0';
 
-const INSTRUCTIONS = 'Parley runs AI voice agents that answer and place phone calls. Tools marked confirm-gated first return a dry run: '
-  + 'show it to the user and call again with confirm: true only after they approve. service_help explains the tools.';
+const INSTRUCTIONS =
+  'Parley runs AI voice agents that answer and place phone calls. Tools marked confirm-gated first return a dry run: ' +
+  'show it to the user and call again with confirm: true only after they approve. service_help explains the tools.';
 
 /**
  * The SDK builds an Ajv instance per Server unless given one (it validates elicitation answers, which Parley does not
@@ -43,8 +44,12 @@ export function createMcpServer(catalogue: Catalogue, context: ToolContext): Ser
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.tools.listed }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => catalogue.tools.call(request.params.name, request.params.arguments, context));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalogue.prompts.map((prompt) => prompt.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    catalogue.tools.call(request.params.name, request.params.arguments, context),
+  );
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: catalogue.prompts.map((prompt) => prompt.listing),
+  }));
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
     const prompt = catalogue.prompts.find((candidate) => candidate.listing.name === request.params.name);
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"`);

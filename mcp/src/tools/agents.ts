@@ -15,7 +15,10 @@ const editable = {
   identity: z.string().min(1).describe('Who the agent is (the first part of its instructions)'),
   personality: z.string().describe('How it speaks'),
   task: z.string().min(1).describe('What it does on a call, step by step'),
-  greeting: z.string().max(2000).describe('What a voice agent says first; {{variable}} placeholders are filled per call'),
+  greeting: z
+    .string()
+    .max(2000)
+    .describe('What a voice agent says first; {{variable}} placeholders are filled per call'),
   closing_message: z.string().max(2000).describe('What it says before hanging up'),
   language: z.string().max(35).describe('BCP-47, e.g. en-US'),
   language_accent: z.string().describe('Accent or dialect in plain words, e.g. "British English"; empty clears'),
@@ -45,7 +48,9 @@ const REST_FIELD: Record<keyof typeof editable, string> = {
 };
 
 /** Every editable field, optional: what agents_update takes, and agents_create beside its required ones. */
-const optionalEditable = Object.fromEntries(Object.entries(editable).map(([name, schema]) => [name, schema.optional()])) as {
+const optionalEditable = Object.fromEntries(
+  Object.entries(editable).map(([name, schema]) => [name, schema.optional()]),
+) as {
   [K in keyof typeof editable]: z.ZodOptional<(typeof editable)[K]>;
 };
 
@@ -79,7 +84,14 @@ const agentsList = defineTool({
     const data = await context.call<{ items: unknown[]; total: number; page: number }>(SERVICE, {
       method: 'GET',
       path: '/voice/agents',
-      query: { organisationId: context.organisation(args.org_id), agentType: args.agent_type, isActive: args.active, search: args.search, page: args.page, limit },
+      query: {
+        organisationId: context.organisation(args.org_id),
+        agentType: args.agent_type,
+        isActive: args.active,
+        search: args.search,
+        page: args.page,
+        limit,
+      },
     });
     return listResult({ items: data.items, total: data.total, page: data.page, limit }, args.fields);
   },
@@ -88,7 +100,8 @@ const agentsList = defineTool({
 const agentsGet = defineTool({
   name: 'agents_get',
   title: 'Get an agent',
-  description: "One agent's full configuration: instructions, greeting, voice, language, tools (webhook tokens redacted), flow, results tracking.",
+  description:
+    "One agent's full configuration: instructions, greeting, voice, language, tools (webhook tokens redacted), flow, results tracking.",
   toolClass: 'read',
   scopes: ['agents:read'],
   input: { agent_id: agentId },
@@ -100,9 +113,10 @@ const agentsGet = defineTool({
 const agentsCreate = defineTool({
   name: 'agents_create',
   title: 'Create an agent',
-  description: 'Creates a voice agent (or a chat agent with agent_type CHAT) on the installation\'s default speech model. '
-    + '`identity` and `task` are required, and `greeting` for voice agents. The agent gets the organisation\'s newest number '
-    + 'for outbound calls unless calling_number says otherwise.',
+  description:
+    "Creates a voice agent (or a chat agent with agent_type CHAT) on the installation's default speech model. " +
+    "`identity` and `task` are required, and `greeting` for voice agents. The agent gets the organisation's newest number " +
+    'for outbound calls unless calling_number says otherwise.',
   toolClass: 'write',
   scopes: ['agents:write'],
   input: {
@@ -120,10 +134,15 @@ const agentsCreate = defineTool({
   },
 });
 
-function diff(before: Agent, after: Agent, fields: readonly string[]): Record<string, { before: unknown; after: unknown }> {
+function diff(
+  before: Agent,
+  after: Agent,
+  fields: readonly string[],
+): Record<string, { before: unknown; after: unknown }> {
   const changes: Record<string, { before: unknown; after: unknown }> = {};
   for (const field of fields) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { before: before[field] ?? null, after: after[field] ?? null };
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+      changes[field] = { before: before[field] ?? null, after: after[field] ?? null };
   }
   return changes;
 }
@@ -131,7 +150,8 @@ function diff(before: Agent, after: Agent, fields: readonly string[]): Record<st
 const agentsUpdate = defineTool({
   name: 'agents_update',
   title: 'Edit an agent',
-  description: 'Changes only the fields given and answers a before/after diff of what changed. `active: false` pauses the agent.',
+  description:
+    'Changes only the fields given and answers a before/after diff of what changed. `active: false` pauses the agent.',
   toolClass: 'write',
   scopes: ['agents:write'],
   input: {
@@ -146,7 +166,11 @@ const agentsUpdate = defineTool({
       return valueResult({ changed: {}, note: 'No field to change was given; the agent is as it was.' });
     }
     const before = await getAgent(context, args.agent_id);
-    const after = await context.call<Agent>(SERVICE, { method: 'PUT', path: `/voice/agents/${encodeURIComponent(args.agent_id)}`, body });
+    const after = await context.call<Agent>(SERVICE, {
+      method: 'PUT',
+      path: `/voice/agents/${encodeURIComponent(args.agent_id)}`,
+      body,
+    });
     return valueResult({ agentId: after.id, changed: diff(before, after, Object.keys(body)) });
   },
 });
@@ -154,7 +178,8 @@ const agentsUpdate = defineTool({
 const agentsDelete = defineTool({
   name: 'agents_delete',
   title: 'Delete an agent',
-  description: 'Deletes an agent: it takes and places no more calls, its numbers are unassigned and its widget tokens revoked. Its calls and results are kept.',
+  description:
+    'Deletes an agent: it takes and places no more calls, its numbers are unassigned and its widget tokens revoked. Its calls and results are kept.',
   toolClass: 'destructive',
   confirm: true,
   scopes: ['agents:write'],
@@ -164,7 +189,14 @@ const agentsDelete = defineTool({
     if (!args.confirm) {
       return previewResult('agents_delete', {
         action: `Delete the agent "${agent.name}"`,
-        target: { id: agent.id, name: agent.name, agentType: agent.agentType, isActive: agent.isActive, callingNumber: agent.callingNumber ?? null, totalCalls: agent.totalCalls ?? null },
+        target: {
+          id: agent.id,
+          name: agent.name,
+          agentType: agent.agentType,
+          isActive: agent.isActive,
+          callingNumber: agent.callingNumber ?? null,
+          totalCalls: agent.totalCalls ?? null,
+        },
         effects: [
           'The agent disappears from every list and read; it answers and places no more calls.',
           'Numbers routed to it are unassigned; its widget tokens are revoked.',
@@ -172,17 +204,23 @@ const agentsDelete = defineTool({
         ],
       });
     }
-    return valueResult(await context.call(SERVICE, { method: 'DELETE', path: `/voice/agents/${encodeURIComponent(args.agent_id)}` }));
+    return valueResult(
+      await context.call(SERVICE, { method: 'DELETE', path: `/voice/agents/${encodeURIComponent(args.agent_id)}` }),
+    );
   },
 });
 
 const agentsDuplicate = defineTool({
   name: 'agents_duplicate',
   title: 'Copy an agent',
-  description: 'A new agent with every setting of the source (texts, voice, tools, flow, results tracking, number); no calls, version 1.',
+  description:
+    'A new agent with every setting of the source (texts, voice, tools, flow, results tracking, number); no calls, version 1.',
   toolClass: 'write',
   scopes: ['agents:write'],
-  input: { agent_id: agentId, name: z.string().min(1).max(255).optional().describe("Default: the source's name plus ' (copy)'") },
+  input: {
+    agent_id: agentId,
+    name: z.string().min(1).max(255).optional().describe("Default: the source's name plus ' (copy)'"),
+  },
   async run(args, context) {
     const copy = await context.call<Agent>(SERVICE, {
       method: 'POST',
@@ -201,16 +239,31 @@ const agentsListVoices = defineTool({
   scopes: ['agents:read'],
   input: {
     language: z.string().min(2).max(35).optional().describe('A language tag, e.g. en or en-GB'),
-    provider: z.string().min(1).max(64).optional().describe('Only this provider\'s voices'),
+    provider: z.string().min(1).max(64).optional().describe("Only this provider's voices"),
     ...pageArgument,
     ...listArguments,
   },
   async run(args, context) {
-    const data = await context.call<{ voices: unknown[] }>(SERVICE, { method: 'GET', path: '/voice/voices', query: { language: args.language, provider: args.provider } });
+    const data = await context.call<{ voices: unknown[] }>(SERVICE, {
+      method: 'GET',
+      path: '/voice/voices',
+      query: { language: args.language, provider: args.provider },
+    });
     const limit = args.limit ?? DEFAULT_LIST_LIMIT;
     const page = args.page ?? 1;
-    return listResult({ items: data.voices.slice((page - 1) * limit, page * limit), total: data.voices.length, page, limit }, args.fields);
+    return listResult(
+      { items: data.voices.slice((page - 1) * limit, page * limit), total: data.voices.length, page, limit },
+      args.fields,
+    );
   },
 });
 
-export const agentTools: readonly Tool[] = [agentsList, agentsGet, agentsCreate, agentsUpdate, agentsDelete, agentsDuplicate, agentsListVoices];
+export const agentTools: readonly Tool[] = [
+  agentsList,
+  agentsGet,
+  agentsCreate,
+  agentsUpdate,
+  agentsDelete,
+  agentsDuplicate,
+  agentsListVoices,
+];

@@ -23,7 +23,9 @@ const serviceHelp = defineTool({
   async run(args) {
     if (!args.topic) return textResult(GUIDE);
     const section = SECTIONS.get(args.topic.trim().toLowerCase());
-    return section ? textResult(section) : errorResult(`No topic "${args.topic}". Topics: ${[...SECTIONS.keys()].join(', ')}.`);
+    return section
+      ? textResult(section)
+      : errorResult(`No topic "${args.topic}". Topics: ${[...SECTIONS.keys()].join(', ')}.`);
   },
 });
 

@@ -11,4 +11,11 @@ import { numberTools } from './numbers.ts';
 import { sessionTools } from './sessions.ts';
 import type { Tool } from './tool.ts';
 
-export const TOOLS: readonly Tool[] = [...agentTools, ...callTools, ...sessionTools, ...numberTools, ...accountTools, ...helpTools];
+export const TOOLS: readonly Tool[] = [
+  ...agentTools,
+  ...callTools,
+  ...sessionTools,
+  ...numberTools,
+  ...accountTools,
+  ...helpTools,
+];

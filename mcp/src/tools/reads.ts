@@ -26,6 +26,8 @@ export function getAgent(context: ToolContext, id: string): Promise<AgentSummary
 
 /** A call by its record id (24 hex) or by its Call ID (room name). */
 export function getCall(context: ToolContext, id: string): Promise<CallSummary> {
-  const path = SESSION_ID.test(id) ? `/voice-sessions/${id.toLowerCase()}` : `/voice-sessions/room/${encodeURIComponent(id)}`;
+  const path = SESSION_ID.test(id)
+    ? `/voice-sessions/${id.toLowerCase()}`
+    : `/voice-sessions/room/${encodeURIComponent(id)}`;
   return context.call<CallSummary>('Calls', { method: 'GET', path });
 }

@@ -14,14 +14,19 @@ export interface ToolFailureLog {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'arguments'}: ${issue.message}`).join('; ');
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'arguments'}: ${issue.message}`)
+    .join('; ');
 }
 
 export class ToolRegistry {
   readonly #tools = new Map<string, { tool: Tool; schema: z.ZodObject }>();
   readonly listed: ListedTool[];
 
-  constructor(tools: readonly Tool[], readonly onFailure: ToolFailureLog = () => {}) {
+  constructor(
+    tools: readonly Tool[],
+    readonly onFailure: ToolFailureLog = () => {},
+  ) {
     for (const tool of tools) {
       if (this.#tools.has(tool.name)) throw new Error(`MCP tool ${tool.name} is defined twice`);
       // Unknown arguments are refused by name: a host that misspells `confirm` must not get a silent dry run forever.
@@ -36,7 +41,8 @@ export class ToolRegistry {
 
   async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
     const entry = this.#tools.get(name);
-    if (!entry) return errorResult(`Unknown tool "${name}". tools/list names the ${this.#tools.size} tools this server offers.`);
+    if (!entry)
+      return errorResult(`Unknown tool "${name}". tools/list names the ${this.#tools.size} tools this server offers.`);
     const parsed = entry.schema.safeParse(args ?? {});
     if (!parsed.success) return errorResult(`Invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
     try {
@@ -48,7 +54,9 @@ export class ToolRegistry {
       }
       // Our own fault: say so without internals, and log it for the operator.
       this.onFailure(name, error);
-      return errorResult(`${name} failed unexpectedly; nothing more is known to the tool. Try again, or use the REST API.`);
+      return errorResult(
+        `${name} failed unexpectedly; nothing more is known to the tool. Try again, or use the REST API.`,
+      );
     }
   }
 }

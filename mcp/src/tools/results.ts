@@ -44,8 +44,9 @@ export function listResult(page: ListPage, fields?: readonly string[]): CallTool
 
   // Each item is measured once (its JSON plus the comma before it), then whole items are kept in order while they
   // fit beside the envelope and the note (whose counts take at most as many digits as the page's length).
-  const note = (kept: number) => `Cut at about 30 KB: ${kept} of the ${items.length} items on this page are shown. `
-    + 'Narrow the request: ask for fewer items (limit), only the keys you need (fields), or add filters.';
+  const note = (kept: number) =>
+    `Cut at about 30 KB: ${kept} of the ${items.length} items on this page are shown. ` +
+    'Narrow the request: ask for fewer items (limit), only the keys you need (fields), or add filters.';
   let room = RESULT_BUDGET_BYTES - envelopeBytes({ ...shown, count: items.length, note: note(items.length) });
   let kept = 0;
   for (const item of items) {
@@ -68,7 +69,10 @@ export function valueResult(value: unknown): CallToolResult {
   return {
     content: [
       { type: 'text', text: cut },
-      { type: 'text', text: 'Cut at about 30 KB (the JSON above is incomplete). Narrow the request: ask for fewer items, only the fields you need, or a single record.' },
+      {
+        type: 'text',
+        text: 'Cut at about 30 KB (the JSON above is incomplete). Narrow the request: ask for fewer items, only the fields you need, or a single record.',
+      },
     ],
   };
 }

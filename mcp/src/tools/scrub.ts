@@ -10,7 +10,8 @@ export const REDACTED = '[redacted]';
  * passwords, the `key` of a freshly minted token). Identifiers of such things (`keyId`, `tokenId`, `key_prefix`) are
  * not secrets and stay.
  */
-const SECRET_FIELD = /^(?:.*(?:token|password|passwd|secret|credential|signature)|(?:api|private|access|auth)[-_]?key|key|authorization|auth)$/i;
+const SECRET_FIELD =
+  /^(?:.*(?:token|password|passwd|secret|credential|signature)|(?:api|private|access|auth)[-_]?key|key|authorization|auth)$/i;
 const IDENTIFIER_FIELD = /(?:id|ids|prefix|last4|name|type|url|expires?at|createdat)$/i;
 
 /** Parley API keys, bearer headers, JWT-shaped strings and vendor keys of the `sk-…` family, wherever they sit in text. */
@@ -22,7 +23,8 @@ const SECRET_IN_TEXT = [
 ];
 
 /** Query parameters of a URL whose values are credentials. */
-const SECRET_QUERY_PARAM = /^(?:.*token|.*secret|.*password|.*signature|key|api[-_]?key|access[-_]?key|auth|sig|code)$/i;
+const SECRET_QUERY_PARAM =
+  /^(?:.*token|.*secret|.*password|.*signature|key|api[-_]?key|access[-_]?key|auth|sig|code)$/i;
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 
 function isSecretField(name: string): boolean {
@@ -48,7 +50,9 @@ function scrubUrl(raw: string): string {
     }
   }
   // Re-serialising percent-encodes the brackets; put them back so the host reads the marker as text.
-  return changed ? url.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED).replaceAll('%5Bredacted%5D', REDACTED) : raw;
+  return changed
+    ? url.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED).replaceAll('%5Bredacted%5D', REDACTED)
+    : raw;
 }
 
 export function scrubText(text: string): string {

@@ -5,7 +5,10 @@ import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { defineTool, listArguments, orgArgument, type Tool } from './tool.ts';
 
 const SERVICE = 'Calls';
-const sessionId = z.string().regex(/^[0-9a-fA-F]{24}$/, 'a session id is 24 hexadecimal characters').describe('The session (call record) id');
+const sessionId = z
+  .string()
+  .regex(/^[0-9a-fA-F]{24}$/, 'a session id is 24 hexadecimal characters')
+  .describe('The session (call record) id');
 
 const sessionsGet = defineTool({
   name: 'sessions_get',
@@ -22,7 +25,8 @@ const sessionsGet = defineTool({
 const sessionsByAgent = defineTool({
   name: 'sessions_by_agent',
   title: "An agent's sessions",
-  description: 'Voice sessions of one agent, newest first, by offset: pass offset = the previous offset + count for the next slice.',
+  description:
+    'Voice sessions of one agent, newest first, by offset: pass offset = the previous offset + count for the next slice.',
   toolClass: 'read',
   scopes: ['calls:read'],
   input: {
@@ -47,13 +51,16 @@ const sessionsByAgent = defineTool({
 const sessionsConversation = defineTool({
   name: 'sessions_conversation',
   title: "A session's conversation",
-  description: 'The conversation of a voice session by session id: who said what, in order (agent lines cut short hold what was heard).',
+  description:
+    'The conversation of a voice session by session id: who said what, in order (agent lines cut short hold what was heard).',
   toolClass: 'read',
   scopes: ['calls:read'],
   input: { session_id: sessionId },
   async run(args, context) {
     const session = await getCall(context, args.session_id);
-    const transcript = await context.call<{ transcripts: Array<{ speaker: string; text: string; startMs: number; interrupted: boolean }> }>(SERVICE, {
+    const transcript = await context.call<{
+      transcripts: Array<{ speaker: string; text: string; startMs: number; interrupted: boolean }>;
+    }>(SERVICE, {
       method: 'GET',
       path: `/call-history/sessions/room/${encodeURIComponent(session.roomName)}/transcripts`,
     });

@@ -29,7 +29,10 @@ export function defineTool<Shape extends z.ZodRawShape>(tool: Tool<Shape>): Tool
 
 /** Arguments every confirm-gated tool takes. */
 export const confirmArgument = {
-  confirm: z.boolean().optional().describe('true carries the action out; without it the tool only shows what it would do (a dry run).'),
+  confirm: z
+    .boolean()
+    .optional()
+    .describe('true carries the action out; without it the tool only shows what it would do (a dry run).'),
 };
 
 /** `org_id` of MCP rule 2. */
@@ -40,7 +43,11 @@ export const orgArgument = {
 /** Paging and trimming of list tools (MCP rule 3). */
 export const listArguments = {
   limit: z.number().int().min(1).max(100).optional().describe('Records to return, 20 by default, at most 100.'),
-  fields: z.array(z.string().min(1).max(64)).max(50).optional().describe('Keep only these keys of each record (e.g. ["id","name"]).'),
+  fields: z
+    .array(z.string().min(1).max(64))
+    .max(50)
+    .optional()
+    .describe('Keep only these keys of each record (e.g. ["id","name"]).'),
 };
 export const pageArgument = {
   page: z.number().int().min(1).optional().describe('Page number, from 1.'),
@@ -50,7 +57,9 @@ export const pageArgument = {
 export function listedTool(tool: Tool): ListedTool {
   const inputSchema = z.toJSONSchema(z.object(tool.input).strict(), { io: 'input' }) as ListedTool['inputSchema'];
   delete (inputSchema as Record<string, unknown>).$schema;
-  const gate = tool.confirm ? ' Confirm-gated: the first call returns a dry-run preview; call again with confirm: true to act.' : '';
+  const gate = tool.confirm
+    ? ' Confirm-gated: the first call returns a dry-run preview; call again with confirm: true to act.'
+    : '';
   const scopes = tool.scopes.length ? ` Needs scope ${tool.scopes.join(' and ')}.` : '';
   return {
     name: tool.name,

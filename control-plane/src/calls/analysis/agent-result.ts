@@ -20,9 +20,15 @@ function fieldSchema(field: Field): TSchema {
     case 'number':
       return Type.Number({ description });
     case 'phone':
-      return Type.String({ pattern: '^\\+?[0-9]{3,15}$', description: `${description} (digits, optionally a leading +)` });
+      return Type.String({
+        pattern: '^\\+?[0-9]{3,15}$',
+        description: `${description} (digits, optionally a leading +)`,
+      });
     case 'choice':
-      return Type.Union((field.choices ?? []).map((c) => Type.Literal(c)), { description: `${description}: one of ${(field.choices ?? []).join(', ')}` });
+      return Type.Union(
+        (field.choices ?? []).map((c) => Type.Literal(c)),
+        { description: `${description}: one of ${(field.choices ?? []).join(', ')}` },
+      );
     case 'yes_no':
       return Type.Boolean({ description: `${description} (true for yes, false for no)` });
     case 'date':
@@ -35,13 +41,22 @@ function fieldSchema(field: Field): TSchema {
 /** The schema of the model's agent result for this resultsConfig. */
 export function agentResultSchema(config: ResultsConfig): TSchema {
   const keys = [...config.outcomes.map((o) => o.key), NO_RESULT_OUTCOME.key];
-  return Type.Object({
-    outcome: Type.Union(keys.map((k) => Type.Literal(k)), { description: `The outcome key that fits the call; ${NO_RESULT_OUTCOME.key} when none does.` }),
-    captured: Type.Object(
-      Object.fromEntries(config.fields.map((f) => [f.key, Type.Union([fieldSchema(f), Type.Null()])])),
-      { additionalProperties: false, description: 'Every field key, with the value the person gave, or null when it was not said.' },
-    ),
-  }, { additionalProperties: false });
+  return Type.Object(
+    {
+      outcome: Type.Union(
+        keys.map((k) => Type.Literal(k)),
+        { description: `The outcome key that fits the call; ${NO_RESULT_OUTCOME.key} when none does.` },
+      ),
+      captured: Type.Object(
+        Object.fromEntries(config.fields.map((f) => [f.key, Type.Union([fieldSchema(f), Type.Null()])])),
+        {
+          additionalProperties: false,
+          description: 'Every field key, with the value the person gave, or null when it was not said.',
+        },
+      ),
+    },
+    { additionalProperties: false },
+  );
 }
 
 /** Forgives what the model may write differently without changing meaning: the case of a choice. */
@@ -60,7 +75,11 @@ export function normaliseAgentResult(config: ResultsConfig, value: unknown): unk
 }
 
 /** The stored agent result: the outcome's label from the config, captured values without the nulls. */
-export function agentResultFrom(config: ResultsConfig, answer: { outcome: string; captured: Record<string, unknown> }, now = new Date()): AgentResult {
+export function agentResultFrom(
+  config: ResultsConfig,
+  answer: { outcome: string; captured: Record<string, unknown> },
+  now = new Date(),
+): AgentResult {
   const outcome = config.outcomes.find((o) => o.key === answer.outcome) ?? NO_RESULT_OUTCOME;
   return {
     outcomeKey: outcome.key,

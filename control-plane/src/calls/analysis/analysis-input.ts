@@ -39,10 +39,28 @@ export interface AnalysisInput {
 
 /** Every line of the call in spoken order: by start offset, then end, then arrival. */
 export async function transcriptOf(sql: Queryable, callId: string): Promise<TranscriptLine[]> {
-  const rows = await sql<{ id: string; speaker: 'user' | 'assistant'; text: string; start_ms: number; end_ms: number; interrupted: boolean; created_at: Date }[]>`
+  const rows = await sql<
+    {
+      id: string;
+      speaker: 'user' | 'assistant';
+      text: string;
+      start_ms: number;
+      end_ms: number;
+      interrupted: boolean;
+      created_at: Date;
+    }[]
+  >`
     select id, speaker, text, start_ms, end_ms, interrupted, created_at from call_transcripts
      where call_id = ${callId} order by start_ms, end_ms, id`;
-  return rows.map((r) => ({ id: r.id, speaker: r.speaker, text: r.text, startMs: r.start_ms, endMs: r.end_ms, interrupted: r.interrupted, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    speaker: r.speaker,
+    text: r.text,
+    startMs: r.start_ms,
+    endMs: r.end_ms,
+    interrupted: r.interrupted,
+    createdAt: r.created_at,
+  }));
 }
 
 interface InputRow {

@@ -29,28 +29,40 @@ function clock(ms: number): string {
 }
 
 export function transcriptText(lines: readonly TranscriptLine[]): string {
-  return lines.map((l) => `[${clock(l.startMs)}] ${l.speaker === 'assistant' ? 'Agent' : 'Caller'}: ${l.text}${l.interrupted ? ' [interrupted]' : ''}`).join('\n');
+  return lines
+    .map(
+      (l) =>
+        `[${clock(l.startMs)}] ${l.speaker === 'assistant' ? 'Agent' : 'Caller'}: ${l.text}${l.interrupted ? ' [interrupted]' : ''}`,
+    )
+    .join('\n');
 }
 
 function trackingText(config: ResultsConfig): string {
   const outcomes = config.outcomes.map((o) => `- ${o.key}: ${o.label}${o.description ? ` (${o.description})` : ''}`);
-  const fields = config.fields.map((f) => `- ${f.key}: ${f.label}, ${f.type}${f.choices?.length ? ` (one of: ${f.choices.join(', ')})` : ''}`);
+  const fields = config.fields.map(
+    (f) => `- ${f.key}: ${f.label}, ${f.type}${f.choices?.length ? ` (one of: ${f.choices.join(', ')})` : ''}`,
+  );
   return [
-    'The agent tracks these outcomes; pick exactly one for agent_result.outcome, or ' + `${NO_RESULT_OUTCOME.key} when none fits:`,
+    'The agent tracks these outcomes; pick exactly one for agent_result.outcome, or ' +
+      `${NO_RESULT_OUTCOME.key} when none fits:`,
     ...(outcomes.length ? outcomes : ['(none)']),
     'and these fields; give each one in agent_result.captured, null when the person did not say it:',
     ...(fields.length ? fields : ['(none)']),
   ].join('\n');
 }
 
-export function overviewPrompt(input: AnalysisInput, tracked: ResultsConfig | undefined): { system: string; user: string } {
+export function overviewPrompt(
+  input: AnalysisInput,
+  tracked: ResultsConfig | undefined,
+): { system: string; user: string } {
   const zone = knownTimeZone(input.agent.timezone);
   const system = [
     'You analyse a finished call between an AI voice agent ("Agent") and a person ("Caller") for the organisation that runs the agent.',
     `Answer only by calling the tool ${OVERVIEW_TOOL} once, with arguments that match its JSON schema exactly.`,
     'overview.score rates how well the call served its purpose, 1 to 10. overview.classification is Relevant when the person engaged with that purpose.',
-    'overview.summary holds at most 3 short English bullets. overview.result.code is a short snake_case code of what came of the call'
-      + (tracked ? ' (use the chosen outcome key)' : '') + '.',
+    'overview.summary holds at most 3 short English bullets. overview.result.code is a short snake_case code of what came of the call' +
+      (tracked ? ' (use the chosen outcome key)' : '') +
+      '.',
     'overview.result.quote is the person\'s own words, copied exactly from the Caller lines, that best show the result ("" when none); quote_en is its English translation.',
     'When the person asked to be called back at a definite time, give it as callback_at (ISO 8601 with offset, worked out from the call time) and as they said it in callback_time; otherwise both are null.',
     'Judge only from the transcript; never invent what was not said.',
@@ -58,8 +70,8 @@ export function overviewPrompt(input: AnalysisInput, tracked: ResultsConfig | un
   const user = [
     `Agent: ${input.agent.name}`,
     `Agent instructions: ${clip([input.agent.identity, input.agent.task ?? ''].filter(Boolean).join('\n'), MAX_INSTRUCTION_CHARS)}`,
-    `Call: ${input.direction === 'INBOUND' ? 'inbound (the person called)' : 'outbound (the agent called)'}, started ${input.startedAt.toISOString()} `
-      + `(${zonedDateTime(input.startedAt, zone)} ${zone})${input.participantName ? `, with ${input.participantName}` : ''}.`,
+    `Call: ${input.direction === 'INBOUND' ? 'inbound (the person called)' : 'outbound (the agent called)'}, started ${input.startedAt.toISOString()} ` +
+      `(${zonedDateTime(input.startedAt, zone)} ${zone})${input.participantName ? `, with ${input.participantName}` : ''}.`,
     ...(tracked ? [trackingText(tracked)] : []),
     'Transcript:',
     clip(transcriptText(input.transcript), MAX_TRANSCRIPT_CHARS),
@@ -72,8 +84,8 @@ export function reportPrompt(transcript: string, instructions: string | null): {
     'You write a detailed analysis of a call transcript for the organisation whose AI agent took part in it.',
     `Answer only by calling the tool ${REPORT_TOOL} once, with arguments that match its JSON schema exactly.`,
     'call_classification names the kind of call; dynamic_metrics are 3 to 6 measures that matter for this kind of call, each with its scale max.',
-    'prompt_adherence judges the agent against its instructions (overall_score 0 to 100). sentiment_flow and key_moments use times as '
-      + 'they appear in the transcript (or the order of lines when it has none); sentiment is from -1 (negative) to 1 (positive).',
+    'prompt_adherence judges the agent against its instructions (overall_score 0 to 100). sentiment_flow and key_moments use times as ' +
+      'they appear in the transcript (or the order of lines when it has none); sentiment is from -1 (negative) to 1 (positive).',
     'Judge only from the transcript; never invent what was not said.',
   ].join('\n');
   const user = [

@@ -46,28 +46,44 @@ export class CallAnalyst {
    * The call's overview; with `agentResult`, also the agent result of a PROMPT agent whose resultsConfig tracks
    * something (FLOW agents' results come from the flow, never from here).
    */
-  async overview(input: AnalysisInput, options: { agentResult: boolean }, signal: AbortSignal): Promise<OverviewAnalysis> {
-    const tracked = options.agentResult && input.agent.builderMode === 'PROMPT' && tracksResults(input.agent.resultsConfig)
-      ? input.agent.resultsConfig as ResultsConfig
-      : undefined;
+  async overview(
+    input: AnalysisInput,
+    options: { agentResult: boolean },
+    signal: AbortSignal,
+  ): Promise<OverviewAnalysis> {
+    const tracked =
+      options.agentResult && input.agent.builderMode === 'PROMPT' && tracksResults(input.agent.resultsConfig)
+        ? (input.agent.resultsConfig as ResultsConfig)
+        : undefined;
     const userLines = input.transcript.filter((l) => l.speaker === 'user').map((l) => l.text);
-    if (!userLines.some((l) => l.trim())) return { overview: noConversationOverview(), agentResult: null, tokenUsage: NO_USAGE };
+    if (!userLines.some((l) => l.trim()))
+      return { overview: noConversationOverview(), agentResult: null, tokenUsage: NO_USAGE };
     const schema = tracked
-      ? Type.Object({ overview: ModelOverview, agent_result: agentResultSchema(tracked) }, { additionalProperties: false })
+      ? Type.Object(
+          { overview: ModelOverview, agent_result: agentResultSchema(tracked) },
+          { additionalProperties: false },
+        )
       : Type.Object({ overview: ModelOverview }, { additionalProperties: false });
     const { system, user } = overviewPrompt(input, tracked);
-    const answer = await askForJson(this.#bus, {
-      traceId: `post-call-${input.callId}`,
-      system,
-      user,
-      schema,
-      toolName: OVERVIEW_TOOL,
-      toolDescription: 'Records the analysis of the call.',
-      maxTokens: OVERVIEW_MAX_TOKENS,
-      temperature: ANALYSIS_TEMPERATURE,
-      normalise: tracked ? (value) => normaliseAnswer(tracked, value) : undefined,
-    }, signal);
-    const value = answer.value as { overview: ModelOverview; agent_result?: { outcome: string; captured: Record<string, unknown> } };
+    const answer = await askForJson(
+      this.#bus,
+      {
+        traceId: `post-call-${input.callId}`,
+        system,
+        user,
+        schema,
+        toolName: OVERVIEW_TOOL,
+        toolDescription: 'Records the analysis of the call.',
+        maxTokens: OVERVIEW_MAX_TOKENS,
+        temperature: ANALYSIS_TEMPERATURE,
+        normalise: tracked ? (value) => normaliseAnswer(tracked, value) : undefined,
+      },
+      signal,
+    );
+    const value = answer.value as {
+      overview: ModelOverview;
+      agent_result?: { outcome: string; captured: Record<string, unknown> };
+    };
     return {
       overview: overviewFrom(value.overview, userLines),
       agentResult: tracked && value.agent_result ? agentResultFrom(tracked, value.agent_result) : null,
@@ -76,19 +92,31 @@ export class CallAnalyst {
   }
 
   /** The detailed report of a transcript as given, judged against `instructions`. */
-  async report(call: { callId: string; durationMs: number | null }, transcript: string, instructions: string | null, signal: AbortSignal): Promise<ReportAnalysis> {
+  async report(
+    call: { callId: string; durationMs: number | null },
+    transcript: string,
+    instructions: string | null,
+    signal: AbortSignal,
+  ): Promise<ReportAnalysis> {
     const { system, user } = reportPrompt(transcript, instructions);
-    const answer = await askForJson(this.#bus, {
-      traceId: `analytics-${call.callId}`,
-      system,
-      user,
-      schema: ModelReport,
-      toolName: REPORT_TOOL,
-      toolDescription: 'Records the detailed analysis of the call.',
-      maxTokens: REPORT_MAX_TOKENS,
-      temperature: ANALYSIS_TEMPERATURE,
-    }, signal);
-    return { parsedAnalysis: { ...answer.value, ...transcriptMetrics(transcript, call.durationMs) }, tokenUsage: answer.usage };
+    const answer = await askForJson(
+      this.#bus,
+      {
+        traceId: `analytics-${call.callId}`,
+        system,
+        user,
+        schema: ModelReport,
+        toolName: REPORT_TOOL,
+        toolDescription: 'Records the detailed analysis of the call.',
+        maxTokens: REPORT_MAX_TOKENS,
+        temperature: ANALYSIS_TEMPERATURE,
+      },
+      signal,
+    );
+    return {
+      parsedAnalysis: { ...answer.value, ...transcriptMetrics(transcript, call.durationMs) },
+      tokenUsage: answer.usage,
+    };
   }
 }
 

@@ -14,33 +14,59 @@ export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 export const MAX_SUMMARY_BULLETS = 3;
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { description });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
 /** ISO 8601 with a time and an offset (or Z); TypeBox checks patterns, not formats. */
 const ISO_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$';
 
 /** What the model returns for the overview. */
-export const ModelOverview = Type.Object({
-  score: Type.Union([Type.Integer({ minimum: 1, maximum: 10 }), Type.Null()], {
-    description: 'How well the call went for its purpose, 1 (badly) to 10 (perfectly); null only when there was no real conversation.',
-  }),
-  classification: literals(CLASSIFICATIONS, 'Relevant when the person engaged with the purpose of the call; Irrelevant otherwise (wrong number, spam, silence, voicemail).'),
-  user_sentiment: literals(SENTIMENTS, "The person's overall sentiment."),
-  summary: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
-    maxItems: MAX_SUMMARY_BULLETS,
-    description: `At most ${MAX_SUMMARY_BULLETS} short bullets in English, most important first.`,
-  }),
-  result: Type.Object({
-    code: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'What came of the call as a short snake_case code; the chosen outcome key when outcomes are listed.' }),
-    quote: Type.String({ maxLength: 500, description: "The person's own words that best show the result, verbatim, in the language spoken; empty when none." }),
-    quote_en: Type.String({ maxLength: 500, description: 'The quote in English (the same text when it was English); empty when no quote.' }),
-    callback_at: Type.Union([Type.String({ pattern: ISO_TIMESTAMP }), Type.Null()], {
-      description: 'When the person asked to be called back at a definite time: that moment, ISO 8601 with offset, worked out from the call time. Else null.',
+export const ModelOverview = Type.Object(
+  {
+    score: Type.Union([Type.Integer({ minimum: 1, maximum: 10 }), Type.Null()], {
+      description:
+        'How well the call went for its purpose, 1 (badly) to 10 (perfectly); null only when there was no real conversation.',
     }),
-    callback_time: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
-      description: 'The callback time as the person put it ("tomorrow after 5"); null when no callback was asked for.',
+    classification: literals(
+      CLASSIFICATIONS,
+      'Relevant when the person engaged with the purpose of the call; Irrelevant otherwise (wrong number, spam, silence, voicemail).',
+    ),
+    user_sentiment: literals(SENTIMENTS, "The person's overall sentiment."),
+    summary: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+      maxItems: MAX_SUMMARY_BULLETS,
+      description: `At most ${MAX_SUMMARY_BULLETS} short bullets in English, most important first.`,
     }),
-  }, { additionalProperties: false }),
-}, { additionalProperties: false });
+    result: Type.Object(
+      {
+        code: Type.String({
+          pattern: '^[a-z][a-z0-9_]{0,63}$',
+          description:
+            'What came of the call as a short snake_case code; the chosen outcome key when outcomes are listed.',
+        }),
+        quote: Type.String({
+          maxLength: 500,
+          description:
+            "The person's own words that best show the result, verbatim, in the language spoken; empty when none.",
+        }),
+        quote_en: Type.String({
+          maxLength: 500,
+          description: 'The quote in English (the same text when it was English); empty when no quote.',
+        }),
+        callback_at: Type.Union([Type.String({ pattern: ISO_TIMESTAMP }), Type.Null()], {
+          description:
+            'When the person asked to be called back at a definite time: that moment, ISO 8601 with offset, worked out from the call time. Else null.',
+        }),
+        callback_time: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
+          description:
+            'The callback time as the person put it ("tomorrow after 5"); null when no callback was asked for.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
 export type ModelOverview = Static<typeof ModelOverview>;
 
 /** The overview as stored on the call and returned by the API. */
@@ -68,7 +94,14 @@ export function noConversationOverview(now = new Date()): Overview {
     classification: 'Irrelevant',
     user_sentiment: 'neutral',
     summary: ['No conversation: the other person said nothing.'],
-    result: { code: 'no_conversation', quote: '', quote_en: '', evidence_status: 'none', callback_at: null, callback_time: null },
+    result: {
+      code: 'no_conversation',
+      quote: '',
+      quote_en: '',
+      evidence_status: 'none',
+      callback_at: null,
+      callback_time: null,
+    },
     analysedAt: now.toISOString(),
   };
 }
@@ -90,5 +123,9 @@ function evidenceOf(quote: string, userLines: readonly string[]): EvidenceStatus
 
 /** Lower case, letters and digits of any script, single spaces: "Yes — call me at 5!" → "yes call me at 5". */
 function comparable(text: string): string {
-  return text.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }

@@ -5,53 +5,91 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-const Text = (max: number, description?: string) => Type.String({ maxLength: max, ...(description ? { description } : {}) });
-const Texts = (maxItems: number, description?: string) => Type.Array(Text(500), { maxItems, ...(description ? { description } : {}) });
+const Text = (max: number, description?: string) =>
+  Type.String({ maxLength: max, ...(description ? { description } : {}) });
+const Texts = (maxItems: number, description?: string) =>
+  Type.Array(Text(500), { maxItems, ...(description ? { description } : {}) });
 
 /** What the model returns. */
-export const ModelReport = Type.Object({
-  call_classification: Type.Object({
-    primary_type: Text(100, 'e.g. sales, support, appointment, survey, collections'),
-    subtype: Text(100),
-    confidence: Type.Number({ minimum: 0, maximum: 1 }),
-  }, { additionalProperties: false }),
-  dynamic_metrics: Type.Array(Type.Object({
-    name: Text(100),
-    value: Type.Number(),
-    max: Type.Number({ exclusiveMinimum: 0 }),
-    indicator: Type.Union([Type.Literal('good'), Type.Literal('neutral'), Type.Literal('bad')]),
-  }, { additionalProperties: false }), { maxItems: 10 }),
-  prompt_adherence: Type.Object({
-    overall_score: Type.Number({ minimum: 0, maximum: 100 }),
-    followed: Texts(20),
-    ignored: Texts(20),
-    impact_on_outcomes: Text(1000),
-    prompt_improvements: Texts(10),
-    correlation: Type.Object({
-      adherence_to_satisfaction: Text(500),
-      critical_misses: Texts(10),
-    }, { additionalProperties: false }),
-  }, { additionalProperties: false }),
-  sentiment_flow: Type.Array(Type.Object({
-    time: Text(20),
-    sentiment: Type.Number({ minimum: -1, maximum: 1 }),
-    label: Text(50),
-  }, { additionalProperties: false }), { maxItems: 50 }),
-  key_moments: Type.Array(Type.Object({
-    time: Text(20),
-    type: Text(50),
-    description: Text(500),
-  }, { additionalProperties: false }), { maxItems: 20 }),
-  action_items: Type.Array(Type.Object({
-    owner: Text(100),
-    task: Text(500),
-    priority: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')]),
-  }, { additionalProperties: false }), { maxItems: 20 }),
-  summary: Text(2000),
-  insights: Texts(10),
-  risk_flags: Texts(10),
-  next_steps: Text(1000),
-}, { additionalProperties: false });
+export const ModelReport = Type.Object(
+  {
+    call_classification: Type.Object(
+      {
+        primary_type: Text(100, 'e.g. sales, support, appointment, survey, collections'),
+        subtype: Text(100),
+        confidence: Type.Number({ minimum: 0, maximum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    dynamic_metrics: Type.Array(
+      Type.Object(
+        {
+          name: Text(100),
+          value: Type.Number(),
+          max: Type.Number({ exclusiveMinimum: 0 }),
+          indicator: Type.Union([Type.Literal('good'), Type.Literal('neutral'), Type.Literal('bad')]),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 10 },
+    ),
+    prompt_adherence: Type.Object(
+      {
+        overall_score: Type.Number({ minimum: 0, maximum: 100 }),
+        followed: Texts(20),
+        ignored: Texts(20),
+        impact_on_outcomes: Text(1000),
+        prompt_improvements: Texts(10),
+        correlation: Type.Object(
+          {
+            adherence_to_satisfaction: Text(500),
+            critical_misses: Texts(10),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    sentiment_flow: Type.Array(
+      Type.Object(
+        {
+          time: Text(20),
+          sentiment: Type.Number({ minimum: -1, maximum: 1 }),
+          label: Text(50),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 50 },
+    ),
+    key_moments: Type.Array(
+      Type.Object(
+        {
+          time: Text(20),
+          type: Text(50),
+          description: Text(500),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 20 },
+    ),
+    action_items: Type.Array(
+      Type.Object(
+        {
+          owner: Text(100),
+          task: Text(500),
+          priority: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')]),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 20 },
+    ),
+    summary: Text(2000),
+    insights: Texts(10),
+    risk_flags: Texts(10),
+    next_steps: Text(1000),
+  },
+  { additionalProperties: false },
+);
 export type ModelReport = Static<typeof ModelReport>;
 
 export interface SpeakerShare {

@@ -64,11 +64,22 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
   return [...check.Errors(value)].slice(0, PROBLEMS_SHOWN).map((e) => `${e.path || '/'}: ${e.message}`);
 }
 
-export async function askForJson<T extends TSchema>(bus: Bus, request: StructuredRequest<T>, signal: AbortSignal): Promise<StructuredAnswer<Static<T>>> {
+export async function askForJson<T extends TSchema>(
+  bus: Bus,
+  request: StructuredRequest<T>,
+  signal: AbortSignal,
+): Promise<StructuredAnswer<Static<T>>> {
   const client = await openClient(bus, request.traceId);
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  const messages: ChatMessage[] = [{ role: 'system', content: request.system }, { role: 'user', content: request.user }];
-  const tool = { name: request.toolName, description: request.toolDescription, parameters: request.schema as unknown as Record<string, unknown> };
+  const messages: ChatMessage[] = [
+    { role: 'system', content: request.system },
+    { role: 'user', content: request.user },
+  ];
+  const tool = {
+    name: request.toolName,
+    description: request.toolDescription,
+    parameters: request.schema as unknown as Record<string, unknown>,
+  };
   let problems: string[] = [];
   try {
     for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt += 1) {
@@ -76,7 +87,10 @@ export async function askForJson<T extends TSchema>(bus: Bus, request: Structure
       let finishReason = 'stop';
       const calls: { id: string; name: string; arguments: string }[] = [];
       try {
-        for await (const event of client.turn({ messages, tools: [tool], temperature: request.temperature, maxTokens: request.maxTokens }, signal)) {
+        for await (const event of client.turn(
+          { messages, tools: [tool], temperature: request.temperature, maxTokens: request.maxTokens },
+          signal,
+        )) {
           if (event.type === 'token') text += event.text;
           else if (event.type === 'tool_call') calls.push(event.call);
           else {
@@ -101,14 +115,22 @@ export async function askForJson<T extends TSchema>(bus: Bus, request: Structure
           value = request.normalise ? request.normalise(parseJson(raw)) : parseJson(raw);
           problems = schemaProblems(request.schema, value);
         } catch {
-          problems = [call ? 'the tool arguments are not valid JSON' : `no ${request.toolName} call and no JSON object in the answer`];
+          problems = [
+            call
+              ? 'the tool arguments are not valid JSON'
+              : `no ${request.toolName} call and no JSON object in the answer`,
+          ];
         }
       }
       if (!problems.length) return { value: value as Static<T>, usage };
-      const feedback = `That answer was rejected: ${problems.join('; ')}. Call ${request.toolName} again, once, with arguments that `
-        + 'match its JSON schema exactly (every required key, no other keys, values of the stated types).';
+      const feedback =
+        `That answer was rejected: ${problems.join('; ')}. Call ${request.toolName} again, once, with arguments that ` +
+        'match its JSON schema exactly (every required key, no other keys, values of the stated types).';
       if (call) {
-        messages.push({ role: 'assistant', content: text, toolCalls: [call] }, { role: 'tool', toolCallId: call.id, content: feedback });
+        messages.push(
+          { role: 'assistant', content: text, toolCalls: [call] },
+          { role: 'tool', toolCallId: call.id, content: feedback },
+        );
       } else {
         messages.push({ role: 'assistant', content: text || '(no answer)' }, { role: 'user', content: feedback });
       }
@@ -116,7 +138,10 @@ export async function askForJson<T extends TSchema>(bus: Bus, request: Structure
   } finally {
     client.close();
   }
-  throw new ApiError('ai_model_failed', `The language model's answer did not fit the analysis schema after ${ANSWER_ATTEMPTS} tries: ${problems.join('; ')}`);
+  throw new ApiError(
+    'ai_model_failed',
+    `The language model's answer did not fit the analysis schema after ${ANSWER_ATTEMPTS} tries: ${problems.join('; ')}`,
+  );
 }
 
 /** JSON from tool arguments or an answer's text (a code fence, or prose around one object, is tolerated). */
@@ -144,7 +169,10 @@ async function openClient(bus: Bus, traceId: string): Promise<LlmClient> {
   try {
     const first = await Promise.race([opening, waited]);
     if (first !== 'timeout') return first;
-    opening.then((late) => late.close(), () => {});
+    opening.then(
+      (late) => late.close(),
+      () => {},
+    );
     throw noLanguageModel();
   } catch (error) {
     if (error instanceof WorkerStreamError && error.code === 'no_worker') throw noLanguageModel(error);
@@ -157,8 +185,8 @@ async function openClient(bus: Bus, traceId: string): Promise<LlmClient> {
 export function noLanguageModel(cause?: unknown): ApiError {
   return new ApiError(
     'unavailable',
-    `No language model is available: no LLM worker answered within ${LLM_WORKER_WAIT_MS / 1000} s. `
-      + 'Configure PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL and run the llm-worker role.',
+    `No language model is available: no LLM worker answered within ${LLM_WORKER_WAIT_MS / 1000} s. ` +
+      'Configure PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL and run the llm-worker role.',
     { cause },
   );
 }
@@ -166,5 +194,9 @@ export function noLanguageModel(cause?: unknown): ApiError {
 function modelFailure(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof WorkerStreamError && error.code === 'no_worker') return noLanguageModel(error);
-  return new ApiError('ai_model_failed', `The language model failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new ApiError(
+    'ai_model_failed',
+    `The language model failed: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
 }

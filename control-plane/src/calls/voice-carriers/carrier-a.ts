@@ -17,8 +17,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { basicAuth, carrierFetch } from '../../integrations/carriers/carrier-http.ts';
 import { CarrierError, errorCodeForStatus } from '../../integrations/carriers/carrier.ts';
 import {
-  escapeXml, headerValue, xmlDocument,
-  type CarrierProgress, type VoiceAccount, type VoiceCarrier, type WebhookRequest,
+  escapeXml,
+  headerValue,
+  xmlDocument,
+  type CarrierProgress,
+  type VoiceAccount,
+  type VoiceCarrier,
+  type WebhookRequest,
 } from './voice-carrier.ts';
 
 /** The hangup_url's CallStatus values that end a call, and what they mean for the record. */
@@ -46,10 +51,17 @@ export function e164(number: string | undefined): string | undefined {
   return /^\d{7,15}$/.test(digits) ? `+${digits}` : number.trim();
 }
 
-const byName = ([a, x]: [string, string], [b, y]: [string, string]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1);
+const byName = ([a, x]: [string, string], [b, y]: [string, string]) =>
+  a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1;
 
 /** carrier-a's V3 signature of a `method` request to `url` with POST `params`, for `nonce`. */
-export function carrierASignature(authToken: string, method: string, url: string, nonce: string, params: Record<string, string>): string {
+export function carrierASignature(
+  authToken: string,
+  method: string,
+  url: string,
+  nonce: string,
+  params: Record<string, string>,
+): string {
   const parsed = new URL(url);
   const base = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
   const query = [...parsed.searchParams.entries()];
@@ -58,12 +70,18 @@ export function carrierASignature(authToken: string, method: string, url: string
     const all = [...query, ...Object.entries(params)].sort(byName);
     signed = all.length ? `${base}?${all.map(([k, v]) => `${k}=${v}`).join('&')}` : base;
   } else {
-    const sortedQuery = query.sort(byName).map(([k, v]) => `${k}=${v}`).join('&');
+    const sortedQuery = query
+      .sort(byName)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
     const hasParams = Object.keys(params).length > 0;
     signed = base;
     if (sortedQuery || hasParams) signed += `?${sortedQuery}`;
     if (sortedQuery && hasParams) signed += '.';
-    signed += Object.keys(params).sort().map((key) => key + params[key]).join('');
+    signed += Object.keys(params)
+      .sort()
+      .map((key) => key + params[key])
+      .join('');
   }
   return createHmac('sha256', authToken).update(`${signed}.${nonce}`, 'utf8').digest('base64');
 }
@@ -91,7 +109,8 @@ export const carrierA: VoiceCarrier = {
     });
     if (response.status < 200 || response.status >= 300) throw refused(response.status, response.body);
     const requestUuid = (response.body as { request_uuid?: unknown } | undefined)?.request_uuid;
-    if (typeof requestUuid !== 'string') throw new CarrierError('carrier-a', 'invalid_response', 'carrier-a placed a call without a request_uuid');
+    if (typeof requestUuid !== 'string')
+      throw new CarrierError('carrier-a', 'invalid_response', 'carrier-a placed a call without a request_uuid');
     return requestUuid;
   },
 
@@ -122,8 +141,8 @@ export const carrierA: VoiceCarrier = {
 
   answer(streamUrl, callId) {
     return xmlDocument(
-      '<Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" '
-      + `extraHeaders="callId=${escapeXml(callId)}">${escapeXml(streamUrl)}</Stream>`,
+      '<Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" ' +
+        `extraHeaders="callId=${escapeXml(callId)}">${escapeXml(streamUrl)}</Stream>`,
     );
   },
 
@@ -135,7 +154,9 @@ export const carrierA: VoiceCarrier = {
     const nonce = headerValue(request.headers, 'x-plivo-signature-v3-nonce');
     const header = headerValue(request.headers, 'x-plivo-signature-v3');
     if (!nonce || !header) return false;
-    const expected = Buffer.from(carrierASignature(secret, request.method, request.url, nonce, request.method === 'GET' ? {} : request.params));
+    const expected = Buffer.from(
+      carrierASignature(secret, request.method, request.url, nonce, request.method === 'GET' ? {} : request.params),
+    );
     // Plivo sends one signature per auth token of the account, comma-separated: any one may match.
     return header.split(',').some((candidate) => {
       const given = Buffer.from(candidate.trim());
@@ -147,7 +168,7 @@ export const carrierA: VoiceCarrier = {
     const status = params.CallStatus ?? '';
     if (params.Event === 'StartStream' || params.Event === 'StopStream') return { kind: 'other' };
     if (status === 'in-progress') return { kind: 'answered' };
-    const end = params.Event === 'Hangup' || ENDS[status] ? ENDS[status] ?? ENDS.completed! : undefined;
+    const end = params.Event === 'Hangup' || ENDS[status] ? (ENDS[status] ?? ENDS.completed!) : undefined;
     if (!end) return { kind: 'other' };
     return {
       kind: 'ended',

@@ -12,8 +12,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { basicAuth, carrierFetch } from '../../integrations/carriers/carrier-http.ts';
 import { CarrierError, errorCodeForStatus } from '../../integrations/carriers/carrier.ts';
 import {
-  escapeXml, headerValue, xmlDocument,
-  type CarrierProgress, type VoiceAccount, type VoiceCarrier, type WebhookRequest,
+  escapeXml,
+  headerValue,
+  xmlDocument,
+  type CarrierProgress,
+  type VoiceAccount,
+  type VoiceCarrier,
+  type WebhookRequest,
 } from './voice-carrier.ts';
 
 const API_VERSION = '2010-04-01';
@@ -28,9 +33,14 @@ const ENDS: Record<string, { status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; outco
   canceled: { status: 'CANCELLED', outcome: 'cancelled' },
 };
 
-const callsUrl = (account: VoiceAccount) => `${account.baseUrl}/${API_VERSION}/Accounts/${encodeURIComponent(account.accountId)}/Calls`;
+const callsUrl = (account: VoiceAccount) =>
+  `${account.baseUrl}/${API_VERSION}/Accounts/${encodeURIComponent(account.accountId)}/Calls`;
 
-async function send(account: VoiceAccount, url: string, form: Record<string, string | readonly string[]>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function send(
+  account: VoiceAccount,
+  url: string,
+  form: Record<string, string | readonly string[]>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await carrierFetch('carrier-b', {
     method: 'POST',
     url,
@@ -49,7 +59,12 @@ function refused(status: number, body: Record<string, unknown>): CarrierError {
 
 /** carrier-b's signature of a POST to `url` with `params`. */
 export function carrierBSignature(authToken: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((key) => key + params[key]).join('');
+  const data =
+    url +
+    Object.keys(params)
+      .sort()
+      .map((key) => key + params[key])
+      .join('');
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
 }
 
@@ -77,7 +92,8 @@ export const carrierB: VoiceCarrier = {
     if (account.amd) form.MachineDetection = 'Enable';
     const { status, body } = await send(account, `${callsUrl(account)}.json`, form);
     if (status < 200 || status >= 300) throw refused(status, body);
-    if (typeof body.sid !== 'string') throw new CarrierError('carrier-b', 'invalid_response', 'carrier-b placed a call without a sid');
+    if (typeof body.sid !== 'string')
+      throw new CarrierError('carrier-b', 'invalid_response', 'carrier-b placed a call without a sid');
     return body.sid;
   },
 
@@ -93,7 +109,9 @@ export const carrierB: VoiceCarrier = {
 
   async transfer(account, callRef, to) {
     // The new instructions travel inline: the carrier leaves our stream and dials at once.
-    const { status, body } = await send(account, `${callsUrl(account)}/${encodeURIComponent(callRef)}.json`, { Twiml: this.dial(to).body });
+    const { status, body } = await send(account, `${callsUrl(account)}/${encodeURIComponent(callRef)}.json`, {
+      Twiml: this.dial(to).body,
+    });
     if (status < 200 || status >= 300) throw refused(status, body);
   },
 
@@ -102,7 +120,9 @@ export const carrierB: VoiceCarrier = {
   },
 
   answer(streamUrl, callId) {
-    return xmlDocument(`<Connect><Stream url="${escapeXml(streamUrl)}"><Parameter name="callId" value="${escapeXml(callId)}"/></Stream></Connect>`);
+    return xmlDocument(
+      `<Connect><Stream url="${escapeXml(streamUrl)}"><Parameter name="callId" value="${escapeXml(callId)}"/></Stream></Connect>`,
+    );
   },
 
   refusal(sentence) {
@@ -112,7 +132,9 @@ export const carrierB: VoiceCarrier = {
   verify(secret, request: WebhookRequest) {
     const signature = headerValue(request.headers, 'x-twilio-signature');
     if (!signature) return false;
-    const expected = Buffer.from(carrierBSignature(secret, request.url, request.method === 'POST' ? request.params : {}));
+    const expected = Buffer.from(
+      carrierBSignature(secret, request.url, request.method === 'POST' ? request.params : {}),
+    );
     const given = Buffer.from(signature);
     return expected.length === given.length && timingSafeEqual(expected, given);
   },
@@ -141,4 +163,3 @@ export const carrierB: VoiceCarrier = {
     return { callRef: params.CallSid ?? '', from: params.From, to: params.To, accountId: params.AccountSid };
   },
 };
-

@@ -50,7 +50,12 @@ export function exotelE164(number: string | undefined): string | undefined {
 
 function refused(status: number, body: unknown): CarrierError {
   const message = (body as { RestException?: { Message?: unknown } } | undefined)?.RestException?.Message;
-  return new CarrierError('carrier-c', errorCodeForStatus(status), typeof message === 'string' && message ? message : `HTTP ${status}`, { status });
+  return new CarrierError(
+    'carrier-c',
+    errorCodeForStatus(status),
+    typeof message === 'string' && message ? message : `HTTP ${status}`,
+    { status },
+  );
 }
 
 export const carrierC: VoiceCarrier = {
@@ -74,7 +79,8 @@ export const carrierC: VoiceCarrier = {
     });
     if (response.status < 200 || response.status >= 300) throw refused(response.status, response.body);
     const sid = (response.body as { Call?: { Sid?: unknown } } | undefined)?.Call?.Sid;
-    if (typeof sid !== 'string') throw new CarrierError('carrier-c', 'invalid_response', 'carrier-c placed a call without a Sid');
+    if (typeof sid !== 'string')
+      throw new CarrierError('carrier-c', 'invalid_response', 'carrier-c placed a call without a Sid');
     return sid;
   },
 
@@ -87,7 +93,10 @@ export const carrierC: VoiceCarrier = {
   },
 
   dial(to) {
-    return { contentType: 'application/json', body: JSON.stringify({ error: `carrier-c cannot dial ${to} from a stream` }) };
+    return {
+      contentType: 'application/json',
+      body: JSON.stringify({ error: `carrier-c cannot dial ${to} from a stream` }),
+    };
   },
 
   answer(streamUrl) {
@@ -112,7 +121,13 @@ export const carrierC: VoiceCarrier = {
     if (status === 'in-progress' || params.EventType === 'answered') return { kind: 'answered' };
     const end = ENDS[status];
     if (!end) return { kind: 'other' };
-    return { kind: 'ended', status: end.status, outcome: end.outcome, reason: `carrier_${status.replace(/-/g, '_')}`, detail: null };
+    return {
+      kind: 'ended',
+      status: end.status,
+      outcome: end.outcome,
+      reason: `carrier_${status.replace(/-/g, '_')}`,
+      detail: null,
+    };
   },
 
   callRefOf: (params) => params.CallSid || undefined,
@@ -124,4 +139,3 @@ export const carrierC: VoiceCarrier = {
     return { callRef: params.CallSid ?? '', from, to };
   },
 };
-

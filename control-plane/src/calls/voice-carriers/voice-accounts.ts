@@ -21,7 +21,11 @@ export class VoiceAccounts {
   /** The organisation's account at `carrier`; 400 when none is connected or this server lacks the carrier's URL. */
   async require(sql: Queryable, organisationId: string, carrier: VoiceCarrierName): Promise<VoiceAccount> {
     const integration = await this.#integrations.active(sql, organisationId, carrier);
-    if (!integration) throw new ApiError('invalid_state', `No ${carrier} account is connected: connect one under /telephony/${carrier}/connect`);
+    if (!integration)
+      throw new ApiError(
+        'invalid_state',
+        `No ${carrier} account is connected: connect one under /telephony/${carrier}/connect`,
+      );
     return this.open(integration, carrier);
   }
 
@@ -45,30 +49,57 @@ export class VoiceAccounts {
 
   open(integration: StoredIntegration, carrier: VoiceCarrierName): VoiceAccount {
     const stored = this.#integrations.credentials(integration);
-    const incomplete = () => new ApiError('invalid_state', `The stored ${carrier} credentials are incomplete: connect the account again`);
+    const incomplete = () =>
+      new ApiError('invalid_state', `The stored ${carrier} credentials are incomplete: connect the account again`);
     const baseUrl = this.#baseUrl(carrier, integration);
     switch (carrier) {
       case 'carrier-a': {
         if (!stored.auth_token) throw incomplete();
-        return { carrier, baseUrl, accountId: stored.auth_id ?? integration.accountRef, secret: stored.auth_token, amd: false };
+        return {
+          carrier,
+          baseUrl,
+          accountId: stored.auth_id ?? integration.accountRef,
+          secret: stored.auth_token,
+          amd: false,
+        };
       }
       case 'carrier-b': {
         if (!stored.auth_token) throw incomplete();
-        return { carrier, baseUrl, accountId: stored.account_sid ?? integration.accountRef, secret: stored.auth_token, amd: integration.config.amd === true };
+        return {
+          carrier,
+          baseUrl,
+          accountId: stored.account_sid ?? integration.accountRef,
+          secret: stored.auth_token,
+          amd: integration.config.amd === true,
+        };
       }
       case 'carrier-c': {
         if (!stored.api_key || !stored.api_token) throw incomplete();
-        return { carrier, baseUrl, accountId: stored.account_sid ?? integration.accountRef, apiKey: stored.api_key, secret: stored.api_token, amd: false };
+        return {
+          carrier,
+          baseUrl,
+          accountId: stored.account_sid ?? integration.accountRef,
+          apiKey: stored.api_key,
+          secret: stored.api_token,
+          amd: false,
+        };
       }
     }
   }
 
   #baseUrl(carrier: VoiceCarrierName, integration: StoredIntegration): string {
     const url = this.#apiUrls ? this.#apiUrls[carrier] : CARRIER_API_DEFAULTS[carrier];
-    if (!url) throw new ApiError('unavailable', `${carrier} is not configured on this server (${carrierApiUrlVariable(carrier)})`);
+    if (!url)
+      throw new ApiError(
+        'unavailable',
+        `${carrier} is not configured on this server (${carrierApiUrlVariable(carrier)})`,
+      );
     const base = url.replace(/\/+$/, '');
     if (carrier !== 'carrier-c') return base;
     const subdomain = integration.config.subdomain;
-    return regionalBaseUrl(base, typeof subdomain === 'string' && isCarrierCSubdomain(subdomain) ? subdomain : DEFAULT_SUBDOMAIN);
+    return regionalBaseUrl(
+      base,
+      typeof subdomain === 'string' && isCarrierCSubdomain(subdomain) ? subdomain : DEFAULT_SUBDOMAIN,
+    );
   }
 }

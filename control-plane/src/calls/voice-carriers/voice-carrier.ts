@@ -59,7 +59,13 @@ export interface WebhookRequest {
 /** What a status callback says about the call. */
 export type CarrierProgress =
   | { kind: 'answered' }
-  | { kind: 'ended'; status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; outcome: string; reason: string; detail: string | null }
+  | {
+      kind: 'ended';
+      status: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+      outcome: string;
+      reason: string;
+      detail: string | null;
+    }
   | { kind: 'other' };
 
 /** An inbound call, as the carrier's voice webhook names it. */
@@ -115,7 +121,10 @@ export interface VoiceCarrier {
 const XML_PROLOGUE = '<?xml version="1.0" encoding="UTF-8"?>';
 
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 /** An XML answer document. */

@@ -25,13 +25,18 @@ async function create(args: CommandArgs): Promise<number> {
     if (!organisation) throw new CliError(`no organisation ${organisationId}`);
     const userId = args.flags.user ?? organisation.owner_id;
     if (!(await findUser(db.sql, userId))) throw new CliError(`no user ${userId}`);
-    const member = userId === organisation.owner_id ||
-      (await db.sql`select 1 from members where organisation_id = ${organisationId} and user_id = ${userId}`).length > 0;
+    const member =
+      userId === organisation.owner_id ||
+      (await db.sql`select 1 from members where organisation_id = ${organisationId} and user_id = ${userId}`).length >
+        0;
     if (!member) throw new CliError(`user ${userId} is not a member of organisation ${organisationId}`);
     return insertApiKey(db.sql, { organisationId, userId, name, scopes: scopes as Scope[] });
   });
-  print(args.flags.json, { id: created.id, apiKey: created.key, organisationId, scopes: created.scopes },
-    `API key ${created.id} (shown once): ${created.key}`);
+  print(
+    args.flags.json,
+    { id: created.id, apiKey: created.key, organisationId, scopes: created.scopes },
+    `API key ${created.id} (shown once): ${created.key}`,
+  );
   return 0;
 }
 

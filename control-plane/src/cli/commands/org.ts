@@ -16,17 +16,22 @@ async function create(args: CommandArgs): Promise<number> {
   const ownerEmail = requireFlag(args, 'owner-email');
   if (!EMAIL.test(ownerEmail)) throw new CliError('--owner-email must be an e-mail address');
   const created = await withDatabase((db) =>
-    provisionOrganisation(db.sql, { name, ownerEmail, ownerName: args.flags['owner-name'] }));
-  print(args.flags.json, {
-    organisationId: created.organisationId,
-    userId: created.userId,
-    apiKey: created.apiKey.key,
-    apiKeyId: created.apiKey.id,
-    scopes: created.apiKey.scopes,
-  }, [
-    `Organisation ${created.organisationId} created; owner user ${created.userId}.`,
-    `API key with every scope (shown once): ${created.apiKey.key}`,
-  ].join('\n'));
+    provisionOrganisation(db.sql, { name, ownerEmail, ownerName: args.flags['owner-name'] }),
+  );
+  print(
+    args.flags.json,
+    {
+      organisationId: created.organisationId,
+      userId: created.userId,
+      apiKey: created.apiKey.key,
+      apiKeyId: created.apiKey.id,
+      scopes: created.apiKey.scopes,
+    },
+    [
+      `Organisation ${created.organisationId} created; owner user ${created.userId}.`,
+      `API key with every scope (shown once): ${created.apiKey.key}`,
+    ].join('\n'),
+  );
   return 0;
 }
 
@@ -35,7 +40,8 @@ async function features(args: CommandArgs, id: string | undefined): Promise<numb
   const enable = list(args.flags.enable);
   const disable = list(args.flags.disable);
   for (const name of [...enable, ...disable]) {
-    if (!(FEATURES as readonly string[]).includes(name)) throw new CliError(`unknown feature "${name}"; known: ${FEATURES.join(', ')}`);
+    if (!(FEATURES as readonly string[]).includes(name))
+      throw new CliError(`unknown feature "${name}"; known: ${FEATURES.join(', ')}`);
   }
   const result = await withDatabase(async (db, config) => {
     const updated = await setFeatures(db.sql, id, enable as Feature[], disable as Feature[]);
@@ -44,6 +50,10 @@ async function features(args: CommandArgs, id: string | undefined): Promise<numb
     return updated;
   });
   if (!result) throw new CliError(`no organisation ${id}`);
-  print(args.flags.json, { organisationId: id, features: result }, `Features of ${id}: ${result.join(', ') || '(none)'}`);
+  print(
+    args.flags.json,
+    { organisationId: id, features: result },
+    `Features of ${id}: ${result.join(', ') || '(none)'}`,
+  );
   return 0;
 }

@@ -4,7 +4,14 @@
  */
 import net from 'node:net';
 import pino from 'pino';
-import { startEngineRole, startLlmWorkerRole, startSttWorkerRole, startTtsWorkerRole, type EngineConfig, type RoleLog } from '@parley/engine';
+import {
+  startEngineRole,
+  startLlmWorkerRole,
+  startSttWorkerRole,
+  startTtsWorkerRole,
+  type EngineConfig,
+  type RoleLog,
+} from '@parley/engine';
 import { connectBus, type Bus } from '@parley/engine/bus';
 import { loadConfig, readRoles, type Config, type Role } from '../../config.ts';
 import { start as startControlPlane, type RoleHandle } from '../../server.ts';
@@ -13,7 +20,10 @@ import { CliError, type CommandArgs } from '../command.ts';
 type RoleStarter = (config: Config, bus: Bus, log: pino.Logger) => Promise<RoleHandle>;
 
 /** An engine role's start function, adapted: its reports go to the role's logger. */
-const engineRole = (start: (config: EngineConfig, bus: Bus, log: RoleLog) => Promise<{ role: string; close(): Promise<void> }>): RoleStarter =>
+const engineRole =
+  (
+    start: (config: EngineConfig, bus: Bus, log: RoleLog) => Promise<{ role: string; close(): Promise<void> }>,
+  ): RoleStarter =>
   async (config, bus, log) => {
     const role = await start(config.engine, bus, (event, detail) => log.info(detail ?? {}, event));
     return { role: role.role, close: () => role.close() };
@@ -46,7 +56,9 @@ export async function runStart(args: CommandArgs): Promise<number> {
   const handles: RoleHandle[] = [];
   const stopAll = async () => {
     for (const handle of handles.reverse()) {
-      await handle.close().catch((error: unknown) => log.error({ err: error, role: handle.role }, 'role failed to stop'));
+      await handle
+        .close()
+        .catch((error: unknown) => log.error({ err: error, role: handle.role }, 'role failed to stop'));
     }
     await bus.drain().catch(() => bus.close());
   };
@@ -68,10 +80,13 @@ export async function runStart(args: CommandArgs): Promise<number> {
       }
       stopping = true;
       log.info({ signal }, 'shutting down');
-      void stopAll().then(() => resolve(0), (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        resolve(1);
-      });
+      void stopAll().then(
+        () => resolve(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

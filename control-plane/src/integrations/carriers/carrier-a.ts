@@ -125,14 +125,30 @@ export class CarrierAClient implements CarrierAccount {
   async ensureApplication(urls: ApplicationUrls, signal?: AbortSignal): Promise<EnsuredApplication> {
     let existing = this.#knownAppId ? await this.#application(this.#knownAppId, signal) : undefined;
     existing ??= await this.#applicationNamed(APPLICATION_NAME, signal);
-    const wanted = { answer_url: urls.answerUrl, answer_method: 'POST', hangup_url: urls.hangupUrl, hangup_method: 'POST' };
+    const wanted = {
+      answer_url: urls.answerUrl,
+      answer_method: 'POST',
+      hangup_url: urls.hangupUrl,
+      hangup_method: 'POST',
+    };
     if (existing) {
       const differs = (Object.keys(wanted) as (keyof typeof wanted)[]).some((key) => existing[key] !== wanted[key]);
-      if (differs) await this.#send({ method: 'POST', url: this.#url(`/Application/${encodeURIComponent(existing.app_id)}/`), json: wanted, signal });
+      if (differs)
+        await this.#send({
+          method: 'POST',
+          url: this.#url(`/Application/${encodeURIComponent(existing.app_id)}/`),
+          json: wanted,
+          signal,
+        });
       this.#knownAppId = existing.app_id;
       return { appId: existing.app_id, created: false };
     }
-    const body = await this.#send({ method: 'POST', url: this.#url('/Application/'), json: { app_name: APPLICATION_NAME, ...wanted }, signal });
+    const body = await this.#send({
+      method: 'POST',
+      url: this.#url('/Application/'),
+      json: { app_name: APPLICATION_NAME, ...wanted },
+      signal,
+    });
     const appId = (body as { app_id?: unknown }).app_id;
     if (typeof appId !== 'string' && typeof appId !== 'number') {
       throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} created an application without an app_id`);
@@ -155,7 +171,12 @@ export class CarrierAClient implements CarrierAccount {
     let listed = 0;
     let total: number | undefined;
     for (let page = 0; next !== null; page += 1) {
-      if (page >= MAX_PAGES) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`);
+      if (page >= MAX_PAGES)
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`,
+        );
       const body = await this.#page(listPath, next, seenLinks, signal);
       listed += body.objects.length;
       total = body.totalCount ?? total;
@@ -163,8 +184,11 @@ export class CarrierAClient implements CarrierAccount {
       next = body.next;
     }
     if (total !== undefined && listed < total) {
-      throw new CarrierError(PROVIDER, 'invalid_response',
-        `${PROVIDER} listed ${listed} of the ${total} numbers it counts: the account changed while it was read`);
+      throw new CarrierError(
+        PROVIDER,
+        'invalid_response',
+        `${PROVIDER} listed ${listed} of the ${total} numbers it counts: the account changed while it was read`,
+      );
     }
   }
 
@@ -172,7 +196,11 @@ export class CarrierAClient implements CarrierAccount {
   async findNumber(phoneNumber: string, signal?: AbortSignal): Promise<CarrierANumber | undefined> {
     let body: unknown;
     try {
-      body = await this.#send({ method: 'GET', url: this.#url(`/Number/${encodeURIComponent(digits(phoneNumber))}/`), signal });
+      body = await this.#send({
+        method: 'GET',
+        url: this.#url(`/Number/${encodeURIComponent(digits(phoneNumber))}/`),
+        signal,
+      });
     } catch (error) {
       if (error instanceof CarrierError && error.code === 'not_found') return undefined;
       throw error;
@@ -184,7 +212,12 @@ export class CarrierAClient implements CarrierAccount {
   /** Points the number's calls at the application `appId` (it then answers through that application). */
   async pointAt(number: NumberAtCarrier, appId: string, signal?: AbortSignal): Promise<void> {
     const id = number.providerNumberId ?? digits(number.phoneNumber);
-    await this.#send({ method: 'POST', url: this.#url(`/Number/${encodeURIComponent(id)}/`), json: { app_id: appId }, signal });
+    await this.#send({
+      method: 'POST',
+      url: this.#url(`/Number/${encodeURIComponent(id)}/`),
+      json: { app_id: appId },
+      signal,
+    });
   }
 
   /**
@@ -198,7 +231,11 @@ export class CarrierAClient implements CarrierAccount {
 
   async #application(appId: string, signal?: AbortSignal): Promise<ApplicationResource | undefined> {
     try {
-      const body = await this.#send({ method: 'GET', url: this.#url(`/Application/${encodeURIComponent(appId)}/`), signal });
+      const body = await this.#send({
+        method: 'GET',
+        url: this.#url(`/Application/${encodeURIComponent(appId)}/`),
+        signal,
+      });
       return applicationResource(body);
     } catch (error) {
       if (error instanceof CarrierError && error.code === 'not_found') return undefined;
@@ -212,7 +249,12 @@ export class CarrierAClient implements CarrierAccount {
     let next: string | null = `${listPath}?limit=${LIST_PAGE_SIZE}&offset=0`;
     const seenLinks = new Set<string>();
     for (let page = 0; next !== null; page += 1) {
-      if (page >= MAX_PAGES) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed more than ${MAX_PAGES} pages of applications`);
+      if (page >= MAX_PAGES)
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed more than ${MAX_PAGES} pages of applications`,
+        );
       const body = await this.#page(listPath, next, seenLinks, signal);
       const found = body.objects.map(applicationResource).find((app) => app.app_name === name && !app.sub_account);
       if (found) return found;
@@ -222,17 +264,27 @@ export class CarrierAClient implements CarrierAccount {
   }
 
   /** One page of a list: its objects, the next page's path (checked to stay on the same list), its total. */
-  async #page(listPath: string, link: string, seenLinks: Set<string>, signal?: AbortSignal): Promise<{ objects: unknown[]; next: string | null; totalCount?: number }> {
+  async #page(
+    listPath: string,
+    link: string,
+    seenLinks: Set<string>,
+    signal?: AbortSignal,
+  ): Promise<{ objects: unknown[]; next: string | null; totalCount?: number }> {
     // meta.next is a path on the API host; anything else would send the credentials elsewhere.
     if (!link.startsWith(`${listPath}?`) || seenLinks.has(link)) {
       throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave an unusable meta.next`);
     }
     seenLinks.add(link);
-    const body = (await this.#send({ method: 'GET', url: `${this.#options.baseUrl}${link}`, signal })) as { objects?: unknown; meta?: unknown };
-    if (!Array.isArray(body.objects)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered a list without objects`);
+    const body = (await this.#send({ method: 'GET', url: `${this.#options.baseUrl}${link}`, signal })) as {
+      objects?: unknown;
+      meta?: unknown;
+    };
+    if (!Array.isArray(body.objects))
+      throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered a list without objects`);
     const meta = (body.meta ?? {}) as { next?: unknown; total_count?: unknown };
     const next = typeof meta.next === 'string' && meta.next !== '' ? meta.next : null;
-    const totalCount = typeof meta.total_count === 'number' && Number.isInteger(meta.total_count) ? meta.total_count : undefined;
+    const totalCount =
+      typeof meta.total_count === 'number' && Number.isInteger(meta.total_count) ? meta.total_count : undefined;
     return { objects: body.objects, next, totalCount };
   }
 
@@ -253,13 +305,20 @@ export class CarrierAClient implements CarrierAccount {
     } catch (error) {
       // The carrier refuses credentials with a body that is not always JSON: the status says enough.
       if (error instanceof CarrierError && (error.status === 401 || error.status === 403)) {
-        throw new CarrierError(PROVIDER, 'credentials', 'authentication failed', { status: error.status, cause: error });
+        throw new CarrierError(PROVIDER, 'credentials', 'authentication failed', {
+          status: error.status,
+          cause: error,
+        });
       }
       throw error;
     }
     if (response.status >= 200 && response.status < 300) {
       if (typeof response.body !== 'object' || response.body === null) {
-        throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered HTTP ${response.status} without a JSON object`);
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} answered HTTP ${response.status} without a JSON object`,
+        );
       }
       return response.body;
     }
@@ -332,7 +391,9 @@ function errorMessage(body: unknown): string | undefined {
   const error = (body as { error?: unknown } | undefined)?.error;
   if (typeof error === 'string' && error) return error;
   if (error && typeof error === 'object') {
-    const parts = Object.entries(error as Record<string, unknown>).map(([field, problem]) => `${field}: ${[problem].flat().join(', ')}`);
+    const parts = Object.entries(error as Record<string, unknown>).map(
+      ([field, problem]) => `${field}: ${[problem].flat().join(', ')}`,
+    );
     if (parts.length) return parts.join('; ');
   }
   const message = (body as { message?: unknown } | undefined)?.message;

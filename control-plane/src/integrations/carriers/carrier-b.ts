@@ -93,7 +93,12 @@ export class CarrierBClient implements CarrierAccount {
     let next: string | null = `${listPath}?PageSize=${LIST_PAGE_SIZE}`;
     const seen = new Set<string>();
     for (let page = 0; next !== null; page += 1) {
-      if (page >= MAX_PAGES) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`);
+      if (page >= MAX_PAGES)
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`,
+        );
       // next_page_uri is a path on the API host; anything else would send the credentials elsewhere.
       if (!next.startsWith(`${listPath}?`) || seen.has(next)) {
         throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave an unusable next_page_uri`);
@@ -101,7 +106,12 @@ export class CarrierBClient implements CarrierAccount {
       seen.add(next);
       const body = await this.#send({ method: 'GET', url: `${this.#options.baseUrl}${next}`, signal });
       const list = (body as { incoming_phone_numbers?: unknown }).incoming_phone_numbers;
-      if (!Array.isArray(list)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed numbers without incoming_phone_numbers`);
+      if (!Array.isArray(list))
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed numbers without incoming_phone_numbers`,
+        );
       yield list.map((item) => this.#remoteNumber(item)).filter((n): n is RemoteNumber => n !== undefined);
       const nextUri = (body as { next_page_uri?: unknown }).next_page_uri;
       next = typeof nextUri === 'string' && nextUri !== '' ? nextUri : null;
@@ -111,9 +121,14 @@ export class CarrierBClient implements CarrierAccount {
   /** The account's number with this E.164 value, if it has it. */
   async findIncoming(phoneNumber: string, signal?: AbortSignal): Promise<RemoteNumber | undefined> {
     const query = new URLSearchParams({ PhoneNumber: phoneNumber, PageSize: '1' });
-    const body = await this.#send({ method: 'GET', url: `${this.#url('/IncomingPhoneNumbers.json')}?${query}`, signal });
+    const body = await this.#send({
+      method: 'GET',
+      url: `${this.#url('/IncomingPhoneNumbers.json')}?${query}`,
+      signal,
+    });
     const list = (body as { incoming_phone_numbers?: unknown }).incoming_phone_numbers;
-    if (!Array.isArray(list)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed numbers without incoming_phone_numbers`);
+    if (!Array.isArray(list))
+      throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed numbers without incoming_phone_numbers`);
     return list.map((item) => this.#remoteNumber(item)).find((n) => n?.phoneNumber === phoneNumber);
   }
 
@@ -121,7 +136,12 @@ export class CarrierBClient implements CarrierAccount {
    * Numbers for sale of one type in one country (ISO alpha-2), voice-enabled. undefined when the carrier offers no
    * numbers of that type there (it answers 404).
    */
-  async availableNumbers(country: string, type: NumberType, filters: SearchFilters = {}, signal?: AbortSignal): Promise<AvailableNumber[] | undefined> {
+  async availableNumbers(
+    country: string,
+    type: NumberType,
+    filters: SearchFilters = {},
+    signal?: AbortSignal,
+  ): Promise<AvailableNumber[] | undefined> {
     const query = new URLSearchParams({ VoiceEnabled: 'true', PageSize: String(filters.limit ?? SEARCH_LIMIT) });
     if (filters.areaCode) query.set('AreaCode', filters.areaCode);
     if (filters.contains) query.set('Contains', filters.contains);
@@ -134,18 +154,29 @@ export class CarrierBClient implements CarrierAccount {
       throw error;
     }
     const list = (body as { available_phone_numbers?: unknown }).available_phone_numbers;
-    if (!Array.isArray(list)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered a search without available_phone_numbers`);
+    if (!Array.isArray(list))
+      throw new CarrierError(
+        PROVIDER,
+        'invalid_response',
+        `${PROVIDER} answered a search without available_phone_numbers`,
+      );
     return list.flatMap((item) => {
       const n = item as Record<string, unknown>;
       if (typeof n.phone_number !== 'string' || !E164.test(n.phone_number)) return [];
       const capabilities = (n.capabilities ?? {}) as Record<string, unknown>;
-      return [{
-        phoneNumber: n.phone_number,
-        friendlyName: text(n.friendly_name),
-        locality: text(n.locality),
-        region: text(n.region),
-        capabilities: { voice: capabilities.voice === true, SMS: capabilities.SMS === true, MMS: capabilities.MMS === true },
-      }];
+      return [
+        {
+          phoneNumber: n.phone_number,
+          friendlyName: text(n.friendly_name),
+          locality: text(n.locality),
+          region: text(n.region),
+          capabilities: {
+            voice: capabilities.voice === true,
+            SMS: capabilities.SMS === true,
+            MMS: capabilities.MMS === true,
+          },
+        },
+      ];
     });
   }
 
@@ -158,7 +189,8 @@ export class CarrierBClient implements CarrierAccount {
       signal,
     });
     const bought = this.#remoteNumber(body);
-    if (!bought) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered a purchase without the number bought`);
+    if (!bought)
+      throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered a purchase without the number bought`);
     return bought;
   }
 
@@ -168,7 +200,8 @@ export class CarrierBClient implements CarrierAccount {
    */
   async routeInbound(number: NumberAtCarrier, voiceUrl: string, signal?: AbortSignal): Promise<void> {
     const sid = number.providerNumberId ?? (await this.findIncoming(number.phoneNumber, signal))?.providerNumberId;
-    if (!sid) throw new CarrierError(PROVIDER, 'not_found', `${PROVIDER} has no number ${number.phoneNumber} on this account`);
+    if (!sid)
+      throw new CarrierError(PROVIDER, 'not_found', `${PROVIDER} has no number ${number.phoneNumber} on this account`);
     await this.#send({
       method: 'POST',
       url: this.#url(`/IncomingPhoneNumbers/${encodeURIComponent(sid)}.json`),
@@ -191,7 +224,11 @@ export class CarrierBClient implements CarrierAccount {
     });
     if (response.status >= 200 && response.status < 300) {
       if (typeof response.body !== 'object' || response.body === null) {
-        throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered HTTP ${response.status} without a JSON object`);
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} answered HTTP ${response.status} without a JSON object`,
+        );
       }
       return response.body;
     }
@@ -210,7 +247,9 @@ export class CarrierBClient implements CarrierAccount {
     }
     // Short codes and other non-E.164 entries are not phone numbers Parley can route.
     if (!E164.test(n.phone_number)) return undefined;
-    const flags = Object.fromEntries(Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean')) as Record<string, boolean>;
+    const flags = Object.fromEntries(
+      Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean'),
+    ) as Record<string, boolean>;
     return {
       providerNumberId: n.sid,
       phoneNumber: n.phone_number,

@@ -137,14 +137,28 @@ export class CarrierCClient implements CarrierAccount {
     let query: string | null = new URLSearchParams({ Page: '0', PageSize: String(LIST_PAGE_SIZE) }).toString();
     const seen = new Set<string>();
     for (let page = 0; query !== null; page += 1) {
-      if (page >= MAX_PAGES) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`);
-      if (seen.has(query)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave a next_page_uri it had given before`);
+      if (page >= MAX_PAGES)
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed more than ${MAX_PAGES} pages of numbers`,
+        );
+      if (seen.has(query))
+        throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave a next_page_uri it had given before`);
       seen.add(query);
       const body = await this.#send({ method: 'GET', url: `${this.#options.baseUrl}${listPath}?${query}`, signal });
       const list = (body as { incoming_phone_numbers?: unknown }).incoming_phone_numbers;
-      if (!Array.isArray(list)) throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed numbers without incoming_phone_numbers`);
+      if (!Array.isArray(list))
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} listed numbers without incoming_phone_numbers`,
+        );
       const numbers = list.map((item) => this.#remoteNumber(item));
-      yield { numbers: numbers.filter((n): n is RemoteNumber => n !== undefined), unusable: numbers.filter((n) => n === undefined).length };
+      yield {
+        numbers: numbers.filter((n): n is RemoteNumber => n !== undefined),
+        unusable: numbers.filter((n) => n === undefined).length,
+      };
       query = nextQuery((body as { next_page_uri?: unknown }).next_page_uri, listPath);
     }
   }
@@ -156,7 +170,8 @@ export class CarrierCClient implements CarrierAccount {
    */
   async routeInbound(number: NumberAtCarrier, _voiceUrl: string, signal?: AbortSignal): Promise<void> {
     const sid = number.providerNumberId ?? (await this.#find(number.phoneNumber, signal))?.providerNumberId;
-    if (!sid) throw new CarrierError(PROVIDER, 'not_found', `${PROVIDER} has no number ${number.phoneNumber} on this account`);
+    if (!sid)
+      throw new CarrierError(PROVIDER, 'not_found', `${PROVIDER} has no number ${number.phoneNumber} on this account`);
     await this.#send({
       method: 'PUT',
       url: `${this.#options.baseUrl}${this.#accountPath}/IncomingPhoneNumbers/${encodeURIComponent(sid)}`,
@@ -184,7 +199,11 @@ export class CarrierCClient implements CarrierAccount {
     });
     if (response.status >= 200 && response.status < 300) {
       if (typeof response.body !== 'object' || response.body === null) {
-        throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered HTTP ${response.status} without a JSON object`);
+        throw new CarrierError(
+          PROVIDER,
+          'invalid_response',
+          `${PROVIDER} answered HTTP ${response.status} without a JSON object`,
+        );
       }
       return response.body;
     }
@@ -202,7 +221,9 @@ export class CarrierCClient implements CarrierAccount {
     }
     // A number the carrier lists in a local format is not one Parley can route or match to a caller.
     if (!E164.test(n.phone_number)) return undefined;
-    const flags = Object.fromEntries(Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean')) as Record<string, boolean>;
+    const flags = Object.fromEntries(
+      Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean'),
+    ) as Record<string, boolean>;
     const country = text(n.country);
     return {
       providerNumberId: n.sid,
@@ -244,16 +265,23 @@ function flowOf(voiceUrl: string): string | undefined {
 /** The query of the next page, when next_page_uri names one on the account's own list; null at the last page. */
 function nextQuery(nextPageUri: unknown, listPath: string): string | null {
   if (nextPageUri === null || nextPageUri === undefined || nextPageUri === '') return null;
-  if (typeof nextPageUri !== 'string') throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave a next_page_uri that is not a string`);
+  if (typeof nextPageUri !== 'string')
+    throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave a next_page_uri that is not a string`);
   let next: URL;
   try {
     next = new URL(nextPageUri, 'http://carrier.invalid');
   } catch (error) {
-    throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave an unusable next_page_uri`, { cause: error });
+    throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave an unusable next_page_uri`, {
+      cause: error,
+    });
   }
   // The page link must be the same account's list (a trailing .json is the same resource).
   if (next.pathname.replace(/\.json$/, '') !== listPath || !next.search) {
-    throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} gave a next_page_uri off the account's list of numbers`);
+    throw new CarrierError(
+      PROVIDER,
+      'invalid_response',
+      `${PROVIDER} gave a next_page_uri off the account's list of numbers`,
+    );
   }
   return next.search.slice(1);
 }

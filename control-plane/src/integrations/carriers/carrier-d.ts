@@ -42,7 +42,15 @@
  * - POST /api/v1/dids/{did_id}/renew {months} → 200 {purchase_id, renewed_at, expires_at}; charged to the float.
  */
 import { carrierFetch, type CarrierRequest } from './carrier-http.ts';
-import { CarrierError, E164, errorCodeForStatus, type CarrierAccount, type CarrierErrorCode, type NumberAtCarrier, type RemoteNumber } from './carrier.ts';
+import {
+  CarrierError,
+  E164,
+  errorCodeForStatus,
+  type CarrierAccount,
+  type CarrierErrorCode,
+  type NumberAtCarrier,
+  type RemoteNumber,
+} from './carrier.ts';
 
 const PROVIDER = 'carrier-d';
 const API = '/api/v1';
@@ -168,17 +176,36 @@ export class CarrierDClient implements CarrierAccount {
   }
 
   /** The register step: creates the customer's application, or restarts the one named. */
-  async register(customerRef: string, applicationId: string | null, payload: Record<string, unknown>, signal?: AbortSignal): Promise<PartnerApplication> {
+  async register(
+    customerRef: string,
+    applicationId: string | null,
+    payload: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<PartnerApplication> {
     const json = { ...payload, customer_ref: customerRef, ...(applicationId ? { application_id: applicationId } : {}) };
     return application(await this.#send({ method: 'POST', path: '/kyc/register', json, signal }));
   }
 
   /** A step after register (pan, aadhaar, gst, final) of the application. */
-  async submitStep(applicationId: string, step: Exclude<KycStep, 'register'>, payload: Record<string, unknown>, signal?: AbortSignal): Promise<PartnerApplication> {
-    const body = await this.#send({ method: 'POST', path: `/kyc/${encodeURIComponent(applicationId)}/${step}`, json: payload, signal });
+  async submitStep(
+    applicationId: string,
+    step: Exclude<KycStep, 'register'>,
+    payload: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<PartnerApplication> {
+    const body = await this.#send({
+      method: 'POST',
+      path: `/kyc/${encodeURIComponent(applicationId)}/${step}`,
+      json: payload,
+      signal,
+    });
     const read = application(body);
     if (step === 'aadhaar' && !read.aadhaarVerificationUrl) {
-      throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} answered the aadhaar step without aadhaar_verification_url`);
+      throw new CarrierError(
+        PROVIDER,
+        'invalid_response',
+        `${PROVIDER} answered the aadhaar step without aadhaar_verification_url`,
+      );
     }
     return read;
   }
@@ -191,7 +218,9 @@ export class CarrierDClient implements CarrierAccount {
   /** One page of numbers for sale. */
   async availableDids(search: DidSearch, signal?: AbortSignal): Promise<DidPage> {
     const query = new URLSearchParams();
-    const put = (name: string, value: string | number | undefined) => { if (value !== undefined) query.set(name, String(value)); };
+    const put = (name: string, value: string | number | undefined) => {
+      if (value !== undefined) query.set(name, String(value));
+    };
     put('country_code', search.countryCode);
     put('type', search.type);
     put('number', search.number);
@@ -215,7 +244,13 @@ export class CarrierDClient implements CarrierAccount {
     const body = await this.#send({
       method: 'POST',
       path: '/dids/purchase',
-      json: { did_id: input.didId, did_number: input.didNumber, months: input.months, application_id: input.applicationId, voice_url: input.voiceUrl },
+      json: {
+        did_id: input.didId,
+        did_number: input.didNumber,
+        months: input.months,
+        application_id: input.applicationId,
+        voice_url: input.voiceUrl,
+      },
       signal,
     });
     const did = (body.did ?? {}) as Record<string, unknown>;
@@ -225,23 +260,31 @@ export class CarrierDClient implements CarrierAccount {
       orderId: idText(body.order_id),
       botId: idText(body.bot_id),
       expiresAt: date(did.expires_at),
-      number: phoneNumber === null ? null : {
-        providerNumberId: String(integer(did.id) ?? input.didId),
-        phoneNumber,
-        friendlyName: [text(did.city), text(did.state)].filter(Boolean).join(', ') || null,
-        countryCode: 'IN',
-        capabilities: { voice: true, sms: false },
-        type: type === null ? null : (DID_TYPES[type] ?? String(type)),
-        region: text(did.state),
-        carrierCapabilities: { voice: true },
-        inbound: 'parley',
-      },
+      number:
+        phoneNumber === null
+          ? null
+          : {
+              providerNumberId: String(integer(did.id) ?? input.didId),
+              phoneNumber,
+              friendlyName: [text(did.city), text(did.state)].filter(Boolean).join(', ') || null,
+              countryCode: 'IN',
+              capabilities: { voice: true, sms: false },
+              type: type === null ? null : (DID_TYPES[type] ?? String(type)),
+              region: text(did.state),
+              carrierCapabilities: { voice: true },
+              inbound: 'parley',
+            },
     };
   }
 
   /** Renews a bought number for `months`, charged to the reseller float. */
   async renew(didId: string, months: number, signal?: AbortSignal): Promise<DidRenewal> {
-    const body = await this.#send({ method: 'POST', path: `/dids/${encodeURIComponent(didId)}/renew`, json: { months }, signal });
+    const body = await this.#send({
+      method: 'POST',
+      path: `/dids/${encodeURIComponent(didId)}/renew`,
+      json: { months },
+      signal,
+    });
     const purchaseId = idText(body.purchase_id);
     const renewedAt = date(body.renewed_at);
     if (!purchaseId || !renewedAt) throw invalid('answered a renewal without purchase_id or renewed_at');
@@ -258,8 +301,18 @@ export class CarrierDClient implements CarrierAccount {
     const list = Array.isArray(body.dids) ? (body.dids as Record<string, unknown>[]) : [];
     const match = list.find((d) => e164(text(d.did_number) ?? '') === number.phoneNumber);
     const botId = match ? idText(match.bot_id) : null;
-    if (!botId) throw new CarrierError(PROVIDER, 'not_found', `${PROVIDER} has no number ${number.phoneNumber} on the reseller account`);
-    await this.#send({ method: 'PUT', path: `/bots/${encodeURIComponent(botId)}`, json: { voice_url: voiceUrl }, signal });
+    if (!botId)
+      throw new CarrierError(
+        PROVIDER,
+        'not_found',
+        `${PROVIDER} has no number ${number.phoneNumber} on the reseller account`,
+      );
+    await this.#send({
+      method: 'PUT',
+      path: `/bots/${encodeURIComponent(botId)}`,
+      json: { voice_url: voiceUrl },
+      signal,
+    });
   }
 
   async #token(signal?: AbortSignal): Promise<string> {
@@ -267,7 +320,11 @@ export class CarrierDClient implements CarrierAccount {
     if (cached) return cached;
     const { username, password } = this.#options.credentials;
     const response = await carrierFetch(PROVIDER, {
-      method: 'POST', url: `${this.#options.baseUrl}${API}/auth/login`, json: { username, password }, signal, timeoutMs: this.#options.timeoutMs,
+      method: 'POST',
+      url: `${this.#options.baseUrl}${API}/auth/login`,
+      json: { username, password },
+      signal,
+      timeoutMs: this.#options.timeoutMs,
     });
     const data = unwrap(response.status, response.body);
     const token = text(data.token);
@@ -277,7 +334,12 @@ export class CarrierDClient implements CarrierAccount {
   }
 
   /** One request with the reseller's token; a refused token is replaced once by a fresh login. */
-  async #send(request: { method: CarrierRequest['method']; path: string; json?: unknown; signal?: AbortSignal }): Promise<Record<string, unknown>> {
+  async #send(request: {
+    method: CarrierRequest['method'];
+    path: string;
+    json?: unknown;
+    signal?: AbortSignal;
+  }): Promise<Record<string, unknown>> {
     for (let attempt = 0; ; attempt += 1) {
       const token = await this.#token(request.signal);
       const response = await carrierFetch(PROVIDER, {
@@ -299,18 +361,26 @@ export class CarrierDClient implements CarrierAccount {
 
 /** The `data` of a 2xx answer; anything else becomes the CarrierError its status and error code say. */
 function unwrap(status: number, body: unknown): Record<string, unknown> {
-  const envelope = (typeof body === 'object' && body !== null ? body : {}) as { success?: unknown; data?: unknown; error?: unknown };
+  const envelope = (typeof body === 'object' && body !== null ? body : {}) as {
+    success?: unknown;
+    data?: unknown;
+    error?: unknown;
+  };
   if (status >= 200 && status < 300) {
     if (typeof envelope.data !== 'object' || envelope.data === null || Array.isArray(envelope.data)) {
       throw invalid(`answered HTTP ${status} without a data object`);
     }
     return envelope.data as Record<string, unknown>;
   }
-  const error = (typeof envelope.error === 'object' && envelope.error !== null ? envelope.error : {}) as { code?: unknown; message?: unknown };
+  const error = (typeof envelope.error === 'object' && envelope.error !== null ? envelope.error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
   const carrierCode = text(error.code) ?? undefined;
   const message = text(error.message) ?? `HTTP ${status}`;
   // 403 is the partner refusing an operation to the reseller, not its credentials: only 401 means those.
-  const code: CarrierErrorCode = status === 401 ? 'credentials' : status === 403 ? 'rejected' : errorCodeForStatus(status);
+  const code: CarrierErrorCode =
+    status === 401 ? 'credentials' : status === 403 ? 'rejected' : errorCodeForStatus(status);
   throw new CarrierError(PROVIDER, code, message, { status, carrierCode });
 }
 

@@ -70,6 +70,9 @@ export async function carrierFetch(provider: Carrier, request: CarrierRequest): 
   } catch (error) {
     // A 5xx from a proxy in front of the carrier is often HTML: that is the carrier failing, not lying.
     const code = response.status >= 500 ? 'unreachable' : 'invalid_response';
-    throw new CarrierError(provider, code, `${provider} answered HTTP ${response.status} without a JSON body`, { status: response.status, cause: error });
+    throw new CarrierError(provider, code, `${provider} answered HTTP ${response.status} without a JSON body`, {
+      status: response.status,
+      cause: error,
+    });
   }
 }

@@ -65,7 +65,13 @@ export interface RemoteNumber {
  * - unreachable: no answer, a timeout, or a 5xx;
  * - invalid_response: an answer that is not the carrier's documented shape.
  */
-export type CarrierErrorCode = 'credentials' | 'rejected' | 'not_found' | 'rate_limited' | 'unreachable' | 'invalid_response';
+export type CarrierErrorCode =
+  | 'credentials'
+  | 'rejected'
+  | 'not_found'
+  | 'rate_limited'
+  | 'unreachable'
+  | 'invalid_response';
 
 const RETRYABLE: Readonly<Record<CarrierErrorCode, boolean>> = {
   credentials: false,

@@ -29,7 +29,10 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       description: 'log-only',
       async send(mail) {
         await transport.sendMail({ from: options.from, ...mail, html: mail.html ?? undefined });
-        options.log.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail (log-only transport, not sent)');
+        options.log.info(
+          { to: mail.to, subject: mail.subject, text: mail.text },
+          'mail (log-only transport, not sent)',
+        );
       },
       close: () => transport.close(),
     };

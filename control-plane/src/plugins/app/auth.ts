@@ -48,13 +48,15 @@ export default fp(
       const principal = await app.keys.authenticate(bearerToken(request));
       if (!principal) throw new ApiError('unauthorized', 'Invalid or revoked API key');
       request.principal = principal;
-      const required = config.scope === undefined ? [] : typeof config.scope === 'string' ? [config.scope] : config.scope;
+      const required =
+        config.scope === undefined ? [] : typeof config.scope === 'string' ? [config.scope] : config.scope;
       // Widget tokens are public and open only the widget routes; management keys never open those.
       if (mode === 'widget' ? principal.kind !== 'widget' : principal.kind !== 'management') {
         throw new ApiError('insufficient_scope', 'Insufficient scope: this key type cannot call this route');
       }
       const missing = required.filter((scope) => !principal.scopes.includes(scope));
-      if (missing.length) throw new ApiError('insufficient_scope', `Insufficient scope: requires ${missing.join(', ')}`);
+      if (missing.length)
+        throw new ApiError('insufficient_scope', `Insufficient scope: requires ${missing.join(', ')}`);
       if (config.roles && !config.roles.includes(principal.role)) {
         throw new ApiError('role_required', `The key owner must be ${config.roles.join(' or ')} of the organisation`);
       }

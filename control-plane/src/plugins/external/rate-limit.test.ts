@@ -12,7 +12,11 @@ async function appWith(limits: Partial<Record<RateLimitName, number>>): Promise<
   installErrorHandling(app);
   await app.register(rateLimitPlugin, { limits: { ...RATE_LIMIT_DEFAULTS, ...limits } });
   app.get('/per-ip', { preHandler: [app.limit('dialerStatus', 'ip')] }, async () => ({ ok: true }));
-  app.get('/two-limits', { preHandler: [app.limit('aiEnhancementPerIp', 'ip'), app.limit('aiEnhancementPerKey', 'key')] }, async () => ({ ok: true }));
+  app.get(
+    '/two-limits',
+    { preHandler: [app.limit('aiEnhancementPerIp', 'ip'), app.limit('aiEnhancementPerKey', 'key')] },
+    async () => ({ ok: true }),
+  );
   await app.ready();
   return app;
 }
@@ -40,7 +44,11 @@ describe('rate limits', () => {
     await app.inject({ url: '/per-ip' });
     const res = await app.inject({ url: '/per-ip' });
     expect(res.statusCode).toBe(429);
-    expect(res.json()).toMatchObject({ success: false, code: 'rate_limited', message: expect.stringContaining('at most 1 requests per minute') });
+    expect(res.json()).toMatchObject({
+      success: false,
+      code: 'rate_limited',
+      message: expect.stringContaining('at most 1 requests per minute'),
+    });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -35,7 +35,10 @@ export default fp(
         const result = await count(request);
         if (result.isAllowed || !result.isExceeded) return;
         void reply.header('retry-after', String(result.ttlInSeconds));
-        throw new ApiError('rate_limited', `Rate limit exceeded: at most ${result.max} requests per minute; retry in ${result.ttlInSeconds} s`);
+        throw new ApiError(
+          'rate_limited',
+          `Rate limit exceeded: at most ${result.max} requests per minute; retry in ${result.ttlInSeconds} s`,
+        );
       };
     });
   },
@@ -43,5 +46,5 @@ export default fp(
 );
 
 function keyOf(request: FastifyRequest, by: LimitBy): string {
-  return by === 'key' ? request.principal?.keyId ?? `ip:${request.ip}` : request.ip;
+  return by === 'key' ? (request.principal?.keyId ?? `ip:${request.ip}`) : request.ip;
 }

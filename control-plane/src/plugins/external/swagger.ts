@@ -29,7 +29,9 @@ export default fp(
       },
       hideUntagged: false,
       // Shared schemas appear under their own names (Organisation, Member, …) rather than def-0, def-1, ….
-      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+      },
     });
     app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   },

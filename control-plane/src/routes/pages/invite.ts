@@ -6,15 +6,22 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 
 export default async function invitePageRoutes(app: FastifyInstance) {
-  app.get<{ Params: { token: string } }>('/invite/:token', {
-    schema: { hide: true, params: Type.Object({ token: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) },
-    config: { auth: 'public' },
-  }, async (request, reply) => {
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
-      .send(page(request.params.token));
-  });
+  app.get<{ Params: { token: string } }>(
+    '/invite/:token',
+    {
+      schema: { hide: true, params: Type.Object({ token: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) },
+      config: { auth: 'public' },
+    },
+    async (request, reply) => {
+      return reply
+        .type('text/html; charset=utf-8')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+        )
+        .send(page(request.params.token));
+    },
+  );
 }
 
 function page(token: string): string {

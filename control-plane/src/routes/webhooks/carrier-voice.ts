@@ -17,7 +17,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { REFUSALS, type CarrierCalls } from '../../calls/carrier-calls.ts';
 import type { CallRow } from '../../calls/call-records.ts';
-import { isVoiceCarrier, voiceCarriers, type CarrierDocument, type VoiceCarrierName, type WebhookRequest } from '../../calls/voice-carriers/index.ts';
+import {
+  isVoiceCarrier,
+  voiceCarriers,
+  type CarrierDocument,
+  type VoiceCarrierName,
+  type WebhookRequest,
+} from '../../calls/voice-carriers/index.ts';
 
 const CallParams = Type.Object({
   carrier: Type.String({ minLength: 1, maxLength: 32 }),
@@ -26,7 +32,10 @@ const CallParams = Type.Object({
 const CarrierParams = Type.Object({ carrier: Type.String({ minLength: 1, maxLength: 32 }) });
 type Params = Record<string, string>;
 
-export default async function carrierVoiceRoutes(app: FastifyInstance, options: { calls: CarrierCalls; publicUrl: string }) {
+export default async function carrierVoiceRoutes(
+  app: FastifyInstance,
+  options: { calls: CarrierCalls; publicUrl: string },
+) {
   const { calls } = options;
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const config = { auth: 'public' as const };
@@ -36,9 +45,13 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const send = (reply: FastifyReply, document: CarrierDocument, status = 200) => reply.code(status).type(document.contentType).send(document.body);
+  const send = (reply: FastifyReply, document: CarrierDocument, status = 200) =>
+    reply.code(status).type(document.contentType).send(document.body);
   const forbidden = (reply: FastifyReply, carrier: VoiceCarrierName) =>
-    reply.code(403).type('text/plain; charset=utf-8').send(voiceCarriers[carrier].signsWebhooks ? 'Invalid or missing signature' : 'Invalid or missing token');
+    reply
+      .code(403)
+      .type('text/plain; charset=utf-8')
+      .send(voiceCarriers[carrier].signsWebhooks ? 'Invalid or missing signature' : 'Invalid or missing token');
   const webhook = (request: FastifyRequest): WebhookRequest => ({
     method: request.method,
     url: `${publicUrl}${request.url}`,
@@ -47,7 +60,10 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
   });
 
   /** The call the webhook names, when its carrier account signed the request; else the reply is sent. */
-  async function signedCall(request: FastifyRequest<{ Params: { carrier: string; callId: string } }>, reply: FastifyReply): Promise<{ call: CallRow; carrier: VoiceCarrierName } | undefined> {
+  async function signedCall(
+    request: FastifyRequest<{ Params: { carrier: string; callId: string } }>,
+    reply: FastifyReply,
+  ): Promise<{ call: CallRow; carrier: VoiceCarrierName } | undefined> {
     const { carrier, callId } = request.params;
     if (!isVoiceCarrier(carrier)) {
       await reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
@@ -68,24 +84,41 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
 
   const callRoute = { schema: { hide: true, params: CallParams }, config };
 
-  app.post<{ Params: { carrier: string; callId: string } }>('/webhooks/:carrier/answer/:callId', callRoute, async (request, reply) => {
-    const signed = await signedCall(request, reply);
-    if (!signed) return reply;
-    return send(reply, await calls.answerOutbound(signed.call, signed.carrier, paramsOf(request)));
-  });
+  app.post<{ Params: { carrier: string; callId: string } }>(
+    '/webhooks/:carrier/answer/:callId',
+    callRoute,
+    async (request, reply) => {
+      const signed = await signedCall(request, reply);
+      if (!signed) return reply;
+      return send(reply, await calls.answerOutbound(signed.call, signed.carrier, paramsOf(request)));
+    },
+  );
 
-  app.post<{ Params: { carrier: string; callId: string } }>('/webhooks/:carrier/status/:callId', callRoute, async (request, reply) => {
-    const signed = await signedCall(request, reply);
-    if (!signed) return reply;
-    await calls.progress(signed.call, signed.carrier, paramsOf(request));
-    return send(reply, signed.carrier === 'carrier-c' ? { contentType: 'application/json', body: '{}' } : { contentType: 'text/xml; charset=utf-8', body: '<Response/>' });
-  });
+  app.post<{ Params: { carrier: string; callId: string } }>(
+    '/webhooks/:carrier/status/:callId',
+    callRoute,
+    async (request, reply) => {
+      const signed = await signedCall(request, reply);
+      if (!signed) return reply;
+      await calls.progress(signed.call, signed.carrier, paramsOf(request));
+      return send(
+        reply,
+        signed.carrier === 'carrier-c'
+          ? { contentType: 'application/json', body: '{}' }
+          : { contentType: 'text/xml; charset=utf-8', body: '<Response/>' },
+      );
+    },
+  );
 
-  app.post<{ Params: { carrier: string; callId: string } }>('/webhooks/:carrier/dial/:callId', callRoute, async (request, reply) => {
-    const signed = await signedCall(request, reply);
-    if (!signed) return reply;
-    return send(reply, await calls.dialDocument(signed.call, signed.carrier));
-  });
+  app.post<{ Params: { carrier: string; callId: string } }>(
+    '/webhooks/:carrier/dial/:callId',
+    callRoute,
+    async (request, reply) => {
+      const signed = await signedCall(request, reply);
+      if (!signed) return reply;
+      return send(reply, await calls.dialDocument(signed.call, signed.carrier));
+    },
+  );
 
   const inbound = async (request: FastifyRequest<{ Params: { carrier: string } }>, reply: FastifyReply) => {
     const { carrier } = request.params;
@@ -105,7 +138,11 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
   };
 
   /** The organisation the call is for: by the account the carrier names, else by the number called. */
-  async function inboundOrganisation(carrier: VoiceCarrierName, accountId: string | undefined, to: string): Promise<string | undefined> {
+  async function inboundOrganisation(
+    carrier: VoiceCarrierName,
+    accountId: string | undefined,
+    to: string,
+  ): Promise<string | undefined> {
     if (accountId) return calls.accounts.organisationOf(app.sql, carrier, accountId);
     const [row] = await app.sql<{ organisation_id: string }[]>`select organisation_id from phone_numbers
       where phone_number = ${to} and provider = ${carrier} and status = 'ACTIVE' and deleted_at is null
@@ -113,19 +150,23 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
     return row?.organisation_id;
   }
 
-  app.post<{ Params: { carrier: string } }>('/webhooks/:carrier/hangup', { schema: { hide: true, params: CarrierParams }, config }, async (request, reply) => {
-    const { carrier } = request.params;
-    if (!isVoiceCarrier(carrier)) return reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
-    const voice = voiceCarriers[carrier];
-    const callRef = voice.callRefOf(paramsOf(request));
-    const call = callRef ? await calls.callByCarrierRef(carrier, callRef) : undefined;
-    // A call Parley never answered (refused, or not ours): nothing to record.
-    if (!call) return send(reply, voice.refusal(''));
-    const account = await calls.accounts.find(app.sql, call.organisation_id, carrier);
-    if (!account || !voice.verify(account.secret, webhook(request))) return forbidden(reply, carrier);
-    await calls.progress(call, carrier, paramsOf(request));
-    return send(reply, { contentType: 'text/xml; charset=utf-8', body: '<Response/>' });
-  });
+  app.post<{ Params: { carrier: string } }>(
+    '/webhooks/:carrier/hangup',
+    { schema: { hide: true, params: CarrierParams }, config },
+    async (request, reply) => {
+      const { carrier } = request.params;
+      if (!isVoiceCarrier(carrier)) return reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
+      const voice = voiceCarriers[carrier];
+      const callRef = voice.callRefOf(paramsOf(request));
+      const call = callRef ? await calls.callByCarrierRef(carrier, callRef) : undefined;
+      // A call Parley never answered (refused, or not ours): nothing to record.
+      if (!call) return send(reply, voice.refusal(''));
+      const account = await calls.accounts.find(app.sql, call.organisation_id, carrier);
+      if (!account || !voice.verify(account.secret, webhook(request))) return forbidden(reply, carrier);
+      await calls.progress(call, carrier, paramsOf(request));
+      return send(reply, { contentType: 'text/xml; charset=utf-8', body: '<Response/>' });
+    },
+  );
 
   const inboundRoute = { schema: { hide: true, params: CarrierParams }, config };
   app.post('/webhooks/:carrier/voice', inboundRoute, inbound);
@@ -136,5 +177,7 @@ export default async function carrierVoiceRoutes(app: FastifyInstance, options: 
 function paramsOf(request: FastifyRequest): Params {
   const source = request.method === 'GET' ? request.query : request.body;
   if (typeof source !== 'object' || source === null) return {};
-  return Object.fromEntries(Object.entries(source as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(source as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
 }

@@ -83,7 +83,8 @@ interface Account extends FakeCarrierAAccount {
   subaccounts: string[];
 }
 
-const authIdOf = (prefix: 'MA' | 'SA') => prefix + Array.from({ length: 18 }, () => ID_ALPHABET[randomInt(ID_ALPHABET.length)]).join('');
+const authIdOf = (prefix: 'MA' | 'SA') =>
+  prefix + Array.from({ length: 18 }, () => ID_ALPHABET[randomInt(ID_ALPHABET.length)]).join('');
 const today = () => new Date().toISOString().slice(0, 10);
 
 export class CarrierAFake {
@@ -109,7 +110,13 @@ export class CarrierAFake {
   }
 
   addAccount(): FakeCarrierAAccount {
-    const account: Account = { authId: authIdOf('MA'), authToken: randomBytes(20).toString('hex'), numbers: [], applications: [], subaccounts: [] };
+    const account: Account = {
+      authId: authIdOf('MA'),
+      authToken: randomBytes(20).toString('hex'),
+      numbers: [],
+      applications: [],
+      subaccounts: [],
+    };
     this.#accounts.set(account.authId, account);
     return { authId: account.authId, authToken: account.authToken };
   }
@@ -132,7 +139,8 @@ export class CarrierAFake {
   removeApplication(authId: string, appId: string): void {
     const account = this.#account(authId);
     account.applications = account.applications.filter((a) => a.app_id !== appId);
-    for (const number of account.numbers) if (number.application === applicationPath(account, appId)) number.application = null;
+    for (const number of account.numbers)
+      if (number.application === applicationPath(account, appId)) number.application = null;
   }
 
   applications(authId: string): FakeApplication[] {
@@ -142,8 +150,10 @@ export class CarrierAFake {
   /** A number on the account (E.164), as if rented earlier outside Parley. */
   addNumber(authId: string, phoneNumber: string, options: NumberOptions = {}): FakeAccountNumber {
     const account = this.#account(authId);
-    if (options.subaccount && !account.subaccounts.includes(options.subaccount)) throw new Error(`no subaccount ${options.subaccount}`);
-    if (options.appId && !account.applications.some((a) => a.app_id === options.appId)) throw new Error(`no application ${options.appId}`);
+    if (options.subaccount && !account.subaccounts.includes(options.subaccount))
+      throw new Error(`no subaccount ${options.subaccount}`);
+    if (options.appId && !account.applications.some((a) => a.app_id === options.appId))
+      throw new Error(`no application ${options.appId}`);
     const number = phoneNumber.replace(/^\+/, '');
     const entry: FakeAccountNumber = {
       number,
@@ -206,13 +216,15 @@ export class CarrierAFake {
     if (!match) return error(404, 'not found');
     const auth = request.basicAuth;
     const caller = auth && this.#accounts.get(auth.user);
-    if (!caller || caller.authToken !== auth.password || match[1] !== caller.authId) return error(401, 'authentication failed');
+    if (!caller || caller.authToken !== auth.password || match[1] !== caller.authId)
+      return error(401, 'authentication failed');
     const rest = match[2]!;
     if (rest === '/Number/' && request.method === 'GET') return this.#list(caller, caller.numbers, 'Number', request);
     const number = /^\/Number\/(\d+)\/$/.exec(rest);
     if (number && request.method === 'GET') return this.#getNumber(caller, number[1]!);
     if (number && request.method === 'POST') return this.#updateNumber(caller, number[1]!, request);
-    if (rest === '/Application/' && request.method === 'GET') return this.#list(caller, caller.applications, 'Application', request);
+    if (rest === '/Application/' && request.method === 'GET')
+      return this.#list(caller, caller.applications, 'Application', request);
     if (rest === '/Application/' && request.method === 'POST') return this.#createApplication(caller, request);
     const app = /^\/Application\/([^/]+)\/$/.exec(rest);
     if (app && request.method === 'GET') return this.#getApplication(caller, app[1]!);
@@ -220,11 +232,18 @@ export class CarrierAFake {
     return error(404, 'not found');
   }
 
-  #list(account: Account, items: readonly unknown[], resource: 'Number' | 'Application', request: RecordedRequest): FakeAnswer {
+  #list(
+    account: Account,
+    items: readonly unknown[],
+    resource: 'Number' | 'Application',
+    request: RecordedRequest,
+  ): FakeAnswer {
     const limit = Number(request.query.limit ?? MAX_LIMIT);
     const offset = Number(request.query.offset ?? 0);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return error(400, { limit: [`Ensure this value is between 1 and ${MAX_LIMIT}.`] });
-    if (!Number.isInteger(offset) || offset < 0) return error(400, { offset: ['Ensure this value is greater than or equal to 0.'] });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      return error(400, { limit: [`Ensure this value is between 1 and ${MAX_LIMIT}.`] });
+    if (!Number.isInteger(offset) || offset < 0)
+      return error(400, { offset: ['Ensure this value is greater than or equal to 0.'] });
     const size = Math.min(limit, this.#maxPageSize);
     const base = `${accountPath(account)}/${resource}/`;
     const link = (at: number) => `${base}?limit=${size}&offset=${at}`;
@@ -250,7 +269,8 @@ export class CarrierAFake {
     if (!found) return error(404, 'not found');
     const { app_id: appId, alias } = request.body;
     if (appId !== undefined) {
-      if (typeof appId !== 'string' || !account.applications.some((a) => a.app_id === appId)) return error(400, 'app_id is not a valid application');
+      if (typeof appId !== 'string' || !account.applications.some((a) => a.app_id === appId))
+        return error(400, 'app_id is not a valid application');
       found.application = applicationPath(account, appId);
       delete found.object_type;
       delete found.object_id;
@@ -261,7 +281,8 @@ export class CarrierAFake {
 
   #createApplication(account: Account, request: RecordedRequest): FakeAnswer {
     const { app_name: name, answer_url: answerUrl } = request.body;
-    if (typeof name !== 'string' || !APP_NAME.test(name)) return error(400, { app_name: ['Only letters, digits, "-" and "_" are allowed.'] });
+    if (typeof name !== 'string' || !APP_NAME.test(name))
+      return error(400, { app_name: ['Only letters, digits, "-" and "_" are allowed.'] });
     if (!isUrl(answerUrl)) return error(400, { answer_url: ['This field is required and must be a valid URL.'] });
     const app = newApplication(account, name, answerUrl as string);
     const problem = applyApplication(app, request.body);
@@ -327,7 +348,8 @@ function applyApplication(app: FakeApplication, body: Record<string, unknown>): 
     if (body[key] !== 'GET' && body[key] !== 'POST') return error(400, { [key]: ['Must be GET or POST.'] });
     app[key] = body[key] as string;
   }
-  if (body.answer_url !== undefined && body.hangup_url === undefined && app.hangup_url === '') app.hangup_url = app.answer_url;
+  if (body.answer_url !== undefined && body.hangup_url === undefined && app.hangup_url === '')
+    app.hangup_url = app.answer_url;
   return undefined;
 }
 

@@ -126,7 +126,12 @@ export class CarrierBFake {
   }
 
   /** Puts a number up for sale. */
-  offer(country: string, type: NumberType, phoneNumber: string, details: { locality?: string; region?: string } = {}): void {
+  offer(
+    country: string,
+    type: NumberType,
+    phoneNumber: string,
+    details: { locality?: string; region?: string } = {},
+  ): void {
     const key = `${country}/${type}`;
     const list = this.#available.get(key) ?? [];
     list.push({
@@ -175,10 +180,12 @@ export class CarrierBFake {
   #list(account: Account, request: RecordedRequest): FakeAnswer {
     const size = Math.min(Number(request.query.PageSize ?? DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE, this.#maxPageSize);
     const page = Number(request.query.Page ?? 0);
-    if (!Number.isInteger(size) || size < 1 || !Number.isInteger(page) || page < 0) return error(400, 20001, 'Invalid paging parameters');
+    if (!Number.isInteger(size) || size < 1 || !Number.isInteger(page) || page < 0)
+      return error(400, 20001, 'Invalid paging parameters');
     const filter = request.query.PhoneNumber;
     const items = account.numbers.filter((n) => !filter || n.phone_number.includes(filter));
-    if (page > 0 && request.query.PageToken !== pageToken(items, page, size)) return error(400, 20001, 'Invalid PageToken');
+    if (page > 0 && request.query.PageToken !== pageToken(items, page, size))
+      return error(400, 20001, 'Invalid PageToken');
     const slice = items.slice(page * size, (page + 1) * size);
     const base = `${API}/Accounts/${account.accountSid}/IncomingPhoneNumbers.json`;
     const more = (page + 1) * size < items.length;
@@ -186,7 +193,9 @@ export class CarrierBFake {
       status: 200,
       body: {
         first_page_uri: `${base}?PageSize=${size}&Page=0`,
-        next_page_uri: more ? `${base}?PageSize=${size}&Page=${page + 1}&PageToken=${pageToken(items, page + 1, size)}` : null,
+        next_page_uri: more
+          ? `${base}?PageSize=${size}&Page=${page + 1}&PageToken=${pageToken(items, page + 1, size)}`
+          : null,
         previous_page_uri: null,
         page,
         page_size: size,
@@ -200,13 +209,20 @@ export class CarrierBFake {
 
   #purchase(account: Account, request: RecordedRequest): FakeAnswer {
     const phoneNumber = request.body.PhoneNumber;
-    if (typeof phoneNumber !== 'string' || !phoneNumber) return error(400, 21451, 'PhoneNumber or AreaCode is required');
+    if (typeof phoneNumber !== 'string' || !phoneNumber)
+      return error(400, 21451, 'PhoneNumber or AreaCode is required');
     const voiceUrl = request.body.VoiceUrl;
-    if (voiceUrl !== undefined && !isUrl(voiceUrl)) return error(400, 21502, `VoiceUrl is not a valid URL: ${String(voiceUrl)}`);
+    if (voiceUrl !== undefined && !isUrl(voiceUrl))
+      return error(400, 21502, `VoiceUrl is not a valid URL: ${String(voiceUrl)}`);
     const listing = [...this.#available].find(([, list]) => list.some((n) => n.phone_number === phoneNumber));
     if (!listing) return error(400, 21422, `PhoneNumber ${phoneNumber} is not available`);
-    listing[1].splice(listing[1].findIndex((n) => n.phone_number === phoneNumber), 1);
-    const bought = this.addNumber(account.accountSid, phoneNumber, { voiceUrl: typeof voiceUrl === 'string' ? voiceUrl : undefined });
+    listing[1].splice(
+      listing[1].findIndex((n) => n.phone_number === phoneNumber),
+      1,
+    );
+    const bought = this.addNumber(account.accountSid, phoneNumber, {
+      voiceUrl: typeof voiceUrl === 'string' ? voiceUrl : undefined,
+    });
     if (typeof request.body.VoiceMethod === 'string') bought.voice_method = request.body.VoiceMethod;
     return { status: 201, body: bought };
   }
@@ -215,7 +231,8 @@ export class CarrierBFake {
     const number = account.numbers.find((n) => n.sid === sid);
     if (!number) return notFound(request.path);
     const { VoiceUrl, VoiceMethod, VoiceApplicationSid, TrunkSid, FriendlyName } = request.body;
-    if (VoiceUrl !== undefined && VoiceUrl !== '' && !isUrl(VoiceUrl)) return error(400, 21502, `VoiceUrl is not a valid URL: ${String(VoiceUrl)}`);
+    if (VoiceUrl !== undefined && VoiceUrl !== '' && !isUrl(VoiceUrl))
+      return error(400, 21502, `VoiceUrl is not a valid URL: ${String(VoiceUrl)}`);
     if (typeof VoiceUrl === 'string') number.voice_url = VoiceUrl;
     if (typeof VoiceMethod === 'string') number.voice_method = VoiceMethod;
     if (typeof VoiceApplicationSid === 'string') number.voice_application_sid = VoiceApplicationSid;
@@ -226,15 +243,19 @@ export class CarrierBFake {
   }
 
   #search(country: string, type: string, request: RecordedRequest): FakeAnswer {
-    const list = (NUMBER_TYPES as readonly string[]).includes(type) ? this.#available.get(`${country}/${type}`) : undefined;
+    const list = (NUMBER_TYPES as readonly string[]).includes(type)
+      ? this.#available.get(`${country}/${type}`)
+      : undefined;
     if (!list) return notFound(request.path);
     const size = Math.min(Number(request.query.PageSize ?? DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
     const { AreaCode: areaCode, Contains: contains, VoiceEnabled: voiceEnabled } = request.query;
     const pattern = contains ? containsPattern(contains) : undefined;
-    const found = list.filter((n) =>
-      (!areaCode || n.phone_number.replace(/^\+1/, '').startsWith(areaCode)) &&
-      (!pattern || pattern.test(n.phone_number.slice(1))) &&
-      (voiceEnabled !== 'true' || n.capabilities.voice));
+    const found = list.filter(
+      (n) =>
+        (!areaCode || n.phone_number.replace(/^\+1/, '').startsWith(areaCode)) &&
+        (!pattern || pattern.test(n.phone_number.slice(1))) &&
+        (voiceEnabled !== 'true' || n.capabilities.voice),
+    );
     return { status: 200, body: { uri: request.path, available_phone_numbers: found.slice(0, size) } };
   }
 }
@@ -246,7 +267,16 @@ function pageToken(items: readonly FakeIncomingNumber[], page: number, size: num
 
 /** Contains: digits, letters as on a phone keypad, `*` for any digit. */
 function containsPattern(contains: string): RegExp {
-  const keypad: Record<string, string> = { abc: '2', def: '3', ghi: '4', jkl: '5', mno: '6', pqrs: '7', tuv: '8', wxyz: '9' };
+  const keypad: Record<string, string> = {
+    abc: '2',
+    def: '3',
+    ghi: '4',
+    jkl: '5',
+    mno: '6',
+    pqrs: '7',
+    tuv: '8',
+    wxyz: '9',
+  };
   const digit = (c: string) => Object.entries(keypad).find(([letters]) => letters.includes(c.toLowerCase()))?.[1] ?? c;
   return new RegExp([...contains].map((c) => (c === '*' ? '\\d' : digit(c))).join(''));
 }

@@ -88,9 +88,22 @@ export class CarrierCFake {
 
   /** A new account in `region` (default Singapore) with one flow. */
   addAccount(region: Region = REGIONS[0]): FakeCarrierCAccount {
-    const account: Account = { accountSid: `parley${hex(6)}`, apiKey: hex(20), apiToken: hex(20), region, apps: new Set(), numbers: [] };
+    const account: Account = {
+      accountSid: `parley${hex(6)}`,
+      apiKey: hex(20),
+      apiToken: hex(20),
+      region,
+      apps: new Set(),
+      numbers: [],
+    };
     this.#accounts.set(account.accountSid, account);
-    return { accountSid: account.accountSid, apiKey: account.apiKey, apiToken: account.apiToken, region, appId: this.addApp(account.accountSid) };
+    return {
+      accountSid: account.accountSid,
+      apiKey: account.apiKey,
+      apiToken: account.apiToken,
+      region,
+      appId: this.addApp(account.accountSid),
+    };
   }
 
   /** Another flow on the account; returns its id. */
@@ -162,8 +175,10 @@ export class CarrierCFake {
     if (!match || !(REGIONS as readonly string[]).includes(region!)) return notFound(request.path);
     const auth = request.basicAuth;
     const caller = auth && [...this.#accounts.values()].find((a) => a.region === region && a.apiKey === auth.user);
-    if (!caller || caller.apiToken !== auth.password) return error(401, 'Authentication failed. Invalid API Key or Token.', 'UNAUTHORIZED');
-    if (match[2] !== caller.accountSid) return error(401, 'Account SID is invalid or does not match credentials.', 'INVALID_ACCOUNT_SID');
+    if (!caller || caller.apiToken !== auth.password)
+      return error(401, 'Authentication failed. Invalid API Key or Token.', 'UNAUTHORIZED');
+    if (match[2] !== caller.accountSid)
+      return error(401, 'Account SID is invalid or does not match credentials.', 'INVALID_ACCOUNT_SID');
     const rest = match[3]!;
     if (rest === '/IncomingPhoneNumbers' && request.method === 'GET') return this.#list(caller, request);
     const one = /^\/IncomingPhoneNumbers\/([0-9a-f]{32})$/.exec(rest);
@@ -177,7 +192,8 @@ export class CarrierCFake {
   #list(account: Account, request: RecordedRequest): FakeAnswer {
     const size = Math.min(Number(request.query.PageSize ?? DEFAULT_PAGE_SIZE), this.#maxPageSize);
     const page = Number(request.query.Page ?? 0);
-    if (!Number.isInteger(size) || size < 1 || !Number.isInteger(page) || page < 0) return error(400, 'Invalid Page or PageSize', 'INVALID_PARAMETER');
+    if (!Number.isInteger(size) || size < 1 || !Number.isInteger(page) || page < 0)
+      return error(400, 'Invalid Page or PageSize', 'INVALID_PARAMETER');
     const list = `${INTERNAL_HOST}${API}/Accounts/${account.accountSid}/IncomingPhoneNumbers`;
     const more = (page + 1) * size < account.numbers.length;
     return {
@@ -199,7 +215,11 @@ export class CarrierCFake {
     if (VoiceUrl !== undefined) {
       const app = typeof VoiceUrl === 'string' ? flowOf(VoiceUrl, account.accountSid) : undefined;
       if (!app || !account.apps.has(app)) {
-        return error(400, `VoiceUrl must start a flow of this account: http://my.exotel.com/${account.accountSid}/exoml/start_voice/<app_id>`, 'INVALID_PARAMETER');
+        return error(
+          400,
+          `VoiceUrl must start a flow of this account: http://my.exotel.com/${account.accountSid}/exoml/start_voice/<app_id>`,
+          'INVALID_PARAMETER',
+        );
       }
       number.voice_url = VoiceUrl as string;
     }

@@ -146,11 +146,13 @@ export class CarrierDFake {
     const path = request.path.slice(API.length);
     if (path === '/auth/login' && request.method === 'POST') return this.#login(request);
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!token || !this.#tokens.has(token)) return carrierDError(401, 'token_expired', 'Token expired or invalid; log in again');
+    if (!token || !this.#tokens.has(token))
+      return carrierDError(401, 'token_expired', 'Token expired or invalid; log in again');
 
     if (path === '/kyc/register' && request.method === 'POST') return this.#register(request.body);
     const step = /^\/kyc\/([^/]+)\/(pan|aadhaar|gst|final)$/.exec(path);
-    if (step && request.method === 'POST') return this.#step(decodeURIComponent(step[1]!), step[2] as Step, request.body);
+    if (step && request.method === 'POST')
+      return this.#step(decodeURIComponent(step[1]!), step[2] as Step, request.body);
     const status = /^\/kyc\/([^/]+)$/.exec(path);
     if (status && request.method === 'GET') {
       const app = this.applications.get(decodeURIComponent(status[1]!));
@@ -161,14 +163,22 @@ export class CarrierDFake {
     if (path === '/dids/purchased' && request.method === 'GET') {
       const wanted = request.query.did_number;
       const list = this.purchases.filter((p) => !wanted || p.did.did_number === wanted);
-      return data({ dids: list.map((p) => ({ id: p.did.id, did_number: p.did.did_number, bot_id: p.bot_id, expires_at: p.expires_at })) });
+      return data({
+        dids: list.map((p) => ({
+          id: p.did.id,
+          did_number: p.did.did_number,
+          bot_id: p.bot_id,
+          expires_at: p.expires_at,
+        })),
+      });
     }
     const bot = /^\/bots\/([^/]+)$/.exec(path);
     if (bot && request.method === 'PUT') {
       const id = decodeURIComponent(bot[1]!);
       if (!this.bots.has(id)) return carrierDError(404, 'not_found', 'Bot not found');
       const voiceUrl = request.body.voice_url;
-      if (typeof voiceUrl !== 'string' || !/^https?:\/\//.test(voiceUrl)) return carrierDError(400, 'validation_failed', 'voice_url must be an http(s) URL');
+      if (typeof voiceUrl !== 'string' || !/^https?:\/\//.test(voiceUrl))
+        return carrierDError(400, 'validation_failed', 'voice_url must be an http(s) URL');
       this.bots.set(id, voiceUrl);
       return data({ bot_id: id, voice_url: voiceUrl });
     }
@@ -189,10 +199,13 @@ export class CarrierDFake {
 
   #register(body: Record<string, unknown>): FakeAnswer {
     const problems: string[] = [];
-    const need = (name: string) => { if (typeof body[name] !== 'string' || !(body[name] as string).trim()) problems.push(`${name} is required`); };
+    const need = (name: string) => {
+      if (typeof body[name] !== 'string' || !(body[name] as string).trim()) problems.push(`${name} is required`);
+    };
     need('customer_ref');
     for (const name of ['full_name', 'email', 'phone', 'billing_address']) need(name);
-    if (body.account_type !== 'individual' && body.account_type !== 'business') problems.push('account_type must be individual or business');
+    if (body.account_type !== 'individual' && body.account_type !== 'business')
+      problems.push('account_type must be individual or business');
     if (body.account_type === 'business') need('business_name');
     if (body.term_and_condition !== true) problems.push('term_and_condition must be accepted');
     if (typeof body.email === 'string' && !body.email.includes('@')) problems.push('email is invalid');
@@ -201,11 +214,21 @@ export class CarrierDFake {
     const existingId = typeof body.application_id === 'string' ? body.application_id : undefined;
     if (existingId) {
       const app = this.applications.get(existingId);
-      if (!app || app.customer_ref !== body.customer_ref) return carrierDError(404, 'not_found', 'Application not found');
-      if (app.status === 'under_review' || app.status === 'approved') return carrierDError(409, 'invalid_state', `Application is ${app.status}`);
+      if (!app || app.customer_ref !== body.customer_ref)
+        return carrierDError(404, 'not_found', 'Application not found');
+      if (app.status === 'under_review' || app.status === 'approved')
+        return carrierDError(409, 'invalid_state', `Application is ${app.status}`);
       Object.assign(app, {
-        account_type: body.account_type, status: 'in_progress', step: 'register', aadhaar_verified: false, aadhaar_link_issued: false,
-        rejection_reason: null, submitted_at: null, decided_at: null, updated_at: now, details: { register: body },
+        account_type: body.account_type,
+        status: 'in_progress',
+        step: 'register',
+        aadhaar_verified: false,
+        aadhaar_link_issued: false,
+        rejection_reason: null,
+        submitted_at: null,
+        decided_at: null,
+        updated_at: now,
+        details: { register: body },
       });
       return data(view(app));
     }
@@ -233,8 +256,10 @@ export class CarrierDFake {
     if (app.status !== 'in_progress') return carrierDError(409, 'invalid_state', `Application is ${app.status}`);
     const order: Step[] = ['register', 'pan', 'aadhaar', 'gst', 'final'];
     const done = order.indexOf(app.step);
-    const previous = step === 'final' && app.account_type === 'individual' ? 'aadhaar' : order[order.indexOf(step) - 1]!;
-    if (done < order.indexOf(previous)) return carrierDError(409, 'invalid_state', `Complete the ${previous} step first`);
+    const previous =
+      step === 'final' && app.account_type === 'individual' ? 'aadhaar' : order[order.indexOf(step) - 1]!;
+    if (done < order.indexOf(previous))
+      return carrierDError(409, 'invalid_state', `Complete the ${previous} step first`);
     switch (step) {
       case 'pan':
         if (typeof body.pan_holder_name !== 'string' || !/^[A-Z]{5}[0-9]{4}[A-Z]$/.test(String(body.pan_number))) {
@@ -245,9 +270,11 @@ export class CarrierDFake {
         app.aadhaar_link_issued = true;
         break;
       case 'gst':
-        if (app.account_type !== 'business') return carrierDError(409, 'invalid_state', 'GST applies to business accounts only');
+        if (app.account_type !== 'business')
+          return carrierDError(409, 'invalid_state', 'GST applies to business accounts only');
         if (!app.aadhaar_verified) return carrierDError(409, 'invalid_state', 'Aadhaar verification is not complete');
-        if (typeof body.gst_number !== 'string' || body.gst_number.length !== 15) return carrierDError(400, 'validation_failed', 'gst_number must be 15 characters');
+        if (typeof body.gst_number !== 'string' || body.gst_number.length !== 15)
+          return carrierDError(400, 'validation_failed', 'gst_number must be 15 characters');
         break;
       case 'final':
         if (!app.aadhaar_verified) return carrierDError(409, 'invalid_state', 'Aadhaar verification is not complete');
@@ -260,8 +287,12 @@ export class CarrierDFake {
     app.updated_at = new Date().toISOString();
     const answer = view(app);
     if (step === 'aadhaar') {
-      const redirect = typeof body.redirect_url === 'string' ? `&redirect_url=${encodeURIComponent(body.redirect_url)}` : '';
-      return data({ ...answer, aadhaar_verification_url: `https://kyc.carrier-d.example/aadhaar?application=${app.application_id}${redirect}` });
+      const redirect =
+        typeof body.redirect_url === 'string' ? `&redirect_url=${encodeURIComponent(body.redirect_url)}` : '';
+      return data({
+        ...answer,
+        aadhaar_verification_url: `https://kyc.carrier-d.example/aadhaar?application=${app.application_id}${redirect}`,
+      });
     }
     return data(answer);
   }
@@ -273,25 +304,36 @@ export class CarrierDFake {
       return carrierDError(400, 'validation_failed', `page must be 1 or more and per_page 1 to ${MAX_PER_PAGE}`);
     }
     const sold = new Set(this.purchases.map((p) => p.did.id));
-    const matches = this.#inventory.filter((d) => !sold.has(d.id)
-      && (!query.country_code || d.country_code === query.country_code.replace(/^\+/, ''))
-      && (!query.type || d.type === Number(query.type))
-      && (!query.number || d.did_number.includes(query.number))
-      && (!query.months || d.months <= Number(query.months)));
+    const matches = this.#inventory.filter(
+      (d) =>
+        !sold.has(d.id) &&
+        (!query.country_code || d.country_code === query.country_code.replace(/^\+/, '')) &&
+        (!query.type || d.type === Number(query.type)) &&
+        (!query.number || d.did_number.includes(query.number)) &&
+        (!query.months || d.months <= Number(query.months)),
+    );
     const slice = matches.slice((page - 1) * perPage, page * perPage);
-    return data({ dids: slice, pagination: { page, per_page: perPage, total: matches.length, total_pages: Math.ceil(matches.length / perPage) } });
+    return data({
+      dids: slice,
+      pagination: { page, per_page: perPage, total: matches.length, total_pages: Math.ceil(matches.length / perPage) },
+    });
   }
 
   #purchase(body: Record<string, unknown>): FakeAnswer {
     const did = this.#inventory.find((d) => d.id === body.did_id);
-    if (!did || did.did_number !== body.did_number) return carrierDError(404, 'not_found', 'No such DID with that number');
-    if (this.purchases.some((p) => p.did.id === did.id)) return carrierDError(409, 'did_unavailable', 'DID already sold');
+    if (!did || did.did_number !== body.did_number)
+      return carrierDError(404, 'not_found', 'No such DID with that number');
+    if (this.purchases.some((p) => p.did.id === did.id))
+      return carrierDError(409, 'did_unavailable', 'DID already sold');
     const app = this.applications.get(String(body.application_id));
-    if (!app || app.status !== 'approved') return carrierDError(409, 'kyc_not_approved', 'KYC is not approved for this customer');
+    if (!app || app.status !== 'approved')
+      return carrierDError(409, 'kyc_not_approved', 'KYC is not approved for this customer');
     const months = Number(body.months);
-    if (!Number.isInteger(months) || months < 1) return carrierDError(400, 'validation_failed', 'months must be a positive integer');
+    if (!Number.isInteger(months) || months < 1)
+      return carrierDError(400, 'validation_failed', 'months must be a positive integer');
     const charge = did.rate_per_month * 100 * months;
-    if (charge > this.floatPaise) return carrierDError(402, 'insufficient_balance', 'Reseller balance is too low for this purchase');
+    if (charge > this.floatPaise)
+      return carrierDError(402, 'insufficient_balance', 'Reseller balance is too low for this purchase');
     this.floatPaise -= charge;
     const purchase: FakePurchase = {
       order_id: `ORD${hex(5).toUpperCase()}`,
@@ -305,16 +347,21 @@ export class CarrierDFake {
     };
     this.purchases.push(purchase);
     this.bots.set(purchase.bot_id, purchase.voice_url);
-    return data({ order_id: purchase.order_id, bot_id: purchase.bot_id, did: { ...did, expires_at: purchase.expires_at } }, 201);
+    return data(
+      { order_id: purchase.order_id, bot_id: purchase.bot_id, did: { ...did, expires_at: purchase.expires_at } },
+      201,
+    );
   }
 
   #renew(didId: number, body: Record<string, unknown>): FakeAnswer {
     const purchase = this.purchases.find((p) => p.did.id === didId);
     if (!purchase) return carrierDError(404, 'not_found', 'DID is not on the reseller account');
     const months = Number(body.months);
-    if (!Number.isInteger(months) || months < 1) return carrierDError(400, 'validation_failed', 'months must be a positive integer');
+    if (!Number.isInteger(months) || months < 1)
+      return carrierDError(400, 'validation_failed', 'months must be a positive integer');
     const charge = purchase.did.rate_per_month * 100 * months;
-    if (charge > this.floatPaise) return carrierDError(402, 'insufficient_balance', 'Reseller balance is too low for this renewal');
+    if (charge > this.floatPaise)
+      return carrierDError(402, 'insufficient_balance', 'Reseller balance is too low for this renewal');
     this.floatPaise -= charge;
     const purchaseId = `REN${hex(5).toUpperCase()}`;
     purchase.renewals.push(purchaseId);

@@ -86,8 +86,12 @@ export class FakeCarrierServer {
   hold(match: RequestMatch): Hold {
     let release!: () => void;
     let arrived!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
-    const reached = new Promise<void>((resolve) => { arrived = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const entry = { match, gate, arrived };
     this.#holds.push(entry);
     return {

@@ -26,9 +26,16 @@ export const CARRIER_A_HANGUP_URL = `${PUBLIC_URL}/webhooks/carrier-a/hangup`;
 export const CARRIER_B_VOICE_URL = `${PUBLIC_URL}/webhooks/carrier-b/voice`;
 
 /** Limits high enough that no test meets them by accident; the rate-limit tests set their own. */
-const GENEROUS_LIMITS: Partial<Record<RateLimitName, number>> = { telephony: 10_000, telephonySensitive: 10_000, telephonyStrict: 10_000 };
+const GENEROUS_LIMITS: Partial<Record<RateLimitName, number>> = {
+  telephony: 10_000,
+  telephonySensitive: 10_000,
+  telephonyStrict: 10_000,
+};
 
-const NOT_CONFIGURED = Object.fromEntries(CARRIERS.map((carrier) => [carrier, undefined])) as Record<Carrier, string | undefined>;
+const NOT_CONFIGURED = Object.fromEntries(CARRIERS.map((carrier) => [carrier, undefined])) as Record<
+  Carrier,
+  string | undefined
+>;
 
 export interface TelephonyTestApp extends TestApp {
   carrierA: CarrierAFake;
@@ -60,7 +67,9 @@ export async function startTelephonyTestApp(options: TelephonyTestAppOptions = {
   const carrierD = await CarrierDFake.start();
   const db = options.db ?? (await createTestDatabase());
   const bus: Bus = await createTestBus();
-  const keys = new KeyStore(db.sql, bus, (error) => { throw error; });
+  const keys = new KeyStore(db.sql, bus, (error) => {
+    throw error;
+  });
   keys.listen();
   const secrets = options.secrets ?? KeyRing.generate('test').ring;
   const app = await buildApp({
@@ -68,7 +77,13 @@ export async function startTelephonyTestApp(options: TelephonyTestAppOptions = {
       publicUrl: PUBLIC_URL,
       rateLimits: { ...RATE_LIMIT_DEFAULTS, ...GENEROUS_LIMITS, ...options.rateLimits },
       // Carriers without a fake here are not configured (503), never their real APIs.
-      carrierApiUrls: { ...NOT_CONFIGURED, 'carrier-a': carrierA.url, 'carrier-b': carrierB.url, 'carrier-c': carrierC.apiUrl, 'carrier-d': carrierD.url },
+      carrierApiUrls: {
+        ...NOT_CONFIGURED,
+        'carrier-a': carrierA.url,
+        'carrier-b': carrierB.url,
+        'carrier-c': carrierC.apiUrl,
+        'carrier-d': carrierD.url,
+      },
       carrierAServiceAuthId: options.carrierAServiceAuthId,
       carrierDReseller: carrierD.reseller,
     },

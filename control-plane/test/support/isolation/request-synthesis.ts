@@ -41,7 +41,10 @@ export const ID_BY_FAMILY: Record<string, keyof TenantIds> = {
  * needs a greeting, a PROMPT agent a task). Keyed by `METHOD url` as registered.
  */
 export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
-  'POST /api/v1/voice/agents': { agentTask: 'Answer questions about opening hours', greetingMessage: 'Hello, how can I help?' },
+  'POST /api/v1/voice/agents': {
+    agentTask: 'Answer questions about opening hours',
+    greetingMessage: 'Hello, how can I help?',
+  },
   // Every credential is required, so the owner's own connect would call the carrier's real API (this app configures
   // no carrier fakes): a subdomain outside the allowed two is refused first (400 subdomain_not_allowed).
   'POST /api/v1/telephony/carrier-c/connect': { subdomain: 'api.carrier.invalid' },
@@ -59,7 +62,9 @@ export interface SynthesisedRequest {
 export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedRequest {
   const schema = (route.schema ?? {}) as { params?: TSchema; querystring?: TSchema; body?: TSchema };
   const params = schema.params ? (sample(schema.params, '', ids, route) as Record<string, string>) : {};
-  const url = route.url.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? pathId(name, route, ids)));
+  const url = route.url.replace(/:(\w+)/g, (_, name: string) =>
+    encodeURIComponent(params[name] ?? pathId(name, route, ids)),
+  );
   const request: SynthesisedRequest = { method: route.method, url };
   if (schema.querystring) request.query = sample(schema.querystring, '', ids, route) as Record<string, string>;
   if (schema.body && !['GET', 'DELETE'].includes(route.method)) {

@@ -7,7 +7,9 @@
 const BOOKKEEPING_COLUMNS = new Set(['last_used_at']);
 
 function withoutBookkeeping(rows: readonly Record<string, unknown>[]): unknown[] {
-  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !BOOKKEEPING_COLUMNS.has(column))));
+  return rows.map((row) =>
+    Object.fromEntries(Object.entries(row).filter(([column]) => !BOOKKEEPING_COLUMNS.has(column))),
+  );
 }
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../../src/db/database.ts';
@@ -21,7 +23,8 @@ export async function fingerprint(sql: Sql, organisationId: string): Promise<str
     const rows = await sql.unsafe(`select * from "${table}" where organisation_id = $1 order by id`, [organisationId]);
     hash.update(`${table}:${JSON.stringify(withoutBookkeeping(rows))}`);
   }
-  const people = await sql`select * from users where id in (select owner_id from organisations where id = ${organisationId})
+  const people =
+    await sql`select * from users where id in (select owner_id from organisations where id = ${organisationId})
                               or id in (select user_id from members where organisation_id = ${organisationId}) order by id`;
   hash.update(`users:${JSON.stringify(people)}`);
   const organisation = await sql`select * from organisations where id = ${organisationId}`;

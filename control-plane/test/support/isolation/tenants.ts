@@ -7,7 +7,15 @@ import type { Sql } from '../../../src/db/database.ts';
 import { insertApiKey } from '../../../src/accounts/provisioning.ts';
 import { CUSTOMER_SCOPES, WIDGET_SCOPE, type Scope } from '../../../src/auth/scopes.ts';
 import { newId } from '../../../src/db/ids.ts';
-import { enableFeatures, seedAgent, seedCall, seedMember, seedOrganisation, seedPhoneNumber, seedWallet } from '../seed.ts';
+import {
+  enableFeatures,
+  seedAgent,
+  seedCall,
+  seedMember,
+  seedOrganisation,
+  seedPhoneNumber,
+  seedWallet,
+} from '../seed.ts';
 
 export interface Tenant {
   /** Identifiers by kind; the harness fills requests from these and looks for them in foreign answers. */
@@ -61,8 +69,15 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
   const callId = newId();
   const roomName = `room-${callId}`;
   await seedCall(sql, org.organisationId, agentId, {
-    id: callId, room_name: roomName, call_status: 'COMPLETED', call_outcome: 'completed', dispatched_at: new Date(), phone_number: '+15555550123',
-    ended_at: new Date(), call_duration: 30_000, overview: { score: 7, summary: ['A call'] },
+    id: callId,
+    room_name: roomName,
+    call_status: 'COMPLETED',
+    call_outcome: 'completed',
+    dispatched_at: new Date(),
+    phone_number: '+15555550123',
+    ended_at: new Date(),
+    call_duration: 30_000,
+    overview: { score: 7, summary: ['A call'] },
   });
   await sql`insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, transcript_text, parsed_analysis, token_usage, model)
             values (${newId()}, ${org.organisationId}, ${callId}, ${roomName}, 'ready', 'Agent: Hello', ${sql.json({ summary: 'A call' })},

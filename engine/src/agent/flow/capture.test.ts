@@ -6,7 +6,12 @@ import { parseSpokenNumber, spokenDigits } from './spoken-number.ts';
 
 const TODAY = '2026-03-10'; // a Tuesday
 
-const field = (type: CapturedField['type'], extra: Partial<CapturedField> = {}): CapturedField => ({ key: 'f', label: 'F', type, ...extra });
+const field = (type: CapturedField['type'], extra: Partial<CapturedField> = {}): CapturedField => ({
+  key: 'f',
+  label: 'F',
+  type,
+  ...extra,
+});
 const timeline = field('choice', {
   choices: [
     { value: 'This month', keywords: ['asap', 'right away'] },
@@ -17,10 +22,22 @@ const timeline = field('choice', {
 
 describe('spoken numbers', () => {
   it.each([
-    ['twenty three', 23], ['I think about twenty-three', 23], ['23', 23], ['1,200 rupees', 1200],
-    ['one hundred and five', 105], ['two thousand twenty five', 2025], ['three point five', 3.5], ['three and a half', 3.5],
-    ['nineteen eighty four', 1984], ['four two', 42], ['a hundred', 100], ['two lakh', 200_000], ['minus five', -5],
-    ['fifteen hundred', 1500], ['twelve thousand five hundred', 12_500], ['one million two hundred thousand', 1_200_000],
+    ['twenty three', 23],
+    ['I think about twenty-three', 23],
+    ['23', 23],
+    ['1,200 rupees', 1200],
+    ['one hundred and five', 105],
+    ['two thousand twenty five', 2025],
+    ['three point five', 3.5],
+    ['three and a half', 3.5],
+    ['nineteen eighty four', 1984],
+    ['four two', 42],
+    ['a hundred', 100],
+    ['two lakh', 200_000],
+    ['minus five', -5],
+    ['fifteen hundred', 1500],
+    ['twelve thousand five hundred', 12_500],
+    ['one million two hundred thousand', 1_200_000],
     ['I have 2 kids and 3 dogs', 2],
   ])('reads %j as %d', (text, value) => {
     expect(parseSpokenNumber(text)).toBe(value);
@@ -45,12 +62,24 @@ describe('spoken numbers', () => {
 
 describe('spoken dates', () => {
   it.each([
-    ['tomorrow', '2026-03-11'], ['day after tomorrow', '2026-03-12'], ['today', '2026-03-10'],
-    ['Friday', '2026-03-13'], ['next friday', '2026-03-13'], ['on Tuesday', '2026-03-17'],
-    ['the 15th of March', '2026-03-15'], ['March fifteenth twenty twenty six', '2026-03-15'], ['June 5 2027', '2027-06-05'],
-    ['15/03/2026', '2026-03-15'], ['3/15', '2026-03-15'], ['2026-03-15', '2026-03-15'],
-    ['on the twenty first', '2026-03-21'], ['the 2nd', '2026-04-02'], ['I may come on March 3rd', '2027-03-03'],
-    ['in two weeks', '2026-03-24'], ['in a week', '2026-03-17'], ['in 3 days', '2026-03-13'],
+    ['tomorrow', '2026-03-11'],
+    ['day after tomorrow', '2026-03-12'],
+    ['today', '2026-03-10'],
+    ['Friday', '2026-03-13'],
+    ['next friday', '2026-03-13'],
+    ['on Tuesday', '2026-03-17'],
+    ['the 15th of March', '2026-03-15'],
+    ['March fifteenth twenty twenty six', '2026-03-15'],
+    ['June 5 2027', '2027-06-05'],
+    ['15/03/2026', '2026-03-15'],
+    ['3/15', '2026-03-15'],
+    ['2026-03-15', '2026-03-15'],
+    ['on the twenty first', '2026-03-21'],
+    ['the 2nd', '2026-04-02'],
+    ['I may come on March 3rd', '2027-03-03'],
+    ['in two weeks', '2026-03-24'],
+    ['in a week', '2026-03-17'],
+    ['in 3 days', '2026-03-13'],
   ])('reads %j as %s', (text, iso) => {
     expect(parseSpokenDate(text, TODAY)).toBe(iso);
   });
@@ -65,9 +94,21 @@ describe('spoken dates', () => {
 
 describe('yes / no', () => {
   it.each([
-    ['yes', true], ['Yeah.', true], ['yep', true], ['1', true], ['one', true], ["that's right", true], ['ok sure', true],
-    ['yeah no problem', true], ['haan', true],
-    ['no', false], ['Nope!', false], ['2', false], ['no, not really', false], ["I don't think so", false], ['nahi', false],
+    ['yes', true],
+    ['Yeah.', true],
+    ['yep', true],
+    ['1', true],
+    ['one', true],
+    ["that's right", true],
+    ['ok sure', true],
+    ['yeah no problem', true],
+    ['haan', true],
+    ['no', false],
+    ['Nope!', false],
+    ['2', false],
+    ['no, not really', false],
+    ["I don't think so", false],
+    ['nahi', false],
   ])('reads %j as %s', (text, value) => {
     expect(parseYesNo(text)).toBe(value);
   });
@@ -79,8 +120,14 @@ describe('yes / no', () => {
 
 describe('choices', () => {
   it.each([
-    ['this month please', 'This month'], ['asap', 'This month'], ['probably later', 'Later'], ['soon I guess', 'Within three months'],
-    ['the second one', 'Within three months'], ['option 3', 'Later'], ['two', 'Within three months'], ['the last one', 'Later'],
+    ['this month please', 'This month'],
+    ['asap', 'This month'],
+    ['probably later', 'Later'],
+    ['soon I guess', 'Within three months'],
+    ['the second one', 'Within three months'],
+    ['option 3', 'Later'],
+    ['two', 'Within three months'],
+    ['the last one', 'Later'],
   ])('reads %j as %j', (text, value) => {
     expect(parseChoice(timeline, text)).toBe(value);
   });
@@ -93,7 +140,12 @@ describe('choices', () => {
   it('picks by key: its declared key, else its position while no choice declares one', () => {
     expect(captureFromDtmf(timeline, '2')).toBe('Within three months');
     expect(captureFromDtmf(timeline, '4')).toBeUndefined();
-    const keyed = field('choice', { choices: [{ value: 'Sales', dtmf: '5' }, { value: 'Support', dtmf: '6' }] });
+    const keyed = field('choice', {
+      choices: [
+        { value: 'Sales', dtmf: '5' },
+        { value: 'Support', dtmf: '6' },
+      ],
+    });
     expect(captureFromDtmf(keyed, '6')).toBe('Support');
     expect(captureFromDtmf(keyed, '1')).toBeUndefined();
   });
@@ -113,7 +165,9 @@ describe('capture by type', () => {
 
   it('reads transcripts for every type', () => {
     expect(captureFromText(field('number'), 'about twenty three', TODAY)).toBe(23);
-    expect(captureFromText(field('phone'), 'it is nine eight seven six five four three two one zero', TODAY)).toBe('9876543210');
+    expect(captureFromText(field('phone'), 'it is nine eight seven six five four three two one zero', TODAY)).toBe(
+      '9876543210',
+    );
     expect(captureFromText(field('phone'), 'five five five', TODAY)).toBeUndefined();
     expect(captureFromText(field('yes_no'), 'yeah', TODAY)).toBe(true);
     expect(captureFromText(timeline, 'right away', TODAY)).toBe('This month');
@@ -121,13 +175,13 @@ describe('capture by type', () => {
     expect(captureFromText(field('text'), '  Asha Rao ', TODAY)).toBe('Asha Rao');
   });
 
-  it('tries the step\'s patterns first, reading their capture group as the field type', () => {
+  it("tries the step's patterns first, reading their capture group as the field type", () => {
     const patterns = ['order (?:number )?([a-z]{2}\\d+)', 'invalid ('];
     expect(captureFromText(field('text'), 'my order number AB1234 never came', TODAY, patterns)).toBe('AB1234');
     expect(captureFromText(field('number'), 'ref 77, about 12 items', TODAY, ['ref (\\d+)'])).toBe(77);
   });
 
-  it('makes a language model\'s answer the field\'s type and refuses one that does not fit', () => {
+  it("makes a language model's answer the field's type and refuses one that does not fit", () => {
     expect(normaliseExtracted(field('number'), '23', TODAY)).toBe(23);
     expect(normaliseExtracted(field('number'), 23, TODAY)).toBe(23);
     expect(normaliseExtracted(field('yes_no'), 'Yes.', TODAY)).toBe(true);

@@ -16,15 +16,55 @@ export const MIN_PHONE_DIGITS = 7;
 /** E.164's maximum length, country code included. */
 export const MAX_PHONE_DIGITS = DEFAULT_MAX_DIGITS.phone;
 
-
 const YES = [
-  'yes', 'yeah', 'yea', 'yep', 'yup', 'ya', 'sure', 'certainly', 'correct', 'thats right', 'that is right', 'affirmative',
-  'ok', 'okay', 'alright', 'absolutely', 'definitely', 'of course', 'please do', 'confirm', 'confirmed', 'i do', 'i will',
-  'go ahead', 'sounds good', 'no problem', 'no worries', 'haan', 'han', 'ji haan',
+  'yes',
+  'yeah',
+  'yea',
+  'yep',
+  'yup',
+  'ya',
+  'sure',
+  'certainly',
+  'correct',
+  'thats right',
+  'that is right',
+  'affirmative',
+  'ok',
+  'okay',
+  'alright',
+  'absolutely',
+  'definitely',
+  'of course',
+  'please do',
+  'confirm',
+  'confirmed',
+  'i do',
+  'i will',
+  'go ahead',
+  'sounds good',
+  'no problem',
+  'no worries',
+  'haan',
+  'han',
+  'ji haan',
 ];
 const NO = [
-  'no', 'nope', 'nah', 'not', 'negative', 'dont', 'do not', 'cannot', 'cant', 'wont', 'wrong', 'incorrect', 'never',
-  'cancel', 'nahi', 'nahin',
+  'no',
+  'nope',
+  'nah',
+  'not',
+  'negative',
+  'dont',
+  'do not',
+  'cannot',
+  'cant',
+  'wont',
+  'wrong',
+  'incorrect',
+  'never',
+  'cancel',
+  'nahi',
+  'nahin',
 ];
 /** Hedges are no answer at all: "not sure" must not count as the "not" of a no. */
 const UNSURE = ['not sure', 'dont know', 'do not know', 'maybe', 'unsure', 'no idea', 'perhaps'];
@@ -33,7 +73,19 @@ const YES_NO_DIGITS = lookup({ '1': true, one: true, '2': false, two: false });
 
 const ORDINAL_WORDS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth'];
 /** Words around a bare number that still make it a choice by position ("option two", "number 3"). */
-const POSITION_FILLERS = new Set(['option', 'number', 'choice', 'press', 'the', 'one', 'please', 'i', 'pick', 'choose', 'want']);
+const POSITION_FILLERS = new Set([
+  'option',
+  'number',
+  'choice',
+  'press',
+  'the',
+  'one',
+  'please',
+  'i',
+  'pick',
+  'choose',
+  'want',
+]);
 
 export function parseYesNo(text: string): boolean | undefined {
   const norm = normalise(text);
@@ -127,7 +179,12 @@ function readTyped(field: CapturedField, text: string, today: string): unknown {
  * From the transcript: each of the step's patterns (case-insensitive regular expressions; the first capture group
  * or the whole match) in order, then the whole transcript. Patterns were checked to compile when the flow was saved.
  */
-export function captureFromText(field: CapturedField, text: string, today: string, patterns: readonly string[] = []): unknown {
+export function captureFromText(
+  field: CapturedField,
+  text: string,
+  today: string,
+  patterns: readonly string[] = [],
+): unknown {
   for (const source of patterns) {
     let match: RegExpExecArray | null;
     try {
@@ -147,7 +204,11 @@ export function normaliseExtracted(field: CapturedField, value: unknown, today: 
   if (value === undefined || value === null) return undefined;
   switch (field.type) {
     case 'number':
-      return typeof value === 'number' ? (Number.isFinite(value) ? value : undefined) : readTyped(field, String(value), today);
+      return typeof value === 'number'
+        ? Number.isFinite(value)
+          ? value
+          : undefined
+        : readTyped(field, String(value), today);
     case 'yes_no':
       return typeof value === 'boolean' ? value : readTyped(field, String(value), today);
     case 'choice': {
@@ -158,6 +219,8 @@ export function normaliseExtracted(field: CapturedField, value: unknown, today: 
     case 'phone':
     case 'date':
     case 'text':
-      return typeof value === 'string' || typeof value === 'number' ? readTyped(field, String(value), today) : undefined;
+      return typeof value === 'string' || typeof value === 'number'
+        ? readTyped(field, String(value), today)
+        : undefined;
   }
 }

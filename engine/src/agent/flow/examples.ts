@@ -18,12 +18,22 @@ export interface ExampleFlow {
 export const appointmentConfirmation: ExampleFlow = {
   title: 'Appointment confirmation',
   agent: { toolKeys: ['reschedule_appointment'], handoverNumber: '+911140001234' },
-  variables: { customer_name: 'Asha', clinic_name: 'Sunrise Dental', appointment_date: 'Monday the 14th', appointment_time: '10:30', appointment_id: 'apt_123' },
+  variables: {
+    customer_name: 'Asha',
+    clinic_name: 'Sunrise Dental',
+    appointment_date: 'Monday the 14th',
+    appointment_time: '10:30',
+    appointment_id: 'apt_123',
+  },
   flow: {
     version: 1,
     start: 'greet',
     steps: {
-      greet: { kind: 'say', text: 'Hello {{customer_name}}, this is {{clinic_name}} calling about your appointment on {{appointment_date}} at {{appointment_time}}.', next: 'confirm' },
+      greet: {
+        kind: 'say',
+        text: 'Hello {{customer_name}}, this is {{clinic_name}} calling about your appointment on {{appointment_date}} at {{appointment_time}}.',
+        next: 'confirm',
+      },
       confirm: {
         kind: 'ask',
         question: 'Can you make it? Say yes or press 1, or say no or press 2.',
@@ -56,7 +66,11 @@ export const appointmentConfirmation: ExampleFlow = {
       },
       rescheduled: {
         kind: 'end',
-        outcome: { key: 'rescheduled', label: 'Rescheduled', description: 'The patient picked a new day and it was booked.' },
+        outcome: {
+          key: 'rescheduled',
+          label: 'Rescheduled',
+          description: 'The patient picked a new day and it was booked.',
+        },
         text: 'You are booked for {{booking.slot}}. Thank you, goodbye.',
       },
       confirmed: {
@@ -88,7 +102,11 @@ export const leadQualification: ExampleFlow = {
     version: 1,
     start: 'intro',
     steps: {
-      intro: { kind: 'say', text: 'Hi {{lead_name}}, I am calling from {{company}} about your enquiry for rooftop solar.', next: 'interest' },
+      intro: {
+        kind: 'say',
+        text: 'Hi {{lead_name}}, I am calling from {{company}} about your enquiry for rooftop solar.',
+        next: 'interest',
+      },
       interest: {
         kind: 'ask',
         question: 'Are you still interested in a free quote?',
@@ -136,9 +154,25 @@ export const leadQualification: ExampleFlow = {
         kind: 'branch',
         prompt: 'You sound like a great fit. Do you have any questions before I book a site visit?',
         conditions: [
-          { kind: 'intent', intent: 'talk_to_person', description: 'wants to speak to a person', examples: ['talk to someone', 'speak to a person', 'human', 'consultant'], next: 'consultant' },
-          { kind: 'intent', intent: 'question', description: 'asks about the product, price, subsidy or installation', examples: ['how much', 'what is', 'how long', 'does it', 'warranty', 'subsidy'], next: 'answer' },
-          { kind: 'keywords', keywords: ['no', 'nope', 'nothing', 'no questions', 'all good'], next: 'callback_number' },
+          {
+            kind: 'intent',
+            intent: 'talk_to_person',
+            description: 'wants to speak to a person',
+            examples: ['talk to someone', 'speak to a person', 'human', 'consultant'],
+            next: 'consultant',
+          },
+          {
+            kind: 'intent',
+            intent: 'question',
+            description: 'asks about the product, price, subsidy or installation',
+            examples: ['how much', 'what is', 'how long', 'does it', 'warranty', 'subsidy'],
+            next: 'answer',
+          },
+          {
+            kind: 'keywords',
+            keywords: ['no', 'nope', 'nothing', 'no questions', 'all good'],
+            next: 'callback_number',
+          },
         ],
         default: 'callback_number',
       },
@@ -147,12 +181,26 @@ export const leadQualification: ExampleFlow = {
         kind: 'branch',
         prompt: 'Anything else you would like to know?',
         conditions: [
-          { kind: 'intent', intent: 'question', examples: ['how much', 'what is', 'how long', 'does it', 'warranty', 'subsidy'], next: 'answer' },
-          { kind: 'keywords', keywords: ['no', 'nope', 'nothing', 'that is all', 'thats all'], next: 'callback_number' },
+          {
+            kind: 'intent',
+            intent: 'question',
+            examples: ['how much', 'what is', 'how long', 'does it', 'warranty', 'subsidy'],
+            next: 'answer',
+          },
+          {
+            kind: 'keywords',
+            keywords: ['no', 'nope', 'nothing', 'that is all', 'thats all'],
+            next: 'callback_number',
+          },
         ],
         default: 'callback_number',
       },
-      consultant: { kind: 'handover', text: 'Let me connect you with a consultant.', outcome: { key: 'qualified_transferred', label: 'Qualified, transferred' }, onFailure: 'callback_number' },
+      consultant: {
+        kind: 'handover',
+        text: 'Let me connect you with a consultant.',
+        outcome: { key: 'qualified_transferred', label: 'Qualified, transferred' },
+        onFailure: 'callback_number',
+      },
       callback_number: {
         kind: 'ask',
         question: 'What is the best number for our consultant to call you on?',
@@ -162,11 +210,23 @@ export const leadQualification: ExampleFlow = {
       },
       qualified: {
         kind: 'end',
-        outcome: { key: 'qualified', label: 'Qualified lead', description: 'Interested, with budget and a near timeline.' },
+        outcome: {
+          key: 'qualified',
+          label: 'Qualified lead',
+          description: 'Interested, with budget and a near timeline.',
+        },
         text: 'Thank you {{lead_name}}. A consultant will call you on {{callback_number}} within a day.',
       },
-      nurture: { kind: 'end', outcome: { key: 'nurture', label: 'Not ready yet' }, text: 'Thanks, we will send you some information and check back later.' },
-      not_interested: { kind: 'end', outcome: { key: 'not_interested', label: 'Not interested' }, text: 'No problem, thank you for your time.' },
+      nurture: {
+        kind: 'end',
+        outcome: { key: 'nurture', label: 'Not ready yet' },
+        text: 'Thanks, we will send you some information and check back later.',
+      },
+      not_interested: {
+        kind: 'end',
+        outcome: { key: 'not_interested', label: 'Not interested' },
+        text: 'No problem, thank you for your time.',
+      },
       no_response: { kind: 'end', outcome: { key: 'no_response', label: 'No clear answer' } },
     },
   },
@@ -183,7 +243,8 @@ export const supportLineIvr: ExampleFlow = {
     steps: {
       menu: {
         kind: 'branch',
-        prompt: 'Welcome to {{company}} support. For billing, press 1 or say billing. For a technical problem, press 2 or say technical. To hear this again, press 9.',
+        prompt:
+          'Welcome to {{company}} support. For billing, press 1 or say billing. For a technical problem, press 2 or say technical. To hear this again, press 9.',
         conditions: [
           { kind: 'dtmf', digits: '1', next: 'account' },
           { kind: 'keywords', keywords: ['billing', 'bill', 'invoice', 'payment'], next: 'account' },
@@ -215,7 +276,11 @@ export const supportLineIvr: ExampleFlow = {
         next: 'balance',
         onFailure: 'lookup_failed',
       },
-      balance: { kind: 'say', text: 'Your balance is {{account.balance}} rupees, due on {{account.due_date}}.', next: 'payment_link' },
+      balance: {
+        kind: 'say',
+        text: 'Your balance is {{account.balance}} rupees, due on {{account.due_date}}.',
+        next: 'payment_link',
+      },
       payment_link: {
         kind: 'ask',
         question: 'Would you like a payment link by text message? Press 1 for yes or 2 for no.',
@@ -224,7 +289,11 @@ export const supportLineIvr: ExampleFlow = {
         next: 'billing_done',
         fallback: 'billing_done',
       },
-      billing_done: { kind: 'end', outcome: { key: 'billing_info', label: 'Billing information given' }, text: 'Thanks for calling {{company}}. Goodbye.' },
+      billing_done: {
+        kind: 'end',
+        outcome: { key: 'billing_info', label: 'Billing information given' },
+        text: 'Thanks for calling {{company}}. Goodbye.',
+      },
       lookup_failed: { kind: 'say', text: 'Sorry, I could not find that account.', next: 'agent' },
       outage: {
         kind: 'ask',
@@ -238,9 +307,17 @@ export const supportLineIvr: ExampleFlow = {
         conditions: [{ kind: 'value', field: 'outage', op: 'equals', value: true, next: 'outage_logged' }],
         default: 'agent',
       },
-      outage_logged: { kind: 'end', outcome: { key: 'outage_reported', label: 'Outage reported' }, text: 'We have logged the outage and our engineers are on it. Goodbye.' },
+      outage_logged: {
+        kind: 'end',
+        outcome: { key: 'outage_reported', label: 'Outage reported' },
+        text: 'We have logged the outage and our engineers are on it. Goodbye.',
+      },
       agent: { kind: 'handover', text: 'Connecting you to an agent.', onFailure: 'agent_busy' },
-      agent_busy: { kind: 'end', outcome: { key: 'callback_requested', label: 'Callback requested' }, text: 'All our agents are busy. We will call you back shortly.' },
+      agent_busy: {
+        kind: 'end',
+        outcome: { key: 'callback_requested', label: 'Callback requested' },
+        text: 'All our agents are busy. We will call you back shortly.',
+      },
     },
   },
 };

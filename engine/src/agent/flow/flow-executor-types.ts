@@ -54,7 +54,10 @@ export interface FlowEnd {
  */
 export interface FlowActions {
   say: string[];
-  listen?: { stepKey: string; /** Keys to collect for a keypad answer ('#' ends early); 0: no keypad answer. */ maxDigits: number };
+  listen?: {
+    stepKey: string /** Keys to collect for a keypad answer ('#' ends early); 0: no keypad answer. */;
+    maxDigits: number;
+  };
   toolCall?: { stepKey: string; tool: string; arguments: Record<string, unknown> };
   handover?: { stepKey: string };
   end?: FlowEnd;

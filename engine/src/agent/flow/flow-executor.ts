@@ -13,12 +13,25 @@
  * the model can improve a call, never break it.
  */
 import {
-  CAPTURE_METHODS, DEFAULT_ASK_RETRIES, DEFAULT_MAX_DIGITS, DEFAULT_MAX_STEP_VISITS, NO_RESULT_OUTCOME, SEARCH_TOOLS,
-  type CapturedField, type FlowDefinition, type FlowStep, type StepOfKind,
+  CAPTURE_METHODS,
+  DEFAULT_ASK_RETRIES,
+  DEFAULT_MAX_DIGITS,
+  DEFAULT_MAX_STEP_VISITS,
+  NO_RESULT_OUTCOME,
+  SEARCH_TOOLS,
+  type CapturedField,
+  type FlowDefinition,
+  type FlowStep,
+  type StepOfKind,
 } from '../../protocol/flow-definition.ts';
 import type { Variables } from '../../protocol/template.ts';
 import {
-  FlowStateError, type CallerTurn, type FlowActions, type FlowExecutorOptions, type FlowLanguageModel, type FlowResult,
+  FlowStateError,
+  type CallerTurn,
+  type FlowActions,
+  type FlowExecutorOptions,
+  type FlowLanguageModel,
+  type FlowResult,
 } from './flow-executor-types.ts';
 import { captureFromDtmf, captureFromText, normaliseExtracted } from './capture.ts';
 import { handoverOutcome } from './flow-results.ts';
@@ -147,7 +160,9 @@ export class FlowExecutor {
   async #turn(expected: FlowStatus, run: (actions: FlowActions) => Promise<void> | void): Promise<FlowActions> {
     if (this.#busy) throw new FlowStateError('the flow is still handling the previous call; await it first');
     if (this.#waiting.kind !== expected) {
-      throw new FlowStateError(`the flow is not waiting for ${expected === 'idle' ? 'start' : expected} (it is ${this.#waiting.kind})`);
+      throw new FlowStateError(
+        `the flow is not waiting for ${expected === 'idle' ? 'start' : expected} (it is ${this.#waiting.kind})`,
+      );
     }
     this.#busy = true;
     const actions: FlowActions = { say: [] };
@@ -179,7 +194,7 @@ export class FlowExecutor {
 
   /** Follows steps from `key` until one waits; the loop guard ends the flow when a step is entered too often. */
   #enter(key: string, actions: FlowActions): void {
-    for (let current = key; ;) {
+    for (let current = key; ; ) {
       const step = this.#flow.steps[current];
       const visits = (this.#visits.get(current) ?? 0) + 1;
       this.#visits.set(current, visits);
@@ -198,12 +213,18 @@ export class FlowExecutor {
             if (step.prompt) this.#say(actions, step.prompt);
             return this.#listen(current, branchDigits(step), actions);
           }
-          current = step.conditions.find((c) => c.kind === 'value' && valueHolds(c, this.#captured, this.#lookups()))?.next ?? step.default;
+          current =
+            step.conditions.find((c) => c.kind === 'value' && valueHolds(c, this.#captured, this.#lookups()))?.next ??
+            step.default;
           continue;
         }
         case 'tool':
           if (step.say) this.#say(actions, step.say);
-          actions.toolCall = { stepKey: current, tool: step.tool, arguments: buildArguments(step.arguments, this.#values()) };
+          actions.toolCall = {
+            stepKey: current,
+            tool: step.tool,
+            arguments: buildArguments(step.arguments, this.#values()),
+          };
           this.#waiting = { kind: 'tool', step: current };
           return;
         case 'knowledge':
@@ -232,7 +253,12 @@ export class FlowExecutor {
     actions.listen = { stepKey: step, maxDigits };
   }
 
-  #finish(outcome: { key: string; label: string }, closing: string | undefined, handedOver: boolean, actions: FlowActions): void {
+  #finish(
+    outcome: { key: string; label: string },
+    closing: string | undefined,
+    handedOver: boolean,
+    actions: FlowActions,
+  ): void {
     this.#outcome = { key: outcome.key, label: outcome.label };
     this.#waiting = { kind: 'ended' };
     actions.end = {
@@ -244,7 +270,13 @@ export class FlowExecutor {
   }
 
   /** Listens again with the re-prompt while retries remain; true when it did. */
-  #retry(waiting: Extract<Waiting, { kind: 'input' }>, retries: number, reprompt: string | undefined, actions: FlowActions, digits: number): boolean {
+  #retry(
+    waiting: Extract<Waiting, { kind: 'input' }>,
+    retries: number,
+    reprompt: string | undefined,
+    actions: FlowActions,
+    digits: number,
+  ): boolean {
     if (waiting.attempts >= retries) return false;
     waiting.attempts++;
     if (reprompt) this.#say(actions, reprompt);
@@ -252,14 +284,20 @@ export class FlowExecutor {
     return true;
   }
 
-  async #answerAsk(waiting: Extract<Waiting, { kind: 'input' }>, step: StepOfKind<'ask'>, turn: CallerTurn, actions: FlowActions): Promise<void> {
+  async #answerAsk(
+    waiting: Extract<Waiting, { kind: 'input' }>,
+    step: StepOfKind<'ask'>,
+    turn: CallerTurn,
+    actions: FlowActions,
+  ): Promise<void> {
     const value = await this.#capture(step, turn);
     if (value !== undefined) {
       this.#captured[step.field.key] = value;
       return this.#enter(step.next, actions);
     }
     const digits = step.maxDigits ?? DEFAULT_MAX_DIGITS[step.field.type];
-    if (this.#retry(waiting, step.retries ?? DEFAULT_ASK_RETRIES, step.reprompt ?? step.question, actions, digits)) return;
+    if (this.#retry(waiting, step.retries ?? DEFAULT_ASK_RETRIES, step.reprompt ?? step.question, actions, digits))
+      return;
     this.#enter(step.fallback ?? step.next, actions);
   }
 
@@ -291,7 +329,12 @@ export class FlowExecutor {
     return normaliseExtracted(field, value, this.#today);
   }
 
-  async #answerBranch(waiting: Extract<Waiting, { kind: 'input' }>, step: StepOfKind<'branch'>, turn: CallerTurn, actions: FlowActions): Promise<void> {
+  async #answerBranch(
+    waiting: Extract<Waiting, { kind: 'input' }>,
+    step: StepOfKind<'branch'>,
+    turn: CallerTurn,
+    actions: FlowActions,
+  ): Promise<void> {
     const next = await this.#decide(step, turn);
     if (next !== undefined) return this.#enter(next, actions);
     if (this.#retry(waiting, step.retries ?? 0, step.reprompt ?? step.prompt, actions, branchDigits(step))) return;
@@ -307,10 +350,12 @@ export class FlowExecutor {
           if (valueHolds(condition, this.#captured, this.#lookups())) return condition.next;
           break;
         case 'dtmf':
-          if (turn.dtmf && (turn.dtmf === condition.digits || turn.dtmf.replace(/#$/, '') === condition.digits)) return condition.next;
+          if (turn.dtmf && (turn.dtmf === condition.digits || turn.dtmf.replace(/#$/, '') === condition.digits))
+            return condition.next;
           break;
         case 'keywords':
-          if (turn.text && condition.keywords.some((keyword) => containsPhrase(turn.text!, keyword))) return condition.next;
+          if (turn.text && condition.keywords.some((keyword) => containsPhrase(turn.text!, keyword)))
+            return condition.next;
           break;
         case 'intent':
           if (intent === null) intent = turn.text ? await this.#classify(step, turn.text) : undefined;
@@ -324,7 +369,12 @@ export class FlowExecutor {
   async #classify(step: StepOfKind<'branch'>, text: string): Promise<string | undefined> {
     const intents = step.conditions.filter((c) => c.kind === 'intent');
     const names = new Set(intents.map((c) => c.intent));
-    const chosen = await this.#ask((llm) => llm.classifyIntent(text, intents.map(({ intent, description, examples }) => ({ intent, description, examples }))));
+    const chosen = await this.#ask((llm) =>
+      llm.classifyIntent(
+        text,
+        intents.map(({ intent, description, examples }) => ({ intent, description, examples })),
+      ),
+    );
     // A model naming an intent that is not on offer is no answer, and the examples decide.
     return typeof chosen === 'string' && names.has(chosen) ? chosen : intentByExamples(text, intents);
   }

@@ -26,7 +26,8 @@ const REF_FIELDS: Record<string, readonly string[]> = {
 const WAITING_KINDS = new Set(['ask', 'tool', 'knowledge', 'handover', 'end']);
 
 export const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-export const pointer = (...segments: (string | number)[]) => segments.map((s) => `/${escapePointer(String(s))}`).join('');
+export const pointer = (...segments: (string | number)[]) =>
+  segments.map((s) => `/${escapePointer(String(s))}`).join('');
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -24,9 +24,17 @@ describe('deriveResultsConfig', () => {
   it('gives choice fields their choice values and handover steps their own outcome', () => {
     const config = deriveResultsConfig(leadQualification.flow);
     expect(config.fields.find((field) => field.key === 'timeline')).toEqual({
-      key: 'timeline', label: 'Timeline', type: 'choice', choices: ['This month', 'Within three months', 'Later'],
+      key: 'timeline',
+      label: 'Timeline',
+      type: 'choice',
+      choices: ['This month', 'Within three months', 'Later'],
     });
-    expect(config.fields.map((field) => field.key)).toEqual(['interested', 'monthly_bill', 'timeline', 'callback_number']);
+    expect(config.fields.map((field) => field.key)).toEqual([
+      'interested',
+      'monthly_bill',
+      'timeline',
+      'callback_number',
+    ]);
     expect(config.outcomes.map((outcome) => outcome.key)).toContain('qualified_transferred');
     expect(config.outcomes.map((outcome) => outcome.key)).not.toContain('handed_over');
   });
@@ -36,15 +44,29 @@ describe('deriveResultsConfig', () => {
       version: 1,
       start: 'a',
       steps: {
-        a: { kind: 'ask', question: 'Size?', field: { key: 'size', label: 'Size', type: 'choice', choices: [{ value: 'S' }, { value: 'M' }] }, next: 'b', fallback: 'end1' },
-        b: { kind: 'ask', question: 'Size again?', field: { key: 'size', label: 'Size', type: 'choice', choices: [{ value: 'M' }, { value: 'L' }] }, next: 'end2' },
+        a: {
+          kind: 'ask',
+          question: 'Size?',
+          field: { key: 'size', label: 'Size', type: 'choice', choices: [{ value: 'S' }, { value: 'M' }] },
+          next: 'b',
+          fallback: 'end1',
+        },
+        b: {
+          kind: 'ask',
+          question: 'Size again?',
+          field: { key: 'size', label: 'Size', type: 'choice', choices: [{ value: 'M' }, { value: 'L' }] },
+          next: 'end2',
+        },
         end1: { kind: 'end', outcome: { key: 'done', label: 'Done' } },
         end2: { kind: 'end', outcome: { key: 'done', label: 'Done', description: 'Finished.' } },
         unreachable_end: { kind: 'end', outcome: { key: 'spare', label: 'Spare' } },
       },
     };
     expect(deriveResultsConfig(flow)).toEqual({
-      outcomes: [{ key: 'done', label: 'Done', description: 'Finished.' }, { key: 'spare', label: 'Spare' }],
+      outcomes: [
+        { key: 'done', label: 'Done', description: 'Finished.' },
+        { key: 'spare', label: 'Spare' },
+      ],
       fields: [{ key: 'size', label: 'Size', type: 'choice', choices: ['S', 'M', 'L'] }],
     });
   });

@@ -4,7 +4,10 @@
  * Both are listed in the order a reader of the flow meets them, so the results table reads like the call.
  */
 import {
-  HANDED_OVER_OUTCOME, type FlowDefinition, type Outcome, type ResultsConfig,
+  HANDED_OVER_OUTCOME,
+  type FlowDefinition,
+  type Outcome,
+  type ResultsConfig,
 } from '../../protocol/flow-definition.ts';
 import { FlowGraph } from './flow-graph.ts';
 
@@ -36,7 +39,12 @@ export function deriveResultsConfig(flow: FlowDefinition): ResultsConfig {
       const known = fields.get(field.key);
       const choices = field.type === 'choice' ? (field.choices ?? []).map((choice) => choice.value) : undefined;
       if (!known) {
-        fields.set(field.key, { key: field.key, label: field.label, type: field.type, ...(choices ? { choices } : {}) });
+        fields.set(field.key, {
+          key: field.key,
+          label: field.label,
+          type: field.type,
+          ...(choices ? { choices } : {}),
+        });
       } else if (known.choices && choices) {
         // The same choice field asked in two places offers everything either place offers.
         known.choices = [...new Set([...known.choices, ...choices])];

@@ -11,23 +11,33 @@ const base = (): FlowDefinition => ({
   start: 'hello',
   steps: {
     hello: { kind: 'say', text: 'Hi.', next: 'ask_day' },
-    ask_day: { kind: 'ask', question: 'Which day?', field: { key: 'day', label: 'Day', type: 'date' }, next: 'book', fallback: 'bye' },
+    ask_day: {
+      kind: 'ask',
+      question: 'Which day?',
+      field: { key: 'day', label: 'Day', type: 'date' },
+      next: 'book',
+      fallback: 'bye',
+    },
     book: { kind: 'tool', tool: 'book_slot', arguments: { day: '{{day}}' }, next: 'bye', onFailure: 'bye' },
     bye: { kind: 'end', outcome: { key: 'done', label: 'Done' } },
   },
 });
 
 const paths = (flow: unknown, context = agent) => validateFlow(flow, context).map((problem) => problem.path);
-const messages = (flow: unknown, context = agent) => validateFlow(flow, context).map((problem) => `${problem.path}: ${problem.message}`);
+const messages = (flow: unknown, context = agent) =>
+  validateFlow(flow, context).map((problem) => `${problem.path}: ${problem.message}`);
 
 describe('validateFlow', () => {
   it('accepts a valid flow', () => {
     expect(validateFlow(base(), agent)).toEqual([]);
   });
 
-  it.each(exampleFlows.map((example) => [example.title, example] as const))('accepts the example "%s" for its agent', (_, example) => {
-    expect(validateFlow(example.flow, example.agent)).toEqual([]);
-  });
+  it.each(exampleFlows.map((example) => [example.title, example] as const))(
+    'accepts the example "%s" for its agent',
+    (_, example) => {
+      expect(validateFlow(example.flow, example.agent)).toEqual([]);
+    },
+  );
 
   it('refuses something that is not a flow at all', () => {
     expect(paths(null)).toEqual(['']);
@@ -45,7 +55,11 @@ describe('validateFlow', () => {
 
   it('names the broken field of a branch condition instead of "expected union value"', () => {
     const flow = base();
-    flow.steps.route = { kind: 'branch', conditions: [{ kind: 'dtmf', digits: 'x', next: 'bye' } as never, { kind: 'guess', next: 'bye' } as never], default: 'bye' };
+    flow.steps.route = {
+      kind: 'branch',
+      conditions: [{ kind: 'dtmf', digits: 'x', next: 'bye' } as never, { kind: 'guess', next: 'bye' } as never],
+      default: 'bye',
+    };
     flow.steps.hello = { kind: 'say', text: 'Hi.', next: 'route' };
     flow.steps.route.default = 'ask_day';
     expect(paths(flow)).toEqual(['/steps/route/conditions/0/digits', '/steps/route/conditions/1/kind']);
@@ -54,10 +68,9 @@ describe('validateFlow', () => {
   it('reports references to steps that do not exist, and a missing start step', () => {
     const flow = { ...base(), start: 'nowhere' };
     flow.steps.book = { kind: 'tool', tool: 'book_slot', next: 'confirm', onFailure: 'bye' };
-    expect(messages(flow)).toEqual(expect.arrayContaining([
-      '/start: there is no step "nowhere"',
-      '/steps/book/next: there is no step "confirm"',
-    ]));
+    expect(messages(flow)).toEqual(
+      expect.arrayContaining(['/start: there is no step "nowhere"', '/steps/book/next: there is no step "confirm"']),
+    );
   });
 
   it('reports steps that cannot be reached from the start', () => {
@@ -68,8 +81,19 @@ describe('validateFlow', () => {
 
   it('reports steps from which no path leads to an end', () => {
     const flow = base();
-    flow.steps.ask_day = { kind: 'ask', question: 'Which day?', field: { key: 'day', label: 'Day', type: 'date' }, next: 'again', fallback: 'again' };
-    flow.steps.again = { kind: 'ask', question: 'Really?', field: { key: 'sure', label: 'Sure', type: 'yes_no' }, next: 'ask_day' };
+    flow.steps.ask_day = {
+      kind: 'ask',
+      question: 'Which day?',
+      field: { key: 'day', label: 'Day', type: 'date' },
+      next: 'again',
+      fallback: 'again',
+    };
+    flow.steps.again = {
+      kind: 'ask',
+      question: 'Really?',
+      field: { key: 'sure', label: 'Sure', type: 'yes_no' },
+      next: 'ask_day',
+    };
     expect(messages(flow)).toEqual([
       '/steps/book: step "book" cannot be reached from the start step',
       '/steps/bye: step "bye" cannot be reached from the start step',
@@ -80,23 +104,41 @@ describe('validateFlow', () => {
   });
 
   it('reports a flow without an end step once, not once per step', () => {
-    const flow: FlowDefinition = { version: 1, start: 'a', steps: { a: { kind: 'ask', question: 'Name?', field: { key: 'name', label: 'Name', type: 'text' }, next: 'a' } } };
+    const flow: FlowDefinition = {
+      version: 1,
+      start: 'a',
+      steps: { a: { kind: 'ask', question: 'Name?', field: { key: 'name', label: 'Name', type: 'text' }, next: 'a' } },
+    };
     expect(messages(flow)).toEqual(['/steps: the flow has no end step, so no call could finish with an outcome']);
   });
 
   it('reports loops that never wait for the caller', () => {
     const flow = base();
     flow.steps.hello = { kind: 'say', text: 'Hi.', next: 'check' };
-    flow.steps.check = { kind: 'branch', conditions: [{ kind: 'value', field: 'tier', from: 'variables', op: 'equals', value: 'gold', next: 'ask_day' }], default: 'hello' };
-    expect(messages(flow)).toEqual([expect.stringMatching(/^\/steps\/hello: steps "hello", "check" loop without asking the caller/)]);
+    flow.steps.check = {
+      kind: 'branch',
+      conditions: [{ kind: 'value', field: 'tier', from: 'variables', op: 'equals', value: 'gold', next: 'ask_day' }],
+      default: 'hello',
+    };
+    expect(messages(flow)).toEqual([
+      expect.stringMatching(/^\/steps\/hello: steps "hello", "check" loop without asking the caller/),
+    ]);
   });
 
   it('reports tools the agent does not have, and allows the built-in searches it has', () => {
     const flow = base();
     flow.steps.book = { kind: 'tool', tool: 'cancel_slot', next: 'bye', onFailure: 'bye' };
     expect(messages(flow)).toEqual(['/steps/book/tool: the agent has no tool "cancel_slot"; its tools are book_slot']);
-    expect(messages(flow, { toolKeys: [] })).toEqual(['/steps/book/tool: the agent has no tool "cancel_slot"; it has no tools']);
-    flow.steps.book = { kind: 'tool', tool: 'product_search', arguments: { query: 'solar' }, next: 'bye', onFailure: 'bye' };
+    expect(messages(flow, { toolKeys: [] })).toEqual([
+      '/steps/book/tool: the agent has no tool "cancel_slot"; it has no tools',
+    ]);
+    flow.steps.book = {
+      kind: 'tool',
+      tool: 'product_search',
+      arguments: { query: 'solar' },
+      next: 'bye',
+      onFailure: 'bye',
+    };
     expect(paths(flow)).toEqual(['/steps/book/tool']);
     expect(paths(flow, { ...agent, hasCatalogue: true })).toEqual([]);
   });
@@ -115,15 +157,27 @@ describe('validateFlow', () => {
   it('reports a handover on an agent without a handover number', () => {
     const flow = base();
     flow.steps.book = { kind: 'handover', onFailure: 'bye' };
-    expect(messages(flow, { ...agent, handoverNumber: null })).toEqual(["/steps/book: a handover step needs a handover number in the agent's handoverData"]);
+    expect(messages(flow, { ...agent, handoverNumber: null })).toEqual([
+      "/steps/book: a handover step needs a handover number in the agent's handoverData",
+    ]);
     expect(paths(flow, { ...agent, handoverNumber: '  ' })).toEqual(['/steps/book']);
     expect(paths(flow)).toEqual([]);
   });
 
   it('reports one field captured with two types, and choice fields without choices', () => {
     const flow = base();
-    flow.steps.hello = { kind: 'ask', question: 'Day number?', field: { key: 'day', label: 'Day', type: 'number' }, next: 'plan' };
-    flow.steps.plan = { kind: 'ask', question: 'Plan?', field: { key: 'plan', label: 'Plan', type: 'choice' }, next: 'ask_day' };
+    flow.steps.hello = {
+      kind: 'ask',
+      question: 'Day number?',
+      field: { key: 'day', label: 'Day', type: 'number' },
+      next: 'plan',
+    };
+    flow.steps.plan = {
+      kind: 'ask',
+      question: 'Plan?',
+      field: { key: 'plan', label: 'Plan', type: 'choice' },
+      next: 'ask_day',
+    };
     expect(messages(flow)).toEqual([
       '/steps/ask_day/field/type: field "day" is captured as number at step "hello"; a field has one type',
       '/steps/plan/field/choices: choice field "plan" needs its choices',
@@ -133,11 +187,25 @@ describe('validateFlow', () => {
   it('reports duplicate choices and keys, bad patterns, conditions on unknown fields and reserved or mislabelled outcomes', () => {
     const flow = base();
     flow.steps.hello = {
-      kind: 'ask', question: 'Plan?', patterns: ['plan ('],
-      field: { key: 'plan', label: 'Plan', type: 'choice', choices: [{ value: 'Basic', dtmf: '1' }, { value: 'basic' }, { value: 'Pro', dtmf: '1' }] },
+      kind: 'ask',
+      question: 'Plan?',
+      patterns: ['plan ('],
+      field: {
+        key: 'plan',
+        label: 'Plan',
+        type: 'choice',
+        choices: [{ value: 'Basic', dtmf: '1' }, { value: 'basic' }, { value: 'Pro', dtmf: '1' }],
+      },
       next: 'check',
     };
-    flow.steps.check = { kind: 'branch', conditions: [{ kind: 'value', field: 'plann', op: 'gt', value: true, next: 'ask_day' }, { kind: 'value', field: 'plan', op: 'in', value: 'Basic', next: 'ask_day' }], default: 'ask_day' };
+    flow.steps.check = {
+      kind: 'branch',
+      conditions: [
+        { kind: 'value', field: 'plann', op: 'gt', value: true, next: 'ask_day' },
+        { kind: 'value', field: 'plan', op: 'in', value: 'Basic', next: 'ask_day' },
+      ],
+      default: 'ask_day',
+    };
     flow.steps.bye = { kind: 'end', outcome: { key: 'no_result', label: 'Nothing' } };
     flow.steps.book = { kind: 'tool', tool: 'book_slot', next: 'done', onFailure: 'bye' };
     flow.steps.done = { kind: 'end', outcome: { key: 'no_result', label: 'Other label' } };
@@ -160,7 +228,12 @@ describe('validateFlow', () => {
       start: 'hello',
       steps: {
         hello: { kind: 'say', text: 'Hi.', next: 'menu' },
-        menu: { kind: 'branch', prompt: 'Press 1.', conditions: [{ kind: 'dtmf', digits: '1', next: 'lookup' }], default: 'ghost' },
+        menu: {
+          kind: 'branch',
+          prompt: 'Press 1.',
+          conditions: [{ kind: 'dtmf', digits: '1', next: 'lookup' }],
+          default: 'ghost',
+        },
         lookup: { kind: 'tool', tool: 'crm_lookup', next: 'human', onFailure: 'human' },
         human: { kind: 'handover', onFailure: 'menu' },
         faq: { kind: 'knowledge', next: 'menu' },
@@ -168,16 +241,18 @@ describe('validateFlow', () => {
       },
     };
     const found = paths(flow, { toolKeys: [], handoverNumber: '' });
-    expect(found).toEqual(expect.arrayContaining([
-      '/version', // schema
-      '/steps/menu/default', // unknown step
-      '/steps/faq', // unreachable (and no knowledge base)
-      '/steps/plan', // unreachable
-      '/steps', // no end step
-      '/steps/lookup/tool', // tool not on the agent
-      '/steps/human', // no handover number
-      '/steps/plan/field/choices', // choice without choices
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        '/version', // schema
+        '/steps/menu/default', // unknown step
+        '/steps/faq', // unreachable (and no knowledge base)
+        '/steps/plan', // unreachable
+        '/steps', // no end step
+        '/steps/lookup/tool', // tool not on the agent
+        '/steps/human', // no handover number
+        '/steps/plan/field/choices', // choice without choices
+      ]),
+    );
     expect(found.filter((path) => path === '/steps/faq')).toHaveLength(2);
   });
 });

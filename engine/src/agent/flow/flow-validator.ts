@@ -7,8 +7,20 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ValueError } from '@sinclair/typebox/errors';
 import {
-  BranchStep, DtmfCondition, IntentCondition, KEY_PATTERN, KeywordCondition, MAX_FLOW_STEPS, NO_RESULT_OUTCOME,
-  SEARCH_TOOLS, STEP_SCHEMAS, ValueCondition, FlowDefinition, type FlowStep, type Outcome, type StepOfKind,
+  BranchStep,
+  DtmfCondition,
+  IntentCondition,
+  KEY_PATTERN,
+  KeywordCondition,
+  MAX_FLOW_STEPS,
+  NO_RESULT_OUTCOME,
+  SEARCH_TOOLS,
+  STEP_SCHEMAS,
+  ValueCondition,
+  FlowDefinition,
+  type FlowStep,
+  type Outcome,
+  type StepOfKind,
 } from '../../protocol/flow-definition.ts';
 import { FlowGraph, pointer } from './flow-graph.ts';
 import { handoverOutcome } from './flow-results.ts';
@@ -31,21 +43,32 @@ export interface FlowValidationContext {
   handoverNumber?: string | null;
 }
 
-const Envelope = Type.Object({
-  version: FlowDefinition.properties.version,
-  start: FlowDefinition.properties.start,
-  steps: Type.Record(Type.String(), Type.Unknown(), { minProperties: 1, maxProperties: MAX_FLOW_STEPS }),
-  maxStepVisits: FlowDefinition.properties.maxStepVisits,
-}, { additionalProperties: false });
+const Envelope = Type.Object(
+  {
+    version: FlowDefinition.properties.version,
+    start: FlowDefinition.properties.start,
+    steps: Type.Record(Type.String(), Type.Unknown(), { minProperties: 1, maxProperties: MAX_FLOW_STEPS }),
+    maxStepVisits: FlowDefinition.properties.maxStepVisits,
+  },
+  { additionalProperties: false },
+);
 
 // Branch conditions are checked one by one by their kind, so an error names the field, not "expected union value".
-const BranchShell = Type.Composite([Type.Omit(BranchStep, ['conditions']), Type.Object({ conditions: Type.Array(Type.Unknown(), { maxItems: 20 }) })], { additionalProperties: false });
-const CONDITION_SCHEMAS: Record<string, TSchema> = { value: ValueCondition, intent: IntentCondition, dtmf: DtmfCondition, keywords: KeywordCondition };
+const BranchShell = Type.Composite(
+  [Type.Omit(BranchStep, ['conditions']), Type.Object({ conditions: Type.Array(Type.Unknown(), { maxItems: 20 }) })],
+  { additionalProperties: false },
+);
+const CONDITION_SCHEMAS: Record<string, TSchema> = {
+  value: ValueCondition,
+  intent: IntentCondition,
+  dtmf: DtmfCondition,
+  keywords: KeywordCondition,
+};
 
 const compiled = new Map<TSchema, TypeCheck<TSchema>>();
 function checker(schema: TSchema): TypeCheck<TSchema> {
   let check = compiled.get(schema);
-  if (!check) compiled.set(schema, check = TypeCompiler.Compile(schema));
+  if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
   return check;
 }
 
@@ -61,7 +84,12 @@ function describe(error: ValueError): string {
   return error.message;
 }
 
-function schemaProblems(schema: TSchema, value: unknown, base: string, skip?: (path: string) => boolean): FlowProblem[] {
+function schemaProblems(
+  schema: TSchema,
+  value: unknown,
+  base: string,
+  skip?: (path: string) => boolean,
+): FlowProblem[] {
   const problems: FlowProblem[] = [];
   const seen = new Set<string>();
   for (const error of checker(schema).Errors(value)) {
@@ -95,7 +123,11 @@ function stepProblems(key: string, step: unknown): FlowProblem[] {
       const conditionKind = isRecord(condition) ? condition.kind : undefined;
       const schema = typeof conditionKind === 'string' ? CONDITION_SCHEMAS[conditionKind] : undefined;
       if (schema) problems.push(...schemaProblems(schema, condition, where));
-      else problems.push({ path: `${where}/kind`, message: `must be one of: ${Object.keys(CONDITION_SCHEMAS).join(', ')}` });
+      else
+        problems.push({
+          path: `${where}/kind`,
+          message: `must be one of: ${Object.keys(CONDITION_SCHEMAS).join(', ')}`,
+        });
     });
   }
   return problems;
@@ -125,23 +157,30 @@ function graphProblems(flow: Record<string, unknown>, steps: Record<string, unkn
   const problems: FlowProblem[] = [];
   const graph = new FlowGraph(steps);
   const start = typeof flow.start === 'string' ? flow.start : undefined;
-  if (start !== undefined && !graph.has(start)) problems.push({ path: '/start', message: `there is no step "${start}"` });
+  if (start !== undefined && !graph.has(start))
+    problems.push({ path: '/start', message: `there is no step "${start}"` });
   for (const ref of graph.refs) {
     if (!graph.has(ref.to)) problems.push({ path: ref.path, message: `there is no step "${ref.to}"` });
   }
   if (graph.keys.length === 0) return problems;
   const reachable = new Set(start !== undefined && graph.has(start) ? graph.reachable([start]) : graph.keys);
   for (const key of graph.keys) {
-    if (!reachable.has(key)) problems.push({ path: pointer('steps', key), message: `step "${key}" cannot be reached from the start step` });
+    if (!reachable.has(key))
+      problems.push({ path: pointer('steps', key), message: `step "${key}" cannot be reached from the start step` });
   }
-  const ends = graph.keys.filter((key) => isRecord(steps[key]) && (steps[key] as Record<string, unknown>).kind === 'end');
+  const ends = graph.keys.filter(
+    (key) => isRecord(steps[key]) && (steps[key] as Record<string, unknown>).kind === 'end',
+  );
   if (ends.length === 0) {
     problems.push({ path: '/steps', message: 'the flow has no end step, so no call could finish with an outcome' });
   } else {
     const canEnd = new Set(graph.reachable(ends, 'backward'));
     for (const key of graph.keys) {
       if (reachable.has(key) && !canEnd.has(key)) {
-        problems.push({ path: pointer('steps', key), message: `from step "${key}" no path leads to an end step (it stops or loops without a way out)` });
+        problems.push({
+          path: pointer('steps', key),
+          message: `from step "${key}" no path leads to an end step (it stops or loops without a way out)`,
+        });
       }
     }
   }
@@ -170,14 +209,14 @@ function agentProblems(key: string, step: FlowStep, context: FlowValidationConte
   if (step.kind === 'knowledge') {
     const source = step.source ?? 'knowledge';
     if (source === 'knowledge' && !context.hasKnowledgeBase) {
-      return [{ path: at, message: 'a knowledge step needs a knowledge base listed in the agent\'s customVariables' }];
+      return [{ path: at, message: "a knowledge step needs a knowledge base listed in the agent's customVariables" }];
     }
     if (source === 'catalogue' && !context.hasCatalogue) {
-      return [{ path: at, message: 'a catalogue search needs a catalogue listed in the agent\'s customVariables' }];
+      return [{ path: at, message: "a catalogue search needs a catalogue listed in the agent's customVariables" }];
     }
   }
   if (step.kind === 'handover' && !context.handoverNumber?.trim()) {
-    return [{ path: at, message: 'a handover step needs a handover number in the agent\'s handoverData' }];
+    return [{ path: at, message: "a handover step needs a handover number in the agent's handoverData" }];
   }
   return [];
 }
@@ -193,16 +232,24 @@ function askProblems(key: string, step: StepOfKind<'ask'>): FlowProblem[] {
   const keys = new Set<string>();
   field.choices?.forEach((choice, i) => {
     const value = choice.value.toLowerCase();
-    if (values.has(value)) problems.push({ path: `${at}/field/choices/${i}/value`, message: `choice "${choice.value}" is listed twice` });
+    if (values.has(value))
+      problems.push({ path: `${at}/field/choices/${i}/value`, message: `choice "${choice.value}" is listed twice` });
     values.add(value);
-    if (choice.dtmf && keys.has(choice.dtmf)) problems.push({ path: `${at}/field/choices/${i}/dtmf`, message: `key ${choice.dtmf} already picks another choice` });
+    if (choice.dtmf && keys.has(choice.dtmf))
+      problems.push({
+        path: `${at}/field/choices/${i}/dtmf`,
+        message: `key ${choice.dtmf} already picks another choice`,
+      });
     if (choice.dtmf) keys.add(choice.dtmf);
   });
   step.patterns?.forEach((source, i) => {
     try {
       new RegExp(source, 'iu');
     } catch (error) {
-      problems.push({ path: `${at}/patterns/${i}`, message: `not a valid regular expression: ${(error as Error).message}` });
+      problems.push({
+        path: `${at}/patterns/${i}`,
+        message: `not a valid regular expression: ${(error as Error).message}`,
+      });
     }
   });
   return problems;
@@ -233,7 +280,8 @@ function fieldProblems(steps: ReadonlyMap<string, FlowStep>): FlowProblem[] {
         problems.push({ path: `${at}/field`, message: `no ask step captures a field "${condition.field}"` });
       }
       const { op, value } = condition;
-      if (op === 'in' && !Array.isArray(value)) problems.push({ path: `${at}/value`, message: 'op "in" needs an array of values' });
+      if (op === 'in' && !Array.isArray(value))
+        problems.push({ path: `${at}/value`, message: 'op "in" needs an array of values' });
       if ((op === 'equals' || op === 'gt' || op === 'lt') && (value === undefined || Array.isArray(value))) {
         problems.push({ path: `${at}/value`, message: `op "${op}" needs a single value` });
       }
@@ -250,16 +298,23 @@ function outcomeProblems(steps: ReadonlyMap<string, FlowStep>): FlowProblem[] {
   const problems: FlowProblem[] = [];
   const labels = new Map<string, { label: string; step: string }>();
   for (const [key, step] of steps) {
-    const outcome: Outcome | undefined = step.kind === 'end' ? step.outcome : step.kind === 'handover' ? handoverOutcome(step) : undefined;
+    const outcome: Outcome | undefined =
+      step.kind === 'end' ? step.outcome : step.kind === 'handover' ? handoverOutcome(step) : undefined;
     if (!outcome) continue;
     const at = pointer('steps', key, 'outcome');
     if (outcome.key === NO_RESULT_OUTCOME.key) {
-      problems.push({ path: `${at}/key`, message: `outcome key "${NO_RESULT_OUTCOME.key}" is reserved for calls that reach no end` });
+      problems.push({
+        path: `${at}/key`,
+        message: `outcome key "${NO_RESULT_OUTCOME.key}" is reserved for calls that reach no end`,
+      });
     }
     const first = labels.get(outcome.key);
     if (!first) labels.set(outcome.key, { label: outcome.label, step: key });
     else if (first.label !== outcome.label) {
-      problems.push({ path: `${at}/label`, message: `outcome "${outcome.key}" is labelled "${first.label}" at step "${first.step}"; one outcome has one label` });
+      problems.push({
+        path: `${at}/label`,
+        message: `outcome "${outcome.key}" is labelled "${first.label}" at step "${first.step}"; one outcome has one label`,
+      });
     }
   }
   return problems;

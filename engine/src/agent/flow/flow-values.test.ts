@@ -6,7 +6,10 @@ const captured = { age: 23, consent: true, plan: 'Premium', day: '2026-03-12', e
 
 describe('value conditions', () => {
   const holds = (field: string, op: 'equals' | 'in' | 'gt' | 'lt' | 'exists', value?: unknown, from?: 'variables') =>
-    valueHolds({ kind: 'value', field, op, value: value as never, next: 'x', ...(from ? { from } : {}) }, captured, { tier: 'gold', limit: '30' });
+    valueHolds({ kind: 'value', field, op, value: value as never, next: 'x', ...(from ? { from } : {}) }, captured, {
+      tier: 'gold',
+      limit: '30',
+    });
 
   it('compares numbers, booleans, text without case, and ISO dates', () => {
     expect(holds('age', 'equals', '23')).toBe(true);
@@ -37,13 +40,17 @@ describe('values in speech and tool arguments', () => {
   });
 
   it('passes a lone placeholder with its type and fills text around placeholders', () => {
-    expect(buildArguments({ age: '{{age}}', note: 'Plan {{plan}}', flag: true, count: 2, gone: '{{missing}}' }, captured))
-      .toEqual({ age: 23, note: 'Plan Premium', flag: true, count: 2, gone: null });
+    expect(
+      buildArguments({ age: '{{age}}', note: 'Plan {{plan}}', flag: true, count: 2, gone: '{{missing}}' }, captured),
+    ).toEqual({ age: 23, note: 'Plan Premium', flag: true, count: 2, gone: null });
   });
 
-  it('opens a tool\'s JSON answer into dotted variables, a few levels deep', () => {
+  it("opens a tool's JSON answer into dotted variables, a few levels deep", () => {
     expect(resultVariables('order', '{"id": 7, "eta": {"day": "Friday"}}')).toEqual({
-      order: { id: 7, eta: { day: 'Friday' } }, 'order.id': 7, 'order.eta': { day: 'Friday' }, 'order.eta.day': 'Friday',
+      order: { id: 7, eta: { day: 'Friday' } },
+      'order.id': 7,
+      'order.eta': { day: 'Friday' },
+      'order.eta.day': 'Friday',
     });
     expect(resultVariables('note', 'plain text')).toEqual({ note: 'plain text' });
   });
@@ -63,8 +70,20 @@ describe('reading out a search hit', () => {
   it('finds the text in the shapes search answers come in', () => {
     expect(readOutTopHit('Open 9 to 5.')).toBe('Open 9 to 5.');
     expect(readOutTopHit('{"data":{"results":[{"content":"Refunds take 5 days."}]}}')).toBe('Refunds take 5 days.');
-    expect(readOutTopHit({ results: [{ product_id: 'p1', name: 'Solar kit 3kW', price: 150000, currency: 'INR', in_stock: false, short_description: 'Panels and inverter.' }] }))
-      .toBe('Solar kit 3kW, 150000 INR, currently out of stock. Panels and inverter.');
+    expect(
+      readOutTopHit({
+        results: [
+          {
+            product_id: 'p1',
+            name: 'Solar kit 3kW',
+            price: 150000,
+            currency: 'INR',
+            in_stock: false,
+            short_description: 'Panels and inverter.',
+          },
+        ],
+      }),
+    ).toBe('Solar kit 3kW, 150000 INR, currently out of stock. Panels and inverter.');
     expect(readOutTopHit({ results: [] })).toBeUndefined();
     expect(readOutTopHit(null)).toBeUndefined();
   });

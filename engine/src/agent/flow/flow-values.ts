@@ -30,7 +30,10 @@ export function fillSpoken(text: string, values: Variables): string {
 }
 
 /** A tool argument: "{{name}}" alone passes the value itself (a number stays a number); other text is filled in. */
-export function buildArguments(args: Record<string, string | number | boolean> | undefined, values: Variables): Record<string, unknown> {
+export function buildArguments(
+  args: Record<string, string | number | boolean> | undefined,
+  values: Variables,
+): Record<string, unknown> {
   const built: Record<string, unknown> = {};
   for (const [name, arg] of Object.entries(args ?? {})) {
     if (typeof arg !== 'string') {
@@ -76,7 +79,14 @@ const NO_STRINGS = new Set(['false', 'no']);
 
 function same(actual: unknown, expected: unknown): boolean {
   if (typeof actual === 'boolean' || typeof expected === 'boolean') {
-    const toBool = (v: unknown) => typeof v === 'boolean' ? v : YES_STRINGS.has(normalise(String(v))) ? true : NO_STRINGS.has(normalise(String(v))) ? false : undefined;
+    const toBool = (v: unknown) =>
+      typeof v === 'boolean'
+        ? v
+        : YES_STRINGS.has(normalise(String(v)))
+          ? true
+          : NO_STRINGS.has(normalise(String(v)))
+            ? false
+            : undefined;
     const [a, b] = [toBool(actual), toBool(expected)];
     return a !== undefined && a === b;
   }
@@ -89,7 +99,8 @@ function compare(actual: unknown, expected: unknown): number | undefined {
   const [a, b] = [asNumber(actual), asNumber(expected)];
   if (a !== undefined && b !== undefined) return a - b;
   // ISO dates compare correctly as text.
-  if (typeof actual === 'string' && typeof expected === 'string') return actual < expected ? -1 : actual > expected ? 1 : 0;
+  if (typeof actual === 'string' && typeof expected === 'string')
+    return actual < expected ? -1 : actual > expected ? 1 : 0;
   return undefined;
 }
 

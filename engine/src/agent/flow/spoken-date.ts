@@ -11,22 +11,84 @@ import { readNumberRun, runValue } from './spoken-number.ts';
 import { lookup, words } from './text-match.ts';
 
 const MONTHS = lookup({
-  january: 1, jan: 1, february: 2, feb: 2, march: 3, mar: 3, april: 4, apr: 4, may: 5, june: 6, jun: 6,
-  july: 7, jul: 7, august: 8, aug: 8, september: 9, sept: 9, sep: 9, october: 10, oct: 10, november: 11, nov: 11,
-  december: 12, dec: 12,
+  january: 1,
+  jan: 1,
+  february: 2,
+  feb: 2,
+  march: 3,
+  mar: 3,
+  april: 4,
+  apr: 4,
+  may: 5,
+  june: 6,
+  jun: 6,
+  july: 7,
+  jul: 7,
+  august: 8,
+  aug: 8,
+  september: 9,
+  sept: 9,
+  sep: 9,
+  october: 10,
+  oct: 10,
+  november: 11,
+  nov: 11,
+  december: 12,
+  dec: 12,
 });
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const ORDINALS = lookup({
-  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
-  eleventh: 11, twelfth: 12, thirteenth: 13, fourteenth: 14, fifteenth: 15, sixteenth: 16, seventeenth: 17,
-  eighteenth: 18, nineteenth: 19, twentieth: 20, thirtieth: 30,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
+  thirteenth: 13,
+  fourteenth: 14,
+  fifteenth: 15,
+  sixteenth: 16,
+  seventeenth: 17,
+  eighteenth: 18,
+  nineteenth: 19,
+  twentieth: 20,
+  thirtieth: 30,
 });
 const CARDINALS = lookup({
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 });
 const DAY_TENS = lookup({ twenty: 20, thirty: 30 });
-const RELATIVE: [string, number][] = [['day after tomorrow', 2], ['tomorrow', 1], ['today', 0], ['tonight', 0], ['yesterday', -1]];
+const RELATIVE: [string, number][] = [
+  ['day after tomorrow', 2],
+  ['tomorrow', 1],
+  ['today', 0],
+  ['tonight', 0],
+  ['yesterday', -1],
+];
 /** Years a caller plausibly means; a number outside is not a year ("the 5th, 42 people"). */
 const YEAR_RANGE = [1900, 2100] as const;
 
@@ -61,7 +123,8 @@ function readDay(tokens: readonly string[], i: number): { day: number; ordinal: 
   if (DAY_TENS.has(word)) {
     const next = tokens[i + 1] ?? '';
     const unit = ORDINALS.get(next) ?? CARDINALS.get(next);
-    if (unit !== undefined && unit < 10) return { day: DAY_TENS.get(word)! + unit, ordinal: ORDINALS.has(next), end: i + 2 };
+    if (unit !== undefined && unit < 10)
+      return { day: DAY_TENS.get(word)! + unit, ordinal: ORDINALS.has(next), end: i + 2 };
     return { day: DAY_TENS.get(word)!, ordinal: false, end: i + 1 };
   }
   if (CARDINALS.has(word)) return { day: CARDINALS.get(word)!, ordinal: false, end: i + 1 };
@@ -112,7 +175,12 @@ function fromMonthName(tokens: readonly string[], today: string): string | 'inva
 
 /** A month with a day next to it; 'invalid' when that day does not exist, so no other reading is tried. */
 
-function aroundMonth(tokens: readonly string[], m: number, month: number, today: string): string | 'invalid' | undefined {
+function aroundMonth(
+  tokens: readonly string[],
+  m: number,
+  month: number,
+  today: string,
+): string | 'invalid' | undefined {
   // "March 15" / "March the fifteenth", else "15th of March" / "the fifteenth March".
   let day = readDay(tokens, tokens[m + 1] === 'the' ? m + 2 : m + 1);
   let yearAt = day?.end ?? m + 1;
@@ -135,7 +203,9 @@ function fromRelative(tokens: readonly string[], today: string): string | undefi
   for (const [phrase, days] of RELATIVE) if (joined.includes(` ${phrase} `)) return addDays(today, days);
   const inN = /\bin (\S+(?: \S+)?) (day|days|week|weeks)\b/.exec(joined);
   if (inN) {
-    const run = readNumberRun(inN[1]!.split(' '), 0) ?? (inN[1]!.startsWith('a ') || inN[1] === 'a' ? { groups: ['1'], negative: false, end: 1 } : undefined);
+    const run =
+      readNumberRun(inN[1]!.split(' '), 0) ??
+      (inN[1]!.startsWith('a ') || inN[1] === 'a' ? { groups: ['1'], negative: false, end: 1 } : undefined);
     if (run) return addDays(today, runValue(run) * (inN[2]!.startsWith('week') ? 7 : 1));
   }
   const weekday = tokens.findIndex((word) => WEEKDAYS.includes(word));
@@ -143,7 +213,7 @@ function fromRelative(tokens: readonly string[], today: string): string | undefi
     const target = WEEKDAYS.indexOf(tokens[weekday]!);
     const now = toDate(today).getUTCDay();
     // Said on a Monday, "Monday" means the next one: nobody books today by its weekday name.
-    const ahead = ((target - now + 7) % 7) || 7;
+    const ahead = (target - now + 7) % 7 || 7;
     return addDays(today, ahead);
   }
   return undefined;

@@ -10,17 +10,49 @@
 import { lookup, words } from './text-match.ts';
 
 const UNITS = lookup({
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
 });
 const TEENS = lookup({
-  ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 });
 const TENS = lookup({
-  twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fourty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 });
 /** Scales above a hundred, with the Indian lakh and crore, which callers of Indian numbers use. */
 const SCALES = lookup({
-  thousand: 1e3, lakh: 1e5, lakhs: 1e5, lac: 1e5, million: 1e6, crore: 1e7, crores: 1e7, billion: 1e9,
+  thousand: 1e3,
+  lakh: 1e5,
+  lakhs: 1e5,
+  lac: 1e5,
+  million: 1e6,
+  crore: 1e7,
+  crores: 1e7,
+  billion: 1e9,
 });
 const ZEROS = new Set(['zero', 'nought', 'oh', 'o']);
 /** "oh" and "o" are zero only between other number words ("five oh two"); alone they are an exclamation. */
@@ -87,7 +119,12 @@ export interface NumberRun {
 
 const isDigits = (word: string) => /^\d+(\.\d+)?$/.test(word);
 const isNumberWord = (word: string) =>
-  UNITS.has(word) || TEENS.has(word) || TENS.has(word) || SCALES.has(word) || word === 'hundred' || (ZEROS.has(word) && !WEAK_ZEROS.has(word));
+  UNITS.has(word) ||
+  TEENS.has(word) ||
+  TENS.has(word) ||
+  SCALES.has(word) ||
+  word === 'hundred' ||
+  (ZEROS.has(word) && !WEAK_ZEROS.has(word));
 const singleDigit = (word: string | undefined): string | undefined => {
   if (word === undefined) return undefined;
   if (/^\d$/.test(word)) return word;
@@ -132,7 +169,13 @@ export function readNumberRun(tokens: readonly string[], start: number): NumberR
       groups.push('0');
     } else if (word === 'a' && (next === 'hundred' || (next !== undefined && SCALES.has(next))) && !started) {
       continue;
-    } else if (word === 'and' && started && next !== undefined && isNumberWord(next) && ['hundred', 'scale'].includes(group.last)) {
+    } else if (
+      word === 'and' &&
+      started &&
+      next !== undefined &&
+      isNumberWord(next) &&
+      ['hundred', 'scale'].includes(group.last)
+    ) {
       continue;
     } else if (word === 'and' && !group.empty && !group.fraction && next === 'a' && tokens[i + 2] === 'half') {
       // "three and a half"
@@ -195,7 +238,7 @@ export function spokenDigits(text: string): string {
   const tokens = words(text.replace(/(\d)[\s-]+(?=\d)/g, '$1').replace(/\+/g, ' plus '));
   let plus = false;
   let digits = '';
-  for (let i = 0; i < tokens.length;) {
+  for (let i = 0; i < tokens.length; ) {
     const token = tokens[i]!;
     if (digits === '' && (token === 'plus' || token === '+')) {
       plus = true;

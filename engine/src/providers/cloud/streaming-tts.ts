@@ -51,6 +51,7 @@ export async function* pcmChunks(
     yield { samples, sampleRate };
   }
   if (call.callerAborted) return;
-  if (pcm.pendingByte) throw new ProviderError('upstream_failed', provider, 'the audio ended in the middle of a sample');
+  if (pcm.pendingByte)
+    throw new ProviderError('upstream_failed', provider, 'the audio ended in the middle of a sample');
   if (total === 0) throw new ProviderError('bad_response', provider, 'the answer held no audio');
 }

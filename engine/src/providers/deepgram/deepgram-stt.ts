@@ -61,7 +61,8 @@ export class DeepgramStt implements SttProvider {
 
 /** The `/listen` URL with the audio format and recognition options in its query. */
 export function listenUrl(config: DeepgramSttConfig, options: SttOptions): string {
-  const model = (options.mode === undefined ? undefined : config.modelByMode?.[options.mode]) ?? config.model ?? 'nova-3';
+  const model =
+    (options.mode === undefined ? undefined : config.modelByMode?.[options.mode]) ?? config.model ?? 'nova-3';
   const query = new URLSearchParams({
     encoding: 'linear16',
     sample_rate: String(ENGINE_SAMPLE_RATE),
@@ -119,7 +120,9 @@ class DeepgramStream implements SttStream {
       if (!isBinary) this.#message(data.toString());
     });
     this.#ws.on('unexpected-response', (_req, res) => void this.#refused(res));
-    this.#ws.on('error', (err) => this.#fail(new ProviderError('upstream_failed', NAME, 'websocket failed', { cause: err })));
+    this.#ws.on('error', (err) =>
+      this.#fail(new ProviderError('upstream_failed', NAME, 'websocket failed', { cause: err })),
+    );
     this.#ws.on('close', (code, reason) => this.#closed(code, reason.toString()));
     if (signal.aborted) this.#shutDown('discard');
     else signal.addEventListener('abort', this.#onAbort, { once: true });
@@ -201,7 +204,9 @@ class DeepgramStream implements SttStream {
       for (const event of this.#utterance.take(message as DeepgramResults)) this.#events.push(event);
     } else if (type === 'Error') {
       const { description } = message as { description?: unknown };
-      this.#fail(new ProviderError('upstream_failed', NAME, `error message: ${String(description ?? 'no description')}`));
+      this.#fail(
+        new ProviderError('upstream_failed', NAME, `error message: ${String(description ?? 'no description')}`),
+      );
     }
     // Metadata, SpeechStarted, UtteranceEnd: nothing a transcript needs.
   }
@@ -240,7 +245,9 @@ class DeepgramStream implements SttStream {
     }
     // Deepgram closes with 1008 for data it cannot decode and 1011 for its own failures (NET-0001: no audio).
     const errorCode = code === 1008 ? 'invalid_request' : 'upstream_failed';
-    this.#fail(new ProviderError(errorCode, NAME, `closed by the server (${code}${reason === '' ? '' : ` ${reason}`})`));
+    this.#fail(
+      new ProviderError(errorCode, NAME, `closed by the server (${code}${reason === '' ? '' : ` ${reason}`})`),
+    );
   }
 
   #fail(error: ProviderError): void {

@@ -43,7 +43,9 @@ const readElevenLabsError: ErrorMessageReader = (body) => {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
-    return detail.map((d: { loc?: unknown[]; msg?: unknown }) => `${(d.loc ?? []).join('.')}: ${String(d.msg)}`).join('; ');
+    return detail
+      .map((d: { loc?: unknown[]; msg?: unknown }) => `${(d.loc ?? []).join('.')}: ${String(d.msg)}`)
+      .join('; ');
   }
   if (typeof detail === 'object' && detail !== null) {
     const { status, message } = detail as { status?: unknown; message?: unknown };
@@ -82,7 +84,11 @@ export class ElevenLabsTts implements TtsProvider {
     const call = new VendorCall(NAME, signal, this.#timeouts);
     try {
       const headers = this.#headers({ 'content-type': 'application/json' });
-      const response = await call.send(url, { method: 'POST', headers, body: JSON.stringify(body) }, readElevenLabsError);
+      const response = await call.send(
+        url,
+        { method: 'POST', headers, body: JSON.stringify(body) },
+        readElevenLabsError,
+      );
       if (response === undefined) return;
       yield* pcmChunks(response, call, ELEVENLABS_SAMPLE_RATE, NAME);
     } finally {
@@ -128,8 +134,14 @@ function toVoice(raw: ElevenLabsVoice): TtsVoice[] {
   if (typeof raw.voice_id !== 'string' || typeof raw.name !== 'string') return [];
   const gender = GENDERS[String(raw.labels?.gender ?? '').toLowerCase()];
   const verified = raw.verified_languages?.[0];
-  const language = [verified?.locale, verified?.language, raw.labels?.language].find((l) => typeof l === 'string' && l !== '');
+  const language = [verified?.locale, verified?.language, raw.labels?.language].find(
+    (l) => typeof l === 'string' && l !== '',
+  );
   // Multilingual models let any voice speak every supported language: `mul` unless the voice says otherwise.
-  const voice: TtsVoice = { id: raw.voice_id, name: raw.name, language: typeof language === 'string' ? language : 'mul' };
+  const voice: TtsVoice = {
+    id: raw.voice_id,
+    name: raw.name,
+    language: typeof language === 'string' ? language : 'mul',
+  };
   return [gender === undefined ? voice : { ...voice, gender }];
 }

@@ -10,7 +10,13 @@ import { speedOf } from '../local/speech-request.ts';
 import { wavAudioChunks } from '../local/wav-stream.ts';
 import { ProviderError } from '../provider-error.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import { ESPEAK_NAME, parseEspeakVariants, parseEspeakVoices, resolveEspeakVoice, type EspeakVoiceTable } from './espeak-voices.ts';
+import {
+  ESPEAK_NAME,
+  parseEspeakVariants,
+  parseEspeakVoices,
+  resolveEspeakVoice,
+  type EspeakVoiceTable,
+} from './espeak-voices.ts';
 
 /** US English, the language of the rest of the offline stack (pocketsphinx's model). */
 export const ESPEAK_DEFAULT_VOICE = 'en-us';
@@ -55,20 +61,33 @@ export class EspeakTtsProvider implements TtsProvider {
   async *synthesize(request: TtsRequest, signal: AbortSignal): AsyncGenerator<AudioChunk> {
     const wpm = Math.round(ESPEAK_NORMAL_WPM * speedOf(ESPEAK_NAME, request));
     if (request.text.length > ESPEAK_MAX_TEXT_CHARS) {
-      throw new ProviderError('invalid_request', ESPEAK_NAME, `text of ${request.text.length} characters exceeds ${ESPEAK_MAX_TEXT_CHARS}`);
+      throw new ProviderError(
+        'invalid_request',
+        ESPEAK_NAME,
+        `text of ${request.text.length} characters exceeds ${ESPEAK_MAX_TEXT_CHARS}`,
+      );
     }
     const voice = resolveEspeakVoice(await this.#voiceTable(), request.voiceId, request.language, this.#defaultVoice);
     if (request.text.trim() === '' || signal.aborted) return;
     // -b 1: the text is UTF-8, whatever the process locale says.
     const args = ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm)];
-    const wav = processStdout(ESPEAK_NAME, this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS, input: request.text });
+    const wav = processStdout(ESPEAK_NAME, this.#binary, args, {
+      signal,
+      timeoutMs: SYNTHESIS_TIMEOUT_MS,
+      input: request.text,
+    });
     yield* wavAudioChunks(ESPEAK_NAME, wav, CHUNK_MS);
   }
 
   /** The voices of `espeak-ng --voices`, one per language row. Variants (`+f3`) are not listed but accepted. */
   async voices(): Promise<TtsVoice[]> {
     const table = await this.#voiceTable();
-    return table.voices.map(({ id, name, language, gender }) => ({ id, name, language, ...(gender ? { gender } : {}) }));
+    return table.voices.map(({ id, name, language, gender }) => ({
+      id,
+      name,
+      language,
+      ...(gender ? { gender } : {}),
+    }));
   }
 
   #voiceTable(): Promise<EspeakVoiceTable> {
@@ -85,7 +104,8 @@ export class EspeakTtsProvider implements TtsProvider {
       runForOutput(ESPEAK_NAME, this.#binary, ['--voices=variant'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
     ]);
     const table = { voices: parseEspeakVoices(voices), variants: parseEspeakVariants(variants) };
-    if (table.voices.length === 0) throw new ProviderError('provider_failed', ESPEAK_NAME, 'espeak-ng --voices listed no voices');
+    if (table.voices.length === 0)
+      throw new ProviderError('provider_failed', ESPEAK_NAME, 'espeak-ng --voices listed no voices');
     return table;
   }
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { bcp47, parseEspeakVariants, parseEspeakVoices, resolveEspeakVoice, type EspeakVoiceTable } from './espeak-voices.ts';
+import {
+  bcp47,
+  parseEspeakVariants,
+  parseEspeakVoices,
+  resolveEspeakVoice,
+  type EspeakVoiceTable,
+} from './espeak-voices.ts';
 
 /** Rows as espeak-ng 1.51 prints them (Debian 12). */
 const VOICES = `Pty Language       Age/Gender VoiceName          File                 Other Languages
@@ -44,9 +50,15 @@ describe('resolveEspeakVoice', () => {
   });
 
   it('refuses an unknown voice or variant (espeak-ng would fall back without a word)', () => {
-    expect(() => resolveEspeakVoice(table, 'xx', undefined, 'en-us')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
-    expect(() => resolveEspeakVoice(table, 'en-us+nobody', undefined, 'en-us')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
-    expect(() => resolveEspeakVoice(table, 'en-us+f3+m3', undefined, 'en-us')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => resolveEspeakVoice(table, 'xx', undefined, 'en-us')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => resolveEspeakVoice(table, 'en-us+nobody', undefined, 'en-us')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => resolveEspeakVoice(table, 'en-us+f3+m3', undefined, 'en-us')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
   });
 
   it('picks by language: the exact tag, else the voice serving it with the best priority, else its primary language', () => {
@@ -55,7 +67,9 @@ describe('resolveEspeakVoice', () => {
     expect(resolveEspeakVoice(table, undefined, 'zh', 'x')).toBe('cmn');
     expect(resolveEspeakVoice(table, undefined, 'de-AT', 'x')).toBe('de');
     expect(resolveEspeakVoice(table, undefined, undefined, 'en-us')).toBe('en-us');
-    expect(() => resolveEspeakVoice(table, undefined, 'tlh', 'x')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(() => resolveEspeakVoice(table, undefined, 'tlh', 'x')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
   });
 });
 

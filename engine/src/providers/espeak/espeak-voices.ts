@@ -39,11 +39,21 @@ export function parseEspeakVoices(output: string): EspeakVoice[] {
   const taken = new Set<string>();
   for (const line of output.split('\n').slice(1)) {
     const [pty, language, ageGender, name, file, ...rest] = line.trim().split(/\s+/);
-    if (pty === undefined || language === undefined || ageGender === undefined || name === undefined || file === undefined) continue;
+    if (
+      pty === undefined ||
+      language === undefined ||
+      ageGender === undefined ||
+      name === undefined ||
+      file === undefined
+    )
+      continue;
     let id = language;
     if (taken.has(id.toLowerCase())) id = file.slice(file.lastIndexOf('/') + 1);
     taken.add(id.toLowerCase());
-    const serves = [...rest.join(' ').matchAll(/\(([^\s()]+)\s+(\d+)\)/g)].map((m) => ({ language: m[1]!.toLowerCase(), priority: Number(m[2]) }));
+    const serves = [...rest.join(' ').matchAll(/\(([^\s()]+)\s+(\d+)\)/g)].map((m) => ({
+      language: m[1]!.toLowerCase(),
+      priority: Number(m[2]),
+    }));
     const gender = GENDERS[ageGender.slice(ageGender.indexOf('/') + 1)];
     voices.push({
       id,
@@ -73,21 +83,29 @@ export function parseEspeakVariants(output: string): Map<string, string> {
  * its language, else `defaultVoice`.
  * @throws ProviderError `invalid_request` for an unknown voice or variant, or a language no voice speaks
  */
-export function resolveEspeakVoice(table: EspeakVoiceTable, voiceId: string | undefined, language: string | undefined, defaultVoice: string): string {
+export function resolveEspeakVoice(
+  table: EspeakVoiceTable,
+  voiceId: string | undefined,
+  language: string | undefined,
+  defaultVoice: string,
+): string {
   if (voiceId !== undefined) {
     const [base = '', variant, ...extra] = voiceId.split('+');
     const voice = table.voices.find((v) => v.key === base.toLowerCase());
-    if (voice === undefined || extra.length > 0) throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice "${voiceId}"`);
+    if (voice === undefined || extra.length > 0)
+      throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice "${voiceId}"`);
     if (variant === undefined) return voice.id;
     // espeak-ng falls back to the plain voice for an unknown variant without a word, so check it here.
     const file = table.variants.get(variant.toLowerCase());
-    if (file === undefined) throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice variant "${variant}"`);
+    if (file === undefined)
+      throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice variant "${variant}"`);
     return `${voice.id}+${file}`;
   }
   if (language === undefined) return defaultVoice;
   const tag = language.toLowerCase().replaceAll('_', '-');
   const found = bestFor(table.voices, tag) ?? bestFor(table.voices, primaryLanguage(tag));
-  if (found === undefined) throw new ProviderError('invalid_request', ESPEAK_NAME, `espeak-ng has no voice for language ${language}`);
+  if (found === undefined)
+    throw new ProviderError('invalid_request', ESPEAK_NAME, `espeak-ng has no voice for language ${language}`);
   return found.id;
 }
 
@@ -98,7 +116,8 @@ function bestFor(voices: EspeakVoice[], tag: string): EspeakVoice | undefined {
   let best: { voice: EspeakVoice; priority: number } | undefined;
   for (const voice of voices) {
     for (const served of voice.serves) {
-      if (served.language === tag && (best === undefined || served.priority < best.priority)) best = { voice, priority: served.priority };
+      if (served.language === tag && (best === undefined || served.priority < best.priority))
+        best = { voice, priority: served.priority };
     }
   }
   return best?.voice;

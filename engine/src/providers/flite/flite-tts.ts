@@ -75,20 +75,37 @@ export class FliteTtsProvider implements TtsProvider {
       throw new ProviderError('invalid_request', NAME, `flite speaks English only, not ${request.language}`);
     }
     if (request.text.length > FLITE_MAX_TEXT_CHARS) {
-      throw new ProviderError('invalid_request', NAME, `text of ${request.text.length} characters exceeds ${FLITE_MAX_TEXT_CHARS}`);
+      throw new ProviderError(
+        'invalid_request',
+        NAME,
+        `text of ${request.text.length} characters exceeds ${FLITE_MAX_TEXT_CHARS}`,
+      );
     }
     const voice = request.voiceId ?? this.#defaultVoice;
     // Checked against flite's own list: flite silently falls back to kal for an unknown name, and would fetch a
     // URL or load a file for a name that looks like one.
     const known = await this.voices();
     if (!known.some((v) => v.id === voice)) {
-      throw new ProviderError('invalid_request', NAME, `unknown flite voice "${voice}"; available: ${known.map((v) => v.id).join(', ')}`);
+      throw new ProviderError(
+        'invalid_request',
+        NAME,
+        `unknown flite voice "${voice}"; available: ${known.map((v) => v.id).join(', ')}`,
+      );
     }
     if (request.text.trim() === '' || signal.aborted) return;
     const dir = await mkdtemp(path.join(tmpdir(), 'parley-flite-'));
     try {
       const file = path.join(dir, 'speech.wav');
-      const args = ['-voice', voice, '--setf', `duration_stretch=${(1 / speed).toFixed(3)}`, '-t', request.text, '-o', file];
+      const args = [
+        '-voice',
+        voice,
+        '--setf',
+        `duration_stretch=${(1 / speed).toFixed(3)}`,
+        '-t',
+        request.text,
+        '-o',
+        file,
+      ];
       const run = new LocalProcess(NAME, this.#binary, args, { signal, timeoutMs: SYNTHESIS_TIMEOUT_MS });
       await run.finished;
       if (signal.aborted) return;
@@ -116,7 +133,8 @@ export class FliteTtsProvider implements TtsProvider {
 /** Parses `flite -lv` ("Voices available: kal awb_time kal16 awb rms slt"). */
 export function parseFliteVoices(output: string): TtsVoice[] {
   const colon = output.indexOf(':');
-  if (colon < 0) throw new ProviderError('provider_failed', NAME, `unexpected output of flite -lv: ${output.slice(0, 200)}`);
+  if (colon < 0)
+    throw new ProviderError('provider_failed', NAME, `unexpected output of flite -lv: ${output.slice(0, 200)}`);
   return output
     .slice(colon + 1)
     .trim()

@@ -9,7 +9,11 @@ describe('resolveExecutable', () => {
   it('finds a bare name on the search path and refuses a missing program as provider_unavailable', () => {
     expect(resolveExecutable(PROVIDER, 'sh', 'hint', '/nonexistent:/bin:/usr/bin')).toMatch(/\/sh$/);
     expect(() => resolveExecutable(PROVIDER, 'no-such-program', 'install it', '/bin:/usr/bin')).toThrow(
-      expect.objectContaining({ code: 'provider_unavailable', provider: PROVIDER, message: expect.stringContaining('install it') }),
+      expect.objectContaining({
+        code: 'provider_unavailable',
+        provider: PROVIDER,
+        message: expect.stringContaining('install it'),
+      }),
     );
   });
 });
@@ -22,7 +26,9 @@ describe('LocalProcess', () => {
 
   it('fails with provider_failed and the end of stderr when the program exits non-zero', async () => {
     const run = new LocalProcess(PROVIDER, 'sh', ['-c', 'echo "model not found" >&2; exit 3']);
-    await expect(run.finished).rejects.toThrow(expect.objectContaining({ code: 'provider_failed', message: expect.stringMatching(/exit 3.*model not found/) }));
+    await expect(run.finished).rejects.toThrow(
+      expect.objectContaining({ code: 'provider_failed', message: expect.stringMatching(/exit 3.*model not found/) }),
+    );
   });
 
   it('kills the program on abort, and that is not a failure', async () => {
@@ -35,7 +41,9 @@ describe('LocalProcess', () => {
   });
 
   it('kills the program at its deadline and fails with upstream_timeout', async () => {
-    const error = await new LocalProcess(PROVIDER, 'sleep', ['10'], { timeoutMs: 50 }).finished.catch((e: unknown) => e);
+    const error = await new LocalProcess(PROVIDER, 'sleep', ['10'], { timeoutMs: 50 }).finished.catch(
+      (e: unknown) => e,
+    );
     expect(isProviderError(error, 'upstream_timeout')).toBe(true);
   });
 });
@@ -43,7 +51,12 @@ describe('LocalProcess', () => {
 describe('processStdout', () => {
   it('streams stdout, feeding stdin', async () => {
     const chunks: Buffer[] = [];
-    for await (const chunk of processStdout(PROVIDER, 'cat', [], { signal: new AbortController().signal, timeoutMs: 5_000, input: 'héllo\nworld' })) chunks.push(chunk);
+    for await (const chunk of processStdout(PROVIDER, 'cat', [], {
+      signal: new AbortController().signal,
+      timeoutMs: 5_000,
+      input: 'héllo\nworld',
+    }))
+      chunks.push(chunk);
     expect(Buffer.concat(chunks).toString('utf8')).toBe('héllo\nworld');
   });
 

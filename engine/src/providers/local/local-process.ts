@@ -17,8 +17,18 @@ const STDERR_TAIL_BYTES = 2048;
  * `searchPath` (PATH), which is where Debian's packages put them (/usr/bin).
  * @throws ProviderError `provider_unavailable` naming the program and what to install
  */
-export function resolveExecutable(provider: string, binary: string, installHint: string, searchPath = process.env.PATH ?? ''): string {
-  const candidates = binary.includes('/') ? [binary] : searchPath.split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, binary));
+export function resolveExecutable(
+  provider: string,
+  binary: string,
+  installHint: string,
+  searchPath = process.env.PATH ?? '',
+): string {
+  const candidates = binary.includes('/')
+    ? [binary]
+    : searchPath
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, binary));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -27,7 +37,11 @@ export function resolveExecutable(provider: string, binary: string, installHint:
       // not here; try the next directory
     }
   }
-  throw new ProviderError('provider_unavailable', provider, `${binary} is not installed or not executable (${installHint})`);
+  throw new ProviderError(
+    'provider_unavailable',
+    provider,
+    `${binary} is not installed or not executable (${installHint})`,
+  );
 }
 
 /**
@@ -38,7 +52,9 @@ export function requireReadable(provider: string, file: string, what: string, in
   try {
     accessSync(file, constants.R_OK);
   } catch (cause) {
-    throw new ProviderError('provider_unavailable', provider, `${what} not readable at ${file} (${installHint})`, { cause });
+    throw new ProviderError('provider_unavailable', provider, `${what} not readable at ${file} (${installHint})`, {
+      cause,
+    });
   }
 }
 
@@ -89,12 +105,28 @@ export class LocalProcess {
       };
       this.child.once('error', (cause: NodeJS.ErrnoException) => {
         const code = cause.code === 'ENOENT' || cause.code === 'EACCES' ? 'provider_unavailable' : 'provider_failed';
-        settle(new ProviderError(code, this.#provider, `${this.#label} could not be started: ${cause.message}`, { cause }));
+        settle(
+          new ProviderError(code, this.#provider, `${this.#label} could not be started: ${cause.message}`, { cause }),
+        );
       });
       this.child.once('close', (exitCode, signal) => {
-        if (this.#timedOut) settle(new ProviderError('upstream_timeout', this.#provider, `${this.#label} did not finish in time and was killed`));
+        if (this.#timedOut)
+          settle(
+            new ProviderError(
+              'upstream_timeout',
+              this.#provider,
+              `${this.#label} did not finish in time and was killed`,
+            ),
+          );
         else if (this.#killedByUs || exitCode === 0) settle(undefined);
-        else settle(new ProviderError('provider_failed', this.#provider, `${this.#label} failed (${exitCode === null ? `signal ${signal}` : `exit ${exitCode}`})${this.#stderrTail()}`));
+        else
+          settle(
+            new ProviderError(
+              'provider_failed',
+              this.#provider,
+              `${this.#label} failed (${exitCode === null ? `signal ${signal}` : `exit ${exitCode}`})${this.#stderrTail()}`,
+            ),
+          );
       });
     });
     // Callers that stop caring (an aborted consumer) need not await it; a failure is still reported to those who do.
@@ -141,7 +173,11 @@ export async function runForOutput(
     size += chunk.length;
     if (size > maxBytes) {
       run.kill();
-      throw new ProviderError('provider_failed', provider, `${path.basename(binary)} wrote more than ${maxBytes} bytes`);
+      throw new ProviderError(
+        'provider_failed',
+        provider,
+        `${path.basename(binary)} wrote more than ${maxBytes} bytes`,
+      );
     }
     chunks.push(chunk);
   }
@@ -167,7 +203,11 @@ export async function* processStdout(
   options: StreamOptions,
 ): AsyncGenerator<Buffer> {
   if (options.signal.aborted) return;
-  const run = new LocalProcess(provider, binary, args, { signal: options.signal, timeoutMs: options.timeoutMs, stdin: options.input !== undefined });
+  const run = new LocalProcess(provider, binary, args, {
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    stdin: options.input !== undefined,
+  });
   try {
     if (options.input !== undefined) run.child.stdin?.end(options.input, 'utf8');
     try {

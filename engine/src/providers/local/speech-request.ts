@@ -17,7 +17,8 @@ export const MAX_TTS_SPEED = 2;
  */
 export function speedOf(provider: string, request: TtsRequest): number {
   const speed = request.speed ?? 1;
-  if (!Number.isFinite(speed) || speed <= 0) throw new ProviderError('invalid_request', provider, `speed must be a positive number, got ${speed}`);
+  if (!Number.isFinite(speed) || speed <= 0)
+    throw new ProviderError('invalid_request', provider, `speed must be a positive number, got ${speed}`);
   return Math.min(MAX_TTS_SPEED, Math.max(MIN_TTS_SPEED, speed));
 }
 

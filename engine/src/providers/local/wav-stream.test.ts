@@ -4,7 +4,11 @@ import { isProviderError } from '../provider-error.ts';
 import { wavAudioChunks, WavStreamReader } from './wav-stream.ts';
 
 /** A PCM16 mono WAV of `samples`; `dataSize` overrides the declared data length (piped WAV often lies). */
-function wav(samples: number[], sampleRate: number, options: { dataSize?: number; extraChunk?: Buffer; channels?: number } = {}): Buffer {
+function wav(
+  samples: number[],
+  sampleRate: number,
+  options: { dataSize?: number; extraChunk?: Buffer; channels?: number } = {},
+): Buffer {
   const fmt = Buffer.alloc(24);
   fmt.write('fmt ', 0, 'latin1');
   fmt.writeUInt32LE(16, 4);
@@ -52,7 +56,11 @@ describe('WavStreamReader', () => {
   });
 
   it('skips chunks between fmt and data', () => {
-    const extra = Buffer.concat([Buffer.from('LIST', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc\0', 'latin1')]);
+    const extra = Buffer.concat([
+      Buffer.from('LIST', 'latin1'),
+      Buffer.from([3, 0, 0, 0]),
+      Buffer.from('abc\0', 'latin1'),
+    ]);
     expect(Array.from(new WavStreamReader().push(wav([5, 6], 8_000, { extraChunk: extra })))).toEqual([5, 6]);
   });
 

@@ -43,7 +43,8 @@ export class WavStreamReader {
     this.#header = Buffer.concat([this.#header, bytes]);
     const dataStart = dataChunkStart(this.#header);
     if (dataStart === undefined) {
-      if (this.#header.length > MAX_HEADER_BYTES) throw new WavFormatError(`no data chunk in the first ${MAX_HEADER_BYTES} bytes`);
+      if (this.#header.length > MAX_HEADER_BYTES)
+        throw new WavFormatError(`no data chunk in the first ${MAX_HEADER_BYTES} bytes`);
       return new Int16Array(0);
     }
     // Cut where the data starts, the header is a whole WAV file without samples: decodeWav checks it as it would
@@ -57,7 +58,8 @@ export class WavStreamReader {
 
   /** The input ended. Throws WavFormatError when it ended inside the header. */
   end(): void {
-    if (this.#sampleRate === undefined) throw new WavFormatError(`input ended after ${this.#header.length} bytes, inside the WAV header`);
+    if (this.#sampleRate === undefined)
+      throw new WavFormatError(`input ended after ${this.#header.length} bytes, inside the WAV header`);
   }
 
   #samples(bytes: Uint8Array): Int16Array {
@@ -94,7 +96,9 @@ export async function* wavAudioChunks(
     reader.end();
   } catch (error) {
     if (error instanceof WavFormatError) {
-      throw new ProviderError('provider_failed', provider, `wrote audio that is not PCM16 mono WAV: ${error.message}`, { cause: error });
+      throw new ProviderError('provider_failed', provider, `wrote audio that is not PCM16 mono WAV: ${error.message}`, {
+        cause: error,
+      });
     }
     throw error;
   }

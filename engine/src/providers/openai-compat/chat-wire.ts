@@ -133,7 +133,8 @@ export class ChatStreamReader {
     if (this.#done) return [];
     this.#done = true;
     if (this.#finish === undefined) {
-      if (this.#chunks === 0) throw new ProviderError('bad_response', this.#provider, 'the response held no stream events');
+      if (this.#chunks === 0)
+        throw new ProviderError('bad_response', this.#provider, 'the response held no stream events');
       throw new ProviderError('upstream_failed', this.#provider, 'the stream ended before the model finished');
     }
     return [{ type: 'done', finishReason: this.#finish, ...(this.#usage === undefined ? {} : { usage: this.#usage }) }];

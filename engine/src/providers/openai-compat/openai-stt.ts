@@ -141,7 +141,11 @@ class UtteranceStream implements SttStream {
     const call = new VendorCall(STT_NAME, this.#signal, this.#timeouts);
     try {
       const form = new FormData();
-      form.append('file', new Blob([encodeWav({ samples: audio, sampleRate: ENGINE_SAMPLE_RATE })], { type: 'audio/wav' }), 'utterance.wav');
+      form.append(
+        'file',
+        new Blob([encodeWav({ samples: audio, sampleRate: ENGINE_SAMPLE_RATE })], { type: 'audio/wav' }),
+        'utterance.wav',
+      );
       form.append('model', this.#config.model);
       form.append('response_format', 'json');
       // ISO-639-1 is what the endpoint takes: `en-US` → `en`.

@@ -21,7 +21,15 @@ const SPEED_MAX = 4;
  * language, hence `mul` (ISO 639 "multiple languages").
  */
 export const OPENAI_VOICES: readonly TtsVoice[] = [
-  'alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer', 'ash', 'coral', 'sage',
+  'alloy',
+  'echo',
+  'fable',
+  'onyx',
+  'nova',
+  'shimmer',
+  'ash',
+  'coral',
+  'sage',
 ].map((id) => ({ id, name: id[0]?.toUpperCase() + id.slice(1), language: 'mul' }));
 
 export interface OpenAiCompatTtsConfig {

@@ -67,7 +67,11 @@ export class ToolCallAssembler {
     const calls: ToolCall[] = [];
     for (const [position, draft] of drafts.entries()) {
       if (draft.name === '') return { unnamedIndex: position };
-      calls.push({ id: draft.id ?? `call_${randomBytes(12).toString('hex')}`, name: draft.name, arguments: draft.args.join('') });
+      calls.push({
+        id: draft.id ?? `call_${randomBytes(12).toString('hex')}`,
+        name: draft.name,
+        arguments: draft.args.join(''),
+      });
     }
     return { calls };
   }

@@ -69,7 +69,11 @@ export class PocketsphinxSttProvider implements SttProvider {
    */
   open(options: SttOptions, signal: AbortSignal): PocketsphinxStream {
     if (primaryLanguage(options.language) !== primaryLanguage(this.#language)) {
-      throw new ProviderError('invalid_request', POCKETSPHINX_NAME, `pocketsphinx's model is ${this.#language}; it cannot transcribe ${options.language}`);
+      throw new ProviderError(
+        'invalid_request',
+        POCKETSPHINX_NAME,
+        `pocketsphinx's model is ${this.#language}; it cannot transcribe ${options.language}`,
+      );
     }
     return new PocketsphinxStream(this.#config, signal);
   }
@@ -176,7 +180,12 @@ export class PocketsphinxStream implements SttStream {
     if (this.#closed || this.#utterances[0] !== utterance) return;
     this.#utterances.shift();
     if (text !== '') {
-      this.#events.push({ type: 'final', text, startMs: this.#ms(utterance.start), endMs: this.#ms(utterance.end ?? this.#clock) });
+      this.#events.push({
+        type: 'final',
+        text,
+        startMs: this.#ms(utterance.start),
+        endMs: this.#ms(utterance.end ?? this.#clock),
+      });
     }
     if (this.#utterances.length > 0) this.#recogniseHead();
     else if (this.#ending) this.#finish();
@@ -230,5 +239,8 @@ export function createPocketsphinxStt(options: PocketsphinxSttOptions = {}): Poc
   requireReadable(POCKETSPHINX_NAME, `${hmm}/mdef`, 'acoustic model', INSTALL_HINT);
   requireReadable(POCKETSPHINX_NAME, lm, 'language model', INSTALL_HINT);
   requireReadable(POCKETSPHINX_NAME, dict, 'dictionary', INSTALL_HINT);
-  return new PocketsphinxSttProvider({ binary, mkfifo, hmm, lm, dict, sampleRate: ENGINE_SAMPLE_RATE }, options.language ?? 'en-US');
+  return new PocketsphinxSttProvider(
+    { binary, mkfifo, hmm, lm, dict, sampleRate: ENGINE_SAMPLE_RATE },
+    options.language ?? 'en-US',
+  );
 }

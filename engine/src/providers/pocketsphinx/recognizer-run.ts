@@ -98,9 +98,13 @@ export class RecognizerRun {
     try {
       // Not *.wav: pocketsphinx would expect a header; any other name is read as raw samples at -samprate.
       const fifo = path.join(dir, 'utterance.raw');
-      await execFileAsync(config.mkfifo, ['-m', '600', fifo], { timeout: MKFIFO_TIMEOUT_MS }).catch((cause: unknown) => {
-        throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `mkfifo failed for pocketsphinx's audio`, { cause });
-      });
+      await execFileAsync(config.mkfifo, ['-m', '600', fifo], { timeout: MKFIFO_TIMEOUT_MS }).catch(
+        (cause: unknown) => {
+          throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `mkfifo failed for pocketsphinx's audio`, {
+            cause,
+          });
+        },
+      );
       if (this.#killed) return '';
       const run = new LocalProcess(POCKETSPHINX_NAME, config.binary, [
         ...['-hmm', config.hmm, '-lm', config.lm, '-dict', config.dict],
@@ -117,7 +121,9 @@ export class RecognizerRun {
       });
       const fd = await openWhenReaderIsThere(fifo, () => exited || this.#killed).catch((cause: unknown) => {
         run.kill();
-        throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `could not open the audio fifo of pocketsphinx`, { cause });
+        throw new ProviderError('provider_failed', POCKETSPHINX_NAME, `could not open the audio fifo of pocketsphinx`, {
+          cause,
+        });
       });
       if (fd !== undefined) {
         const input = new Socket({ fd, readable: false, writable: true });

@@ -34,7 +34,10 @@ export class SileroModel {
 
   /** Loads the model; rejects with a message naming the file when it is missing or unreadable. */
   static async load(path = DEFAULT_SILERO_MODEL_PATH): Promise<SileroModel> {
-    if (!existsSync(path)) throw new Error(`the Silero VAD model is not at ${path} (npm ci installs it; see engine/scripts/install-silero-model.mjs)`);
+    if (!existsSync(path))
+      throw new Error(
+        `the Silero VAD model is not at ${path} (npm ci installs it; see engine/scripts/install-silero-model.mjs)`,
+      );
     // Loaded on first use: only engine roles pay for the runtime's native library.
     const loaded = await import('onnxruntime-node');
     // A CommonJS package: Node puts its exports on `default`, loaders honouring `__esModule` (tsx) on the namespace.
@@ -65,7 +68,9 @@ export class SileroModel {
   }
 
   initialState(): Tensor {
-    return new this.#ort.Tensor('float32', new Float32Array(STATE_SHAPE[0] * STATE_SHAPE[1] * STATE_SHAPE[2]), [...STATE_SHAPE]);
+    return new this.#ort.Tensor('float32', new Float32Array(STATE_SHAPE[0] * STATE_SHAPE[1] * STATE_SHAPE[2]), [
+      ...STATE_SHAPE,
+    ]);
   }
 
   /** Frees the native session; idempotent. */
@@ -88,7 +93,8 @@ export class SileroStream {
 
   /** Speech probability (0–1) of the next 512-sample window of 16 kHz audio, scaled to −1…1. */
   async probability(window: Float32Array): Promise<number> {
-    if (window.length !== SILERO_WINDOW_SAMPLES) throw new RangeError(`a Silero window is ${SILERO_WINDOW_SAMPLES} samples, got ${window.length}`);
+    if (window.length !== SILERO_WINDOW_SAMPLES)
+      throw new RangeError(`a Silero window is ${SILERO_WINDOW_SAMPLES} samples, got ${window.length}`);
     this.#input.set(window, CONTEXT_SAMPLES);
     // The runtime may read the input after this method yields, so it gets its own copy.
     const { probability, state } = await this.#model.run(this.#input.slice(), this.#state);

@@ -11,7 +11,16 @@
  * never echoes checkpoints that a clearAudio dropped: playedStream comes only for audio that played.
  */
 import type { CarrierMessage, CarrierProtocol, StreamFormat, StreamStart } from './carrier-protocol.ts';
-import { dtmfMessage, integerAt, markMessage, mediaMessage, objectAt, readEvent, stringAt, type JsonObject } from './carrier-json.ts';
+import {
+  dtmfMessage,
+  integerAt,
+  markMessage,
+  mediaMessage,
+  objectAt,
+  readEvent,
+  stringAt,
+  type JsonObject,
+} from './carrier-json.ts';
 
 /**
  * Byte order of Plivo's audio/x-l16. Its documentation says only "raw audio"; RFC 3551's L16 is big-endian, but
@@ -57,11 +66,12 @@ export const carrierA: CarrierProtocol = {
     }
   },
 
-  encodeMedia: (start, payload) => JSON.stringify({
-    event: 'playAudio',
-    streamId: start.streamId,
-    media: { contentType: CONTENT_TYPES[start.format.encoding], sampleRate: start.format.sampleRate, payload },
-  }),
+  encodeMedia: (start, payload) =>
+    JSON.stringify({
+      event: 'playAudio',
+      streamId: start.streamId,
+      media: { contentType: CONTENT_TYPES[start.format.encoding], sampleRate: start.format.sampleRate, payload },
+    }),
   encodeMark: (start, name) => JSON.stringify({ event: 'checkpoint', streamId: start.streamId, name }),
   encodeClear: (start) => JSON.stringify({ event: 'clearAudio', streamId: start.streamId }),
   encodeDigits: (_start, digits) => JSON.stringify({ event: 'sendDTMF', dtmf: digits }),
@@ -75,9 +85,12 @@ function parseStart(message: JsonObject): CarrierMessage {
   const encoding = mediaFormat ? stringAt(mediaFormat, 'encoding') : undefined;
   const sampleRate = mediaFormat ? integerAt(mediaFormat, 'sampleRate') : undefined;
   let format: StreamFormat | undefined;
-  if (encoding === CONTENT_TYPES.mulaw && sampleRate === 8000) format = { encoding: 'mulaw', sampleRate, byteOrder: 'le' };
-  else if (encoding === CONTENT_TYPES.l16 && (sampleRate === 8000 || sampleRate === 16000)) format = { encoding: 'l16', sampleRate, byteOrder: CARRIER_A_L16_BYTE_ORDER };
-  if (!format) return { type: 'malformed', why: `start with media format ${encoding ?? '?'} at ${sampleRate ?? '?'} Hz` };
+  if (encoding === CONTENT_TYPES.mulaw && sampleRate === 8000)
+    format = { encoding: 'mulaw', sampleRate, byteOrder: 'le' };
+  else if (encoding === CONTENT_TYPES.l16 && (sampleRate === 8000 || sampleRate === 16000))
+    format = { encoding: 'l16', sampleRate, byteOrder: CARRIER_A_L16_BYTE_ORDER };
+  if (!format)
+    return { type: 'malformed', why: `start with media format ${encoding ?? '?'} at ${sampleRate ?? '?'} Hz` };
   const parsed: StreamStart = {
     streamId,
     callId: stringAt(start, 'callId'),

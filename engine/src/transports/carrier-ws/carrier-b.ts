@@ -9,7 +9,17 @@
  * Twilio echoes every mark pending at a clear at once; it has no way to send DTMF over the stream.
  */
 import type { CarrierMessage, CarrierProtocol, StreamStart } from './carrier-protocol.ts';
-import { dtmfMessage, integerAt, markMessage, mediaMessage, objectAt, readEvent, stringAt, stringMap, type JsonObject } from './carrier-json.ts';
+import {
+  dtmfMessage,
+  integerAt,
+  markMessage,
+  mediaMessage,
+  objectAt,
+  readEvent,
+  stringAt,
+  stringMap,
+  type JsonObject,
+} from './carrier-json.ts';
 
 export const carrierB: CarrierProtocol = {
   carrier: 'carrier-b',
@@ -31,7 +41,8 @@ export const carrierB: CarrierProtocol = {
         if (!media) return { type: 'malformed', why: 'media without media object' };
         // A bidirectional stream carries the caller only; any other track is not for us.
         const track = stringAt(media, 'track');
-        if (track !== undefined && track !== 'inbound' && track !== 'inbound_track') return { type: 'skip', event: `media of track ${track}` };
+        if (track !== undefined && track !== 'inbound' && track !== 'inbound_track')
+          return { type: 'skip', event: `media of track ${track}` };
         return mediaMessage(media.payload, integerAt(media, 'chunk'));
       }
       case 'dtmf':
@@ -58,7 +69,10 @@ function parseStart(message: JsonObject): CarrierMessage {
   const encoding = format ? stringAt(format, 'encoding') : 'audio/x-mulaw';
   const sampleRate = format ? integerAt(format, 'sampleRate') : 8000;
   if (encoding !== 'audio/x-mulaw' || sampleRate !== 8000) {
-    return { type: 'malformed', why: `start with media format ${encoding ?? '?'} at ${sampleRate ?? '?'} Hz (only audio/x-mulaw at 8000)` };
+    return {
+      type: 'malformed',
+      why: `start with media format ${encoding ?? '?'} at ${sampleRate ?? '?'} Hz (only audio/x-mulaw at 8000)`,
+    };
   }
   const parsed: StreamStart = {
     streamId,

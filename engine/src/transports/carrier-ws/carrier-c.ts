@@ -12,7 +12,17 @@
  * copies (pending marks echoed at once), which the transport tolerates either way.
  */
 import type { CarrierMessage, CarrierProtocol, StreamStart } from './carrier-protocol.ts';
-import { dtmfMessage, integerAt, markMessage, mediaMessage, objectAt, readEvent, stringAt, stringMap, type JsonObject } from './carrier-json.ts';
+import {
+  dtmfMessage,
+  integerAt,
+  markMessage,
+  mediaMessage,
+  objectAt,
+  readEvent,
+  stringAt,
+  stringMap,
+  type JsonObject,
+} from './carrier-json.ts';
 
 /** Sample rates the voicebot applet offers (its `sample-rate` URL parameter). */
 const SAMPLE_RATES = new Set([8000, 16000, 24000]);
@@ -55,7 +65,8 @@ export const carrierC: CarrierProtocol = {
 
 function parseStart(message: JsonObject): CarrierMessage {
   const start = objectAt(message, 'start');
-  const streamId = (start && (stringAt(start, 'stream_sid') ?? stringAt(start, 'streamSid'))) ?? stringAt(message, 'stream_sid');
+  const streamId =
+    (start && (stringAt(start, 'stream_sid') ?? stringAt(start, 'streamSid'))) ?? stringAt(message, 'stream_sid');
   if (!start || !streamId) return { type: 'malformed', why: 'start without stream_sid' };
   const format = objectAt(start, 'media_format') ?? objectAt(start, 'mediaFormat');
   const sampleRate = format ? (integerAt(format, 'sample_rate') ?? integerAt(format, 'sampleRate') ?? 8000) : 8000;

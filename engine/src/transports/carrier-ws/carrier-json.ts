@@ -45,7 +45,12 @@ export function stringAt(object: JsonObject, key: string): string | undefined {
 /** `object[key]` as a non-negative safe integer, from a number or a decimal string. */
 export function integerAt(object: JsonObject, key: string): number | undefined {
   const value = object[key];
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,15}$/.test(value)
+        ? Number(value)
+        : Number.NaN;
   return Number.isSafeInteger(number) && number >= 0 ? number : undefined;
 }
 
@@ -69,7 +74,8 @@ export function mediaMessage(payload: unknown, chunk: number | undefined): Carri
 
 /** A DTMF message, once its digit is checked to be one. */
 export function dtmfMessage(digit: unknown): CarrierMessage {
-  if (typeof digit !== 'string' || !DTMF_DIGIT.test(digit)) return { type: 'malformed', why: 'dtmf without a keypad digit' };
+  if (typeof digit !== 'string' || !DTMF_DIGIT.test(digit))
+    return { type: 'malformed', why: 'dtmf without a keypad digit' };
   return { type: 'dtmf', digit: digit.toUpperCase() };
 }
 

@@ -65,13 +65,25 @@ function transportOn(protocol: CarrierProtocol, start: object) {
   return { socket, transport, events, reading };
 }
 
-const twilioStart = { event: 'start', start: { streamSid: 'MZ1', callSid: 'CA1', mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000 } } };
-const plivoStart = (encoding = 'audio/x-mulaw', sampleRate = 8000) => ({ event: 'start', start: { streamId: 'S1', callId: 'C1', mediaFormat: { encoding, sampleRate } } });
-const exotelStart = { event: 'start', stream_sid: 'MZ9', start: { stream_sid: 'MZ9', media_format: { sample_rate: '8000' } } };
+const twilioStart = {
+  event: 'start',
+  start: { streamSid: 'MZ1', callSid: 'CA1', mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000 } },
+};
+const plivoStart = (encoding = 'audio/x-mulaw', sampleRate = 8000) => ({
+  event: 'start',
+  start: { streamId: 'S1', callId: 'C1', mediaFormat: { encoding, sampleRate } },
+});
+const exotelStart = {
+  event: 'start',
+  stream_sid: 'MZ9',
+  start: { stream_sid: 'MZ9', media_format: { sample_rate: '8000' } },
+};
 
 /** `ms` of a 400 Hz tone at 8 kHz as μ-law bytes, base64. */
 function mulawTone(ms: number, offset = 0): string {
-  const samples = Int16Array.from({ length: ms * 8 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 400 * (i + offset)) / 8000)));
+  const samples = Int16Array.from({ length: ms * 8 }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * 400 * (i + offset)) / 8000)),
+  );
   return Buffer.from(encodeMulaw(samples)).toString('base64');
 }
 
@@ -82,7 +94,12 @@ describe('a carrier stream as a transport', () => {
   it('starts on the carrier’s start, and turns its media into 20 ms frames of 16 kHz audio', async () => {
     const { socket, transport, events } = transportOn(carrierB, twilioStart);
     await expect(transport.started).resolves.toMatchObject({ streamId: 'MZ1', callId: 'CA1' });
-    for (let chunk = 1; chunk <= 50; chunk += 1) socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20, chunk * 160) } });
+    for (let chunk = 1; chunk <= 50; chunk += 1)
+      socket.receive({
+        event: 'media',
+        streamSid: 'MZ1',
+        media: { chunk: String(chunk), payload: mulawTone(20, chunk * 160) },
+      });
     await flush();
     const frames = audioFrames(events);
     // One second in, one second out, less the resampler's few samples of lookahead.
@@ -94,7 +111,8 @@ describe('a carrier stream as a transport', () => {
   it('fills a gap in the chunk counter and drops a repeated chunk', async () => {
     const { socket, transport, events } = transportOn(carrierB, twilioStart);
     await transport.started;
-    for (const chunk of [1, 2, 3, 3, 2, 7, 8]) socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
+    for (const chunk of [1, 2, 3, 3, 2, 7, 8])
+      socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
     await flush();
     expect(transport.stats).toMatchObject({ duplicateChunks: 2, concealedFrames: 3 });
     // 3 + 3 concealed + 2 frames: 8 frames of caller time, less lookahead.
@@ -108,9 +126,11 @@ describe('a carrier stream as a transport', () => {
     await transport.started;
     // Nobody reads: the session has stalled. 2 s fit; 10 s overflow the bound, losing the oldest audio only.
     socket.receive({ event: 'dtmf', streamSid: 'MZ1', dtmf: { digit: '1' } });
-    for (let chunk = 1; chunk <= 100; chunk += 1) socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
+    for (let chunk = 1; chunk <= 100; chunk += 1)
+      socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
     expect(transport.stats.droppedFrames).toBe(0);
-    for (let chunk = 101; chunk <= 500; chunk += 1) socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
+    for (let chunk = 101; chunk <= 500; chunk += 1)
+      socket.receive({ event: 'media', streamSid: 'MZ1', media: { chunk: String(chunk), payload: mulawTone(20) } });
     expect(transport.stats.droppedFrames).toBeGreaterThan(500 - INBOUND_EVENT_CAPACITY - 5);
     const events: TransportEvent[] = [];
     socket.peerClosed(1000);
@@ -130,7 +150,11 @@ describe('a carrier stream as a transport', () => {
     // 200 ms of 8 kHz μ-law, all of it before the mark (the resampler's tail is flushed ahead of it).
     expect(bytes).toBe(1600);
     expect(socket.sent.at(-1)).toEqual({ event: 'mark', streamSid: 'MZ1', mark: { name: 't1c0' } });
-    expect(decodeMulaw(Buffer.from((media[3]!.media as { payload: string }).payload, 'base64')).some((v) => Math.abs(v) > 1000)).toBe(true);
+    expect(
+      decodeMulaw(Buffer.from((media[3]!.media as { payload: string }).payload, 'base64')).some(
+        (v) => Math.abs(v) > 1000,
+      ),
+    ).toBe(true);
     socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: 't1c0' } });
     await flush();
     expect(events).toContainEqual({ type: 'mark', name: 't1c0' });
@@ -165,7 +189,10 @@ describe('a carrier stream as a transport', () => {
     await flush();
     expect(socket.of('clearAudio')).toEqual([{ event: 'clearAudio', streamId: 'S1' }]);
     expect(socket.of('sendDTMF')).toEqual([{ event: 'sendDTMF', dtmf: '12#' }]);
-    expect(socket.of('playAudio')[0]).toMatchObject({ streamId: 'S1', media: { contentType: 'audio/x-mulaw', sampleRate: 8000 } });
+    expect(socket.of('playAudio')[0]).toMatchObject({
+      streamId: 'S1',
+      media: { contentType: 'audio/x-mulaw', sampleRate: 8000 },
+    });
     expect(events.filter((e) => e.type === 'mark')).toEqual([]);
     expect(transport.stats).toMatchObject({ malformed: 0, unknown: 0, marksCleared: 1 });
     expect(new CarrierTransport(new FakeSocket(), carrierB).sendDigits).toBeUndefined();
@@ -175,18 +202,25 @@ describe('a carrier stream as a transport', () => {
     const { socket, transport, events } = transportOn(carrierA, plivoStart('audio/x-l16', 16000));
     await transport.started;
     const frame = Int16Array.from({ length: 320 }, (_, i) => i * 10);
-    socket.receive({ event: 'media', streamId: 'S1', media: { track: 'inbound', chunk: 1, payload: pcm16ToBytesLE(frame).toString('base64') } });
+    socket.receive({
+      event: 'media',
+      streamId: 'S1',
+      media: { track: 'inbound', chunk: 1, payload: pcm16ToBytesLE(frame).toString('base64') },
+    });
     transport.send(frame);
     await flush();
     expect(audioFrames(events)).toEqual([{ type: 'audio', samples: frame }]);
-    expect(Buffer.from((socket.of('playAudio')[0]!.media as { payload: string }).payload, 'base64')).toEqual(pcm16ToBytesLE(frame));
+    expect(Buffer.from((socket.of('playAudio')[0]!.media as { payload: string }).payload, 'base64')).toEqual(
+      pcm16ToBytesLE(frame),
+    );
   });
 
   it('on carrier-c, gathers agent audio into 100 ms payloads of whole 320-byte blocks, and pads the tail at a mark', async () => {
     const { socket, transport } = transportOn(carrierC, exotelStart);
     await transport.started;
     for (let i = 0; i < 12; i += 1) transport.send(new Int16Array(320).fill(2000));
-    const sizes = () => socket.of('media').map((m) => Buffer.from((m.media as { payload: string }).payload, 'base64').length);
+    const sizes = () =>
+      socket.of('media').map((m) => Buffer.from((m.media as { payload: string }).payload, 'base64').length);
     expect(sizes()).toEqual([1600, 1600]);
     transport.mark('t1c0');
     expect(sizes().length).toBe(3);
@@ -228,7 +262,13 @@ describe('a carrier stream as a transport', () => {
     socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: 'never-sent' } });
     await transport.started;
     expect(transport.stats).toMatchObject({ malformed: 5, unknown: 1, media: 0 });
-    expect(transport.stats.faults).toEqual(['media before start', 'not JSON', 'binary message', 'unknown event surprise', 'a second start']);
+    expect(transport.stats.faults).toEqual([
+      'media before start',
+      'not JSON',
+      'binary message',
+      'unknown event surprise',
+      'a second start',
+    ]);
     transport.hangup('done');
   });
 

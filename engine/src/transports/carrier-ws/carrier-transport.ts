@@ -90,10 +90,25 @@ export class CarrierTransport implements MediaTransport {
   readonly transfer?: (to: string) => Promise<void>;
   readonly #socket: MediaSocket;
   readonly #protocol: CarrierProtocol;
-  readonly #events = new Channel<TransportEvent>(INBOUND_EVENT_CAPACITY, 'drop-oldest', { evictable: (e) => e.type === 'audio' });
+  readonly #events = new Channel<TransportEvent>(INBOUND_EVENT_CAPACITY, 'drop-oldest', {
+    evictable: (e) => e.type === 'audio',
+  });
   readonly #stats: CarrierStreamStats = {
-    messages: 0, media: 0, malformed: 0, unknown: 0, skipped: 0, faults: [], duplicateChunks: 0, concealedFrames: 0,
-    droppedFrames: 0, sentPayloads: 0, droppedPayloads: 0, marksSent: 0, marksPlayed: 0, marksCleared: 0, clears: 0,
+    messages: 0,
+    media: 0,
+    malformed: 0,
+    unknown: 0,
+    skipped: 0,
+    faults: [],
+    duplicateChunks: 0,
+    concealedFrames: 0,
+    droppedFrames: 0,
+    sentPayloads: 0,
+    droppedPayloads: 0,
+    marksSent: 0,
+    marksPlayed: 0,
+    marksCleared: 0,
+    clears: 0,
   };
   #state: State = 'connecting';
   #start: StreamStart | undefined;
@@ -112,7 +127,11 @@ export class CarrierTransport implements MediaTransport {
    * @param options.startTimeoutMs how long to wait for the carrier's `start`; STREAM_START_TIMEOUT_MS by default
    * @param options.transfer how to transfer the call (a media stream cannot by itself)
    */
-  constructor(socket: MediaSocket, protocol: CarrierProtocol, options: { startTimeoutMs?: number; transfer?: (to: string) => Promise<void> } = {}) {
+  constructor(
+    socket: MediaSocket,
+    protocol: CarrierProtocol,
+    options: { startTimeoutMs?: number; transfer?: (to: string) => Promise<void> } = {},
+  ) {
     this.#socket = socket;
     this.#protocol = protocol;
     this.carrier = protocol.carrier;
@@ -178,7 +197,8 @@ export class CarrierTransport implements MediaTransport {
     this.#stats.marksCleared += this.#pendingMarks.length;
     if (this.#protocol.marksOnClear === 'echoed') {
       for (const name of this.#pendingMarks) this.#clearedMarks.add(name);
-      while (this.#clearedMarks.size > MAX_PENDING_MARKS) this.#clearedMarks.delete(this.#clearedMarks.values().next().value!);
+      while (this.#clearedMarks.size > MAX_PENDING_MARKS)
+        this.#clearedMarks.delete(this.#clearedMarks.values().next().value!);
     }
     this.#pendingMarks = [];
   }
@@ -203,7 +223,8 @@ export class CarrierTransport implements MediaTransport {
       return;
     }
     // A socket already closing takes nothing: only what went out counts as sent.
-    if (this.#socket.send(this.#protocol.encodeMedia(this.#start!, payload.toString('base64')))) this.#stats.sentPayloads += 1;
+    if (this.#socket.send(this.#protocol.encodeMedia(this.#start!, payload.toString('base64'))))
+      this.#stats.sentPayloads += 1;
   }
 
   #onMessage(data: string, binary: boolean): void {
@@ -234,7 +255,10 @@ export class CarrierTransport implements MediaTransport {
       case 'cleared':
         return;
       case 'stop':
-        this.#events.push({ type: 'hangup', reason: message.reason ? `stream stopped: ${message.reason}` : 'stream stopped' });
+        this.#events.push({
+          type: 'hangup',
+          reason: message.reason ? `stream stopped: ${message.reason}` : 'stream stopped',
+        });
         this.#end();
     }
   }
@@ -244,9 +268,14 @@ export class CarrierTransport implements MediaTransport {
     clearTimeout(this.#startTimer);
     this.#start = start;
     this.#inbound = new InboundAudio(start.format, (samples) => this.#events.push({ type: 'audio', samples }));
-    this.#outbound = new OutboundAudio(start.format, this.#protocol.outboundChunkMs, this.#protocol.outboundByteMultiple);
+    this.#outbound = new OutboundAudio(
+      start.format,
+      this.#protocol.outboundChunkMs,
+      this.#protocol.outboundByteMultiple,
+    );
     // Base64 of MAX_MEDIA_MESSAGE_MS of audio: checked on the text, before decoding anything.
-    this.#maxPayloadChars = Math.ceil((start.format.sampleRate * bytesPerSample(start.format) * MAX_MEDIA_MESSAGE_MS) / 1000 / 3) * 4;
+    this.#maxPayloadChars =
+      Math.ceil((start.format.sampleRate * bytesPerSample(start.format) * MAX_MEDIA_MESSAGE_MS) / 1000 / 3) * 4;
     this.#state = 'streaming';
     this.#resolveStarted(start);
   }
@@ -275,7 +304,11 @@ export class CarrierTransport implements MediaTransport {
     this.#rejectStarted(new Error(`the stream closed before its start (${code}${reason ? ` ${reason}` : ''})`));
     if (this.#state === 'ended') return;
     const dropped = !CLEAN_CLOSES.has(code);
-    this.#events.push({ type: 'hangup', reason: dropped ? `media connection lost (${code})` : 'stream closed', dropped });
+    this.#events.push({
+      type: 'hangup',
+      reason: dropped ? `media connection lost (${code})` : 'stream closed',
+      dropped,
+    });
     this.#end();
   }
 
@@ -289,6 +322,7 @@ export class CarrierTransport implements MediaTransport {
 
   #fault(kind: 'malformed' | 'unknown', why: string): void {
     this.#stats[kind] += 1;
-    if (this.#stats.faults.length < MAX_FAULT_SAMPLES && !this.#stats.faults.includes(why)) this.#stats.faults.push(why);
+    if (this.#stats.faults.length < MAX_FAULT_SAMPLES && !this.#stats.faults.includes(why))
+      this.#stats.faults.push(why);
   }
 }

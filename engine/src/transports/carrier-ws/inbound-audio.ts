@@ -58,8 +58,16 @@ export class InboundAudio {
   constructor(format: StreamFormat, onFrame: (samples: Int16Array) => void) {
     this.#frameSamples = samplesPerFrame(format.sampleRate);
     this.#framer = new Framer(this.#frameSamples);
-    this.#jitter = new JitterBuffer({ frameSamples: this.#frameSamples, targetDepthMs: GAP_WAIT_MS, sequenceModulus: 0 });
-    this.#resampler = new Resampler(format.sampleRate, ENGINE_SAMPLE_RATE, format.sampleRate === 8000 ? { sourceBandHz: TELEPHONE_BAND_HZ } : {});
+    this.#jitter = new JitterBuffer({
+      frameSamples: this.#frameSamples,
+      targetDepthMs: GAP_WAIT_MS,
+      sequenceModulus: 0,
+    });
+    this.#resampler = new Resampler(
+      format.sampleRate,
+      ENGINE_SAMPLE_RATE,
+      format.sampleRate === 8000 ? { sourceBandHz: TELEPHONE_BAND_HZ } : {},
+    );
     // The resampler holds back its lookahead (2 ms at 8 kHz), so each carrier frame yields 2 ms short of an engine
     // frame, which would complete only when the next one arrives — 18 ms late on every frame. Leading the stream
     // with the lookahead's worth of silence lines the engine's frames up with the carrier's: each is ready as soon

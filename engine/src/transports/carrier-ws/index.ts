@@ -4,7 +4,13 @@ import { carrierB } from './carrier-b.ts';
 import { carrierC } from './carrier-c.ts';
 import { MEDIA_CARRIERS, type CarrierProtocol, type MediaCarrier } from './carrier-protocol.ts';
 
-export { MEDIA_CARRIERS, type CarrierProtocol, type MediaCarrier, type StreamFormat, type StreamStart } from './carrier-protocol.ts';
+export {
+  MEDIA_CARRIERS,
+  type CarrierProtocol,
+  type MediaCarrier,
+  type StreamFormat,
+  type StreamStart,
+} from './carrier-protocol.ts';
 export { CarrierTransport, type CarrierStreamStats } from './carrier-transport.ts';
 
 const PROTOCOLS: Readonly<Record<MediaCarrier, CarrierProtocol>> = {

@@ -7,7 +7,13 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { CLOSE_CODES, type MediaServer, type MediaServerOptions, type MediaSocket, type MediaSocketListener } from './media-server.ts';
+import {
+  CLOSE_CODES,
+  type MediaServer,
+  type MediaServerOptions,
+  type MediaSocket,
+  type MediaSocketListener,
+} from './media-server.ts';
 
 /**
  * Largest message, bytes: a carrier's biggest chunk (Exotel allows 100 KB of PCM, 137 KB as base64) with room to
@@ -21,7 +27,9 @@ const MAX_CLOSE_REASON_BYTES = 123;
 
 export async function startWsMediaServer(options: MediaServerOptions): Promise<MediaServer> {
   const http = createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain', connection: 'close' }).end('media streams only: open a websocket\n');
+    res
+      .writeHead(426, { 'content-type': 'text/plain', connection: 'close' })
+      .end('media streams only: open a websocket\n');
   });
   const wss = new WebSocketServer({
     noServer: true,
@@ -35,7 +43,11 @@ export async function startWsMediaServer(options: MediaServerOptions): Promise<M
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'ws://media.invalid');
-    const handler = options.router({ path: url.pathname, query: url.search.slice(1), remoteAddress: socket.remoteAddress });
+    const handler = options.router({
+      path: url.pathname,
+      query: url.search.slice(1),
+      remoteAddress: socket.remoteAddress,
+    });
     if (!handler) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;

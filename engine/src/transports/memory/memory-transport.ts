@@ -25,13 +25,18 @@ export interface MemoryCaller {
   onAudio?: (frame: Int16Array) => void;
 }
 
-export function memoryTransport(options: { echoes?: boolean } = {}): { transport: MediaTransport; caller: MemoryCaller } {
+export function memoryTransport(options: { echoes?: boolean } = {}): {
+  transport: MediaTransport;
+  caller: MemoryCaller;
+} {
   const inbound = new Channel<TransportEvent>(INBOUND_CAPACITY, 'drop-oldest');
   const heard: Int16Array[] = [];
   let clears = 0;
   let ended = false;
   let resolveHungUp!: (reason: string) => void;
-  const hungUp = new Promise<string>((resolve) => { resolveHungUp = resolve; });
+  const hungUp = new Promise<string>((resolve) => {
+    resolveHungUp = resolve;
+  });
 
   const caller: MemoryCaller = {
     speak: (frame) => inbound.push({ type: 'audio', samples: frame }),

@@ -24,11 +24,16 @@ export class LlmClient {
   #nextRequestId = 1;
 
   private constructor(bus: Bus, callId: string, options: { provider?: string; model?: string }) {
-    this.#stream = new WorkerStream(bus, 'llm', { callId, options }, {
-      message: (payload) => this.#receive(payload),
-      reopened: () => this.#resend(),
-      failed: (error) => this.#failAll(error),
-    });
+    this.#stream = new WorkerStream(
+      bus,
+      'llm',
+      { callId, options },
+      {
+        message: (payload) => this.#receive(payload),
+        reopened: () => this.#resend(),
+        failed: (error) => this.#failAll(error),
+      },
+    );
   }
 
   static async open(bus: Bus, callId: string, options: { provider?: string; model?: string } = {}): Promise<LlmClient> {

@@ -27,20 +27,30 @@ export class SttClient {
   #sequence = 0;
 
   private constructor(bus: Bus, callId: string, options: SttOptions & { provider?: string }) {
-    this.#stream = new WorkerStream(bus, 'stt', {
-      callId,
-      options: { provider: options.provider, language: options.language, mode: options.mode, keywords: options.keywords ? [...options.keywords] : undefined },
-    }, {
-      message: (payload) => this.#receive(payload),
-      reopened: () => {
-        for (const utterance of this.#endedDuringFailover.splice(0)) {
-          for (const frame of utterance) this.#send(frame);
-          this.#sendEndOfUtterance();
-        }
-        for (const frame of this.#utterance) this.#send(frame);
+    this.#stream = new WorkerStream(
+      bus,
+      'stt',
+      {
+        callId,
+        options: {
+          provider: options.provider,
+          language: options.language,
+          mode: options.mode,
+          keywords: options.keywords ? [...options.keywords] : undefined,
+        },
       },
-      failed: (error) => this.events.fail(error),
-    });
+      {
+        message: (payload) => this.#receive(payload),
+        reopened: () => {
+          for (const utterance of this.#endedDuringFailover.splice(0)) {
+            for (const frame of utterance) this.#send(frame);
+            this.#sendEndOfUtterance();
+          }
+          for (const frame of this.#utterance) this.#send(frame);
+        },
+        failed: (error) => this.events.fail(error),
+      },
+    );
   }
 
   static async open(bus: Bus, callId: string, options: SttOptions & { provider?: string }): Promise<SttClient> {
@@ -76,7 +86,9 @@ export class SttClient {
   }
 
   #send(samples: Int16Array): void {
-    this.#stream.send(encodeAudioFrame({ sampleRate: ENGINE_SAMPLE_RATE, requestNumber: 0, sequence: this.#sequence++, samples }));
+    this.#stream.send(
+      encodeAudioFrame({ sampleRate: ENGINE_SAMPLE_RATE, requestNumber: 0, sequence: this.#sequence++, samples }),
+    );
   }
 
   #receive(payload: Uint8Array): void {

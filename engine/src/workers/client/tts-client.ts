@@ -30,11 +30,16 @@ export class TtsClient {
   #nextRequestId = 1;
 
   private constructor(bus: Bus, callId: string, options: SayOptions & { provider?: string }) {
-    this.#stream = new WorkerStream(bus, 'tts', { callId, options }, {
-      message: (payload) => this.#receive(payload),
-      reopened: () => this.#resend(),
-      failed: (error) => this.#failAll(error),
-    });
+    this.#stream = new WorkerStream(
+      bus,
+      'tts',
+      { callId, options },
+      {
+        message: (payload) => this.#receive(payload),
+        reopened: () => this.#resend(),
+        failed: (error) => this.#failAll(error),
+      },
+    );
   }
 
   static async open(bus: Bus, callId: string, options: SayOptions & { provider?: string } = {}): Promise<TtsClient> {

@@ -113,8 +113,13 @@ export class WorkerStream {
     let lastError: unknown;
     while (!this.#closed && Date.now() < deadline) {
       try {
-        const reply = codecs.openReply.decode((await this.#bus.request(subjects.workerOpen(this.#kind),
-          codecs.openRequest.encode(this.#request), { timeoutMs: OPEN_TIMEOUT_MS })).data);
+        const reply = codecs.openReply.decode(
+          (
+            await this.#bus.request(subjects.workerOpen(this.#kind), codecs.openRequest.encode(this.#request), {
+              timeoutMs: OPEN_TIMEOUT_MS,
+            })
+          ).data,
+        );
         if (!reply.ok) throw WorkerStreamError.fromWire(reply);
         this.#attach(reply.streamId, reply.workerId);
         return;
@@ -125,7 +130,9 @@ export class WorkerStream {
         await new Promise((resolve) => setTimeout(resolve, OPEN_RETRY_DELAY_MS));
       }
     }
-    throw new WorkerStreamError('no_worker', `no ${this.#kind} worker answered within ${OPEN_DEADLINE_MS} ms`, { cause: lastError });
+    throw new WorkerStreamError('no_worker', `no ${this.#kind} worker answered within ${OPEN_DEADLINE_MS} ms`, {
+      cause: lastError,
+    });
   }
 
   #attach(streamId: string, workerId: string): void {
@@ -167,7 +174,11 @@ export class WorkerStream {
     } catch (error) {
       this.#reopening = false;
       this.close();
-      this.#events.failed(error instanceof WorkerStreamError ? error : new WorkerStreamError('no_worker', String(error), { cause: error }));
+      this.#events.failed(
+        error instanceof WorkerStreamError
+          ? error
+          : new WorkerStreamError('no_worker', String(error), { cause: error }),
+      );
     }
   }
 }

@@ -25,12 +25,16 @@ function llmStream(provider: LlmProvider, model: string | undefined, context: St
   const requests = new RequestRunner(context);
 
   const run = (requestId: number, request: LlmRequest) =>
-    requests.run(requestId, async (signal) => {
-      for await (const event of provider.stream({ ...request, model: request.model ?? model }, signal)) {
-        if (signal.aborted) break;
-        context.send(codecs.llmOut.encode({ ...event, requestId }));
-      }
-    }, (error) => context.send(codecs.llmOut.encode({ type: 'error', requestId, ...wireError(error) })));
+    requests.run(
+      requestId,
+      async (signal) => {
+        for await (const event of provider.stream({ ...request, model: request.model ?? model }, signal)) {
+          if (signal.aborted) break;
+          context.send(codecs.llmOut.encode({ ...event, requestId }));
+        }
+      },
+      (error) => context.send(codecs.llmOut.encode({ type: 'error', requestId, ...wireError(error) })),
+    );
 
   return {
     receive(payload) {

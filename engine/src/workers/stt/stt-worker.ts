@@ -22,8 +22,15 @@ export function sttWorker(providers: readonly SttProvider[], defaultProvider?: s
   };
 }
 
-function sttStream(provider: SttProvider, options: Static<typeof SttOpenOptions>, context: StreamContext): StreamHandler {
-  const stream = provider.open({ language: options.language, mode: options.mode, keywords: options.keywords }, context.signal);
+function sttStream(
+  provider: SttProvider,
+  options: Static<typeof SttOpenOptions>,
+  context: StreamContext,
+): StreamHandler {
+  const stream = provider.open(
+    { language: options.language, mode: options.mode, keywords: options.keywords },
+    context.signal,
+  );
   let endRequested = false;
   void (async () => {
     try {
@@ -40,7 +47,8 @@ function sttStream(provider: SttProvider, options: Static<typeof SttOpenOptions>
     receive(payload) {
       if (isAudioFrame(payload)) {
         const frame = decodeAudioFrame(payload);
-        if (frame.sampleRate !== ENGINE_SAMPLE_RATE) throw new Error(`stt audio must be ${ENGINE_SAMPLE_RATE} Hz, got ${frame.sampleRate}`);
+        if (frame.sampleRate !== ENGINE_SAMPLE_RATE)
+          throw new Error(`stt audio must be ${ENGINE_SAMPLE_RATE} Hz, got ${frame.sampleRate}`);
         stream.push(frame.samples);
         return;
       }

@@ -27,36 +27,51 @@ export function ttsWorker(providers: readonly TtsProvider[], defaultProvider?: s
   };
 }
 
-function ttsStream(provider: TtsProvider, defaults: Static<typeof TtsOpenOptions>, context: StreamContext): StreamHandler {
+function ttsStream(
+  provider: TtsProvider,
+  defaults: Static<typeof TtsOpenOptions>,
+  context: StreamContext,
+): StreamHandler {
   const requests = new RequestRunner(context);
   let sequence = 0;
 
   const send = (requestId: number, samples: Int16Array) => {
     for (let at = 0; at < samples.length; at += MAX_CHUNK_SAMPLES) {
       const piece = samples.subarray(at, Math.min(at + MAX_CHUNK_SAMPLES, samples.length));
-      context.send(encodeAudioFrame({ sampleRate: ENGINE_SAMPLE_RATE, requestNumber: requestId, sequence: sequence++, samples: piece }));
+      context.send(
+        encodeAudioFrame({
+          sampleRate: ENGINE_SAMPLE_RATE,
+          requestNumber: requestId,
+          sequence: sequence++,
+          samples: piece,
+        }),
+      );
     }
   };
 
   const say = (requestId: number, request: TtsRequest) =>
-    requests.run(requestId, async (signal) => {
-      let resampler: Resampler | undefined;
-      let total = 0;
-      for await (const chunk of provider.synthesize(request, signal)) {
+    requests.run(
+      requestId,
+      async (signal) => {
+        let resampler: Resampler | undefined;
+        let total = 0;
+        for await (const chunk of provider.synthesize(request, signal)) {
+          if (signal.aborted) return;
+          resampler ??= new Resampler(chunk.sampleRate, ENGINE_SAMPLE_RATE);
+          const out = resampler.push(chunk.samples);
+          total += out.length;
+          send(requestId, out);
+        }
         if (signal.aborted) return;
-        resampler ??= new Resampler(chunk.sampleRate, ENGINE_SAMPLE_RATE);
-        const out = resampler.push(chunk.samples);
-        total += out.length;
-        send(requestId, out);
-      }
-      if (signal.aborted) return;
-      if (resampler) {
-        const tail = resampler.flush();
-        total += tail.length;
-        send(requestId, tail);
-      }
-      context.send(codecs.ttsOut.encode({ type: 'done', requestId, samples: total }));
-    }, (error) => context.send(codecs.ttsOut.encode({ type: 'error', requestId, ...wireError(error) })));
+        if (resampler) {
+          const tail = resampler.flush();
+          total += tail.length;
+          send(requestId, tail);
+        }
+        context.send(codecs.ttsOut.encode({ type: 'done', requestId, samples: total }));
+      },
+      (error) => context.send(codecs.ttsOut.encode({ type: 'error', requestId, ...wireError(error) })),
+    );
 
   return {
     receive(payload) {

@@ -45,22 +45,28 @@ export function answerVoiceListings(bus: Bus, options: VoiceListingOptions): Voi
   };
 }
 
-async function answer(message: BusMessage, options: VoiceListingOptions, log: NonNullable<VoiceListingOptions['log']>): Promise<void> {
+async function answer(
+  message: BusMessage,
+  options: VoiceListingOptions,
+  log: NonNullable<VoiceListingOptions['log']>,
+): Promise<void> {
   try {
     ttsVoicesCodecs.request.decode(message.data);
   } catch (error) {
     message.respond(ttsVoicesCodecs.reply.encode({ ok: false, ...wireError(error), retryable: false }));
     return;
   }
-  const listed = await Promise.all(options.providers.map(async (provider) => {
-    try {
-      const voices = await withinDeadline(provider);
-      return { provider: provider.name, voices };
-    } catch (error) {
-      log('voice listing failed', { provider: provider.name, error });
-      return { provider: provider.name, failure: wireError(error) };
-    }
-  }));
+  const listed = await Promise.all(
+    options.providers.map(async (provider) => {
+      try {
+        const voices = await withinDeadline(provider);
+        return { provider: provider.name, voices };
+      } catch (error) {
+        log('voice listing failed', { provider: provider.name, error });
+        return { provider: provider.name, failure: wireError(error) };
+      }
+    }),
+  );
   const reply: TtsVoicesReply = {
     ok: true,
     workerId: options.workerId,
@@ -87,7 +93,14 @@ async function withinDeadline(provider: TtsProvider): Promise<TtsVoice[]> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new ProviderError('upstream_timeout', provider.name, `listing voices took longer than ${TTS_VOICES_PROVIDER_DEADLINE_MS} ms`)),
+      () =>
+        reject(
+          new ProviderError(
+            'upstream_timeout',
+            provider.name,
+            `listing voices took longer than ${TTS_VOICES_PROVIDER_DEADLINE_MS} ms`,
+          ),
+        ),
       TTS_VOICES_PROVIDER_DEADLINE_MS,
     );
   });

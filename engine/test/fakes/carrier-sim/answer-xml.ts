@@ -133,7 +133,8 @@ export function twimlStream(xml: string): StreamInstruction {
   const root = parseXml(xml);
   if (root.name !== 'Response') throw new AnswerError(`TwiML root is <${root.name}>, not <Response>`);
   for (const verb of root.children) {
-    if (verb.name === 'Start' && verb.children.some((c) => c.name === 'Stream')) throw new AnswerError('<Start><Stream> is one-way: the agent could not speak');
+    if (verb.name === 'Start' && verb.children.some((c) => c.name === 'Stream'))
+      throw new AnswerError('<Start><Stream> is one-way: the agent could not speak');
     if (verb.name !== 'Connect') continue;
     const stream = verb.children.find((c) => c.name === 'Stream');
     if (!stream) continue;
@@ -158,9 +159,12 @@ export function plivoStream(xml: string): StreamInstruction {
   const stream = root.children.find((c) => c.name === 'Stream');
   if (!stream) throw new AnswerError('no <Stream> in the XML');
   const attributes = stream.attributes;
-  if (attributes.bidirectional !== 'true') throw new AnswerError('<Stream> is not bidirectional: the agent could not speak');
-  if (attributes.audioTrack && attributes.audioTrack !== 'inbound') throw new AnswerError('a bidirectional <Stream> takes audioTrack inbound only');
-  if (!/^wss?:\/\//.test(stream.text)) throw new AnswerError(`<Stream> must hold a websocket URL, not "${stream.text}"`);
+  if (attributes.bidirectional !== 'true')
+    throw new AnswerError('<Stream> is not bidirectional: the agent could not speak');
+  if (attributes.audioTrack && attributes.audioTrack !== 'inbound')
+    throw new AnswerError('a bidirectional <Stream> takes audioTrack inbound only');
+  if (!/^wss?:\/\//.test(stream.text))
+    throw new AnswerError(`<Stream> must hold a websocket URL, not "${stream.text}"`);
   const parameters: Record<string, string> = {};
   for (const pair of (attributes.extraHeaders ?? '').split(/[,;]/)) {
     const at = pair.indexOf('=');

@@ -41,20 +41,35 @@ export function carrierAApi(context: SimContext): CarrierApi {
   const requestIds = new Map<string, string>();
 
   const error = (res: ServerResponse, req: IncomingMessage, url: URL, status: number, message: string) =>
-    context.refuse(res, { carrier: 'carrier-a', method: req.method ?? '', path: url.pathname, status, message }, { api_id: randomUUID(), error: message });
+    context.refuse(
+      res,
+      { carrier: 'carrier-a', method: req.method ?? '', path: url.pathname, status, message },
+      { api_id: randomUUID(), error: message },
+    );
 
   const authorised = (req: IncomingMessage, authId: string) => {
     const credentials = basicAuth(req);
-    return credentials?.user === account.authId && credentials.password === account.authToken && authId === account.authId;
+    return (
+      credentials?.user === account.authId && credentials.password === account.authToken && authId === account.authId
+    );
   };
 
   const signed = (method: 'GET' | 'POST', params: Record<string, string>) => (target: string) => {
     const nonce = plivoNonce();
     const signature = plivoV3Signature(account.authToken, method, target, nonce, method === 'POST' ? params : {});
-    return { 'x-plivo-signature-v3': signature, 'x-plivo-signature-ma-v3': signature, 'x-plivo-signature-v3-nonce': nonce };
+    return {
+      'x-plivo-signature-v3': signature,
+      'x-plivo-signature-ma-v3': signature,
+      'x-plivo-signature-v3-nonce': nonce,
+    };
   };
 
-  const send = async (call: SimCall, url: string | undefined, methodName: string | undefined, params: Record<string, string>) => {
+  const send = async (
+    call: SimCall,
+    url: string | undefined,
+    methodName: string | undefined,
+    params: Record<string, string>,
+  ) => {
     if (!url) return;
     const method = methodName?.toUpperCase() === 'GET' ? 'GET' : 'POST';
     call.webhooks.push(await callWebhook(url, method, params, signed(method, params)));
@@ -72,7 +87,14 @@ export function carrierAApi(context: SimContext): CarrierApi {
     async answer(call) {
       const url = param(call.request, 'answer_url')!;
       const method = param(call.request, 'answer_method')?.toUpperCase() === 'GET' ? 'GET' : 'POST';
-      const params = { ...base(call), CallStatus: call.direction === 'outbound' ? 'in-progress' : 'ringing', Event: 'StartApp', ALegUUID: call.sid, ALegRequestUUID: base(call).RequestUUID!, BillRate: '0.0035' };
+      const params = {
+        ...base(call),
+        CallStatus: call.direction === 'outbound' ? 'in-progress' : 'ringing',
+        Event: 'StartApp',
+        ALegUUID: call.sid,
+        ALegRequestUUID: base(call).RequestUUID!,
+        BillRate: '0.0035',
+      };
       const record = await callWebhook(url, method, params, signed(method, params));
       call.answerFetch = record;
       call.webhooks.push(record);
@@ -84,7 +106,11 @@ export function carrierAApi(context: SimContext): CarrierApi {
       const now = new Date().toISOString().replace('T', ' ').slice(0, 19);
       switch (event) {
         case 'ringing':
-          return send(call, param(call.request, 'ring_url'), param(call.request, 'ring_method'), { ...base(call), CallStatus: 'ringing', Event: 'Ring' });
+          return send(call, param(call.request, 'ring_url'), param(call.request, 'ring_method'), {
+            ...base(call),
+            CallStatus: 'ringing',
+            Event: 'Ring',
+          });
         case 'stream-started':
         case 'stream-stopped':
           return send(call, call.instruction?.statusCallbackUrl, call.instruction?.statusCallbackMethod, {
@@ -95,7 +121,10 @@ export function carrierAApi(context: SimContext): CarrierApi {
           });
         case 'ended': {
           const [cause, causeName] = HANGUP_CAUSES[call.status];
-          const duration = call.answeredAt && call.endedAt ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000) : 0;
+          const duration =
+            call.answeredAt && call.endedAt
+              ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000)
+              : 0;
           return send(call, param(call.request, 'hangup_url'), param(call.request, 'hangup_method'), {
             ...base(call),
             CallStatus: call.status === 'canceled' ? 'cancel' : call.status,
@@ -138,7 +167,17 @@ export function carrierAApi(context: SimContext): CarrierApi {
       if (value && !/^https?:\/\/\S+$/.test(value)) return error(res, req, url, 400, `${name} is not a valid URL`);
     }
     const requestUuid = randomUUID();
-    const call = new SimCall({ carrier: 'carrier-a', sid: randomUUID(), direction: 'outbound', from: param(params, 'from')!, to: param(params, 'to')!, accountId: account.authId, request: params, outcome: context.takeOutcome(), ringMs: context.ringMs });
+    const call = new SimCall({
+      carrier: 'carrier-a',
+      sid: randomUUID(),
+      direction: 'outbound',
+      from: param(params, 'from')!,
+      to: param(params, 'to')!,
+      accountId: account.authId,
+      request: params,
+      outcome: context.takeOutcome(),
+      ringMs: context.ringMs,
+    });
     requestIds.set(call.sid, requestUuid);
     reply(res, 201, { api_id: randomUUID(), message: 'call fired', request_uuid: requestUuid });
     context.register(call, driver);
@@ -149,7 +188,8 @@ export function carrierAApi(context: SimContext): CarrierApi {
     const params = await readParams(req);
     call.apiRequests.push({ method: 'POST', path: url.pathname, params });
     const target = param(params, 'aleg_url');
-    if (param(params, 'legs') !== 'aleg' || !target) return error(res, req, url, 400, 'legs must be aleg with an aleg_url');
+    if (param(params, 'legs') !== 'aleg' || !target)
+      return error(res, req, url, 400, 'legs must be aleg with an aleg_url');
     if (call.status !== 'in-progress') return error(res, req, url, 400, 'call is not in progress');
     const method = param(params, 'aleg_method')?.toUpperCase() === 'GET' ? 'GET' : 'POST';
     const fetchParams = { ...base(call), CallStatus: 'in-progress', Event: 'Transfer' };
@@ -183,7 +223,11 @@ export function carrierAApi(context: SimContext): CarrierApi {
         return true;
       }
       const id = one![2]!;
-      const call = context.find('carrier-a', id) ?? [...requestIds].map(([sid, request]) => (request === id ? context.find('carrier-a', sid) : undefined)).find(Boolean);
+      const call =
+        context.find('carrier-a', id) ??
+        [...requestIds]
+          .map(([sid, request]) => (request === id ? context.find('carrier-a', sid) : undefined))
+          .find(Boolean);
       if (!call) error(res, req, url, 404, 'call not found');
       else if (req.method === 'GET') reply(res, 200, resource(call));
       else if (req.method === 'DELETE') {
@@ -197,7 +241,17 @@ export function carrierAApi(context: SimContext): CarrierApi {
     inbound(options: InboundCallOptions) {
       const request: Record<string, string> = { answer_url: options.url, answer_method: options.method ?? 'POST' };
       if (options.statusCallback) request.hangup_url = options.statusCallback;
-      const call = new SimCall({ carrier: 'carrier-a', sid: randomUUID(), direction: 'inbound', from: options.from, to: options.to, accountId: account.authId, request, outcome: 'answer', ringMs: 0 });
+      const call = new SimCall({
+        carrier: 'carrier-a',
+        sid: randomUUID(),
+        direction: 'inbound',
+        from: options.from,
+        to: options.to,
+        accountId: account.authId,
+        request,
+        outcome: 'answer',
+        ringMs: 0,
+      });
       context.register(call, driver);
       return call;
     },

@@ -25,11 +25,19 @@ export function carrierBApi(context: SimContext): CarrierApi {
   const account = context.accounts['carrier-b'];
 
   const error = (res: ServerResponse, req: IncomingMessage, url: URL, status: number, code: number, message: string) =>
-    context.refuse(res, { carrier: 'carrier-b', method: req.method ?? '', path: url.pathname, status, message }, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+    context.refuse(
+      res,
+      { carrier: 'carrier-b', method: req.method ?? '', path: url.pathname, status, message },
+      { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status },
+    );
 
   const authorised = (req: IncomingMessage, sid: string) => {
     const credentials = basicAuth(req);
-    return credentials?.user === account.accountSid && credentials.password === account.authToken && sid === account.accountSid;
+    return (
+      credentials?.user === account.accountSid &&
+      credentials.password === account.authToken &&
+      sid === account.accountSid
+    );
   };
 
   const resource = (call: SimCall) => ({
@@ -43,7 +51,10 @@ export function carrierBApi(context: SimContext): CarrierApi {
     date_created: call.createdAt.toUTCString(),
     start_time: call.answeredAt?.toUTCString() ?? null,
     end_time: call.endedAt?.toUTCString() ?? null,
-    duration: call.endedAt && call.answeredAt ? String(Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000)) : null,
+    duration:
+      call.endedAt && call.answeredAt
+        ? String(Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000))
+        : null,
     answered_by: null,
     parent_call_sid: null,
     price: null,
@@ -59,9 +70,18 @@ export function carrierBApi(context: SimContext): CarrierApi {
         if (inline) return { instruction: twimlStream(inline), format: { encoding: 'mulaw', sampleRate: 8000 } };
         const url = param(call.request, 'Url')!;
         const method = (param(call.request, 'Method')?.toUpperCase() ?? 'POST') === 'GET' ? 'GET' : 'POST';
-        const record = await callWebhook(url, method, baseParams(call, call.direction === 'outbound' ? 'in-progress' : 'ringing'), (target) => ({
-          'x-twilio-signature': twilioSignature(account.authToken, target, method === 'POST' ? baseParams(call, call.direction === 'outbound' ? 'in-progress' : 'ringing') : {}),
-        }));
+        const record = await callWebhook(
+          url,
+          method,
+          baseParams(call, call.direction === 'outbound' ? 'in-progress' : 'ringing'),
+          (target) => ({
+            'x-twilio-signature': twilioSignature(
+              account.authToken,
+              target,
+              method === 'POST' ? baseParams(call, call.direction === 'outbound' ? 'in-progress' : 'ringing') : {},
+            ),
+          }),
+        );
         call.answerFetch = record;
         call.webhooks.push(record);
         if (record.status !== 200) throw new AnswerError(`the answer URL answered ${record.status}`);
@@ -81,20 +101,28 @@ export function carrierBApi(context: SimContext): CarrierApi {
           Timestamp: new Date().toUTCString(),
         };
         if (name === 'completed') {
-          const duration = call.answeredAt && call.endedAt ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000) : 0;
+          const duration =
+            call.answeredAt && call.endedAt
+              ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000)
+              : 0;
           params.CallDuration = String(duration);
           params.Duration = String(Math.ceil(duration / 60));
         }
-        call.webhooks.push(await callWebhook(url, method, params, (target) => ({ 'x-twilio-signature': twilioSignature(account.authToken, target, method === 'POST' ? params : {}) })));
+        call.webhooks.push(
+          await callWebhook(url, method, params, (target) => ({
+            'x-twilio-signature': twilioSignature(account.authToken, target, method === 'POST' ? params : {}),
+          })),
+        );
       },
     };
   };
 
   function baseParams(call: SimCall, status: string): Record<string, string> {
     // Answering-machine detection, when the call asked for it, reports who picked up from the answer on.
-    const detected: Record<string, string> = param(call.request, 'MachineDetection') && call.answeredAt
-      ? { AnsweredBy: call.answeredByMachine ? 'machine_start' : 'human' }
-      : {};
+    const detected: Record<string, string> =
+      param(call.request, 'MachineDetection') && call.answeredAt
+        ? { AnsweredBy: call.answeredByMachine ? 'machine_start' : 'human' }
+        : {};
     return {
       ...detected,
       AccountSid: account.accountSid,
@@ -119,13 +147,25 @@ export function carrierBApi(context: SimContext): CarrierApi {
     if (!answer && !param(params, 'Twiml')) return error(res, req, url, 400, 21205, 'Url parameter is required');
     for (const name of ['Url', 'StatusCallback']) {
       const value = param(params, name);
-      if (value && !/^https?:\/\/[^\s]+$/.test(value)) return error(res, req, url, 400, 21205, `${name} is not a valid URL: ${value}`);
+      if (value && !/^https?:\/\/[^\s]+$/.test(value))
+        return error(res, req, url, 400, 21205, `${name} is not a valid URL: ${value}`);
     }
     // The REST API takes one event per parameter, repeated (space-separated lists are TwiML's attribute syntax).
     const events = params.StatusCallbackEvent === undefined ? [] : ([] as string[]).concat(params.StatusCallbackEvent);
     const unknownEvents = events.filter((e) => !(EVENTS as readonly string[]).includes(e));
-    if (unknownEvents.length) return error(res, req, url, 400, 21626, `Invalid StatusCallbackEvent: ${unknownEvents.join(', ')}`);
-    const call = new SimCall({ carrier: 'carrier-b', sid: `CA${randomBytes(16).toString('hex')}`, direction: 'outbound', from, to, accountId: account.accountSid, request: params, outcome: context.takeOutcome(), ringMs: context.ringMs });
+    if (unknownEvents.length)
+      return error(res, req, url, 400, 21626, `Invalid StatusCallbackEvent: ${unknownEvents.join(', ')}`);
+    const call = new SimCall({
+      carrier: 'carrier-b',
+      sid: `CA${randomBytes(16).toString('hex')}`,
+      direction: 'outbound',
+      from,
+      to,
+      accountId: account.accountSid,
+      request: params,
+      outcome: context.takeOutcome(),
+      ringMs: context.ringMs,
+    });
     reply(res, 201, resource(call));
     context.register(call, driver());
   }
@@ -136,18 +176,34 @@ export function carrierBApi(context: SimContext): CarrierApi {
     const twiml = param(params, 'Twiml');
     if (twiml !== undefined) {
       // New instructions for a live call: the simulator follows a <Dial> (a transfer) and nothing else.
-      if (call.status !== 'in-progress') return error(res, req, url, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+      if (call.status !== 'in-progress')
+        return error(res, req, url, 400, 21220, 'Call is not in-progress. Cannot redirect.');
       let number: string;
       try {
         number = dialTarget(twiml);
       } catch (problem) {
-        return error(res, req, url, 400, 12100, `Document parse failure: ${problem instanceof Error ? problem.message : String(problem)}`);
+        return error(
+          res,
+          req,
+          url,
+          400,
+          12100,
+          `Document parse failure: ${problem instanceof Error ? problem.message : String(problem)}`,
+        );
       }
       void call.transferTo(number);
       return reply(res, 200, resource(call));
     }
     const status = param(params, 'Status');
-    if (status !== 'completed' && status !== 'canceled') return error(res, req, url, 400, 21218, `Invalid Status: ${status ?? '(none)'}; the simulator takes completed or canceled`);
+    if (status !== 'completed' && status !== 'canceled')
+      return error(
+        res,
+        req,
+        url,
+        400,
+        21218,
+        `Invalid Status: ${status ?? '(none)'}; the simulator takes completed or canceled`,
+      );
     const ended = call.ended;
     void call.hangupByApi();
     if (call.status === 'queued' || call.status === 'ringing') await ended;
@@ -180,7 +236,17 @@ export function carrierBApi(context: SimContext): CarrierApi {
     inbound(options: InboundCallOptions) {
       const request: Record<string, string> = { Url: options.url, Method: options.method ?? 'POST' };
       if (options.statusCallback) request.StatusCallback = options.statusCallback;
-      const call = new SimCall({ carrier: 'carrier-b', sid: `CA${randomBytes(16).toString('hex')}`, direction: 'inbound', from: options.from, to: options.to, accountId: account.accountSid, request, outcome: 'answer', ringMs: 0 });
+      const call = new SimCall({
+        carrier: 'carrier-b',
+        sid: `CA${randomBytes(16).toString('hex')}`,
+        direction: 'inbound',
+        from: options.from,
+        to: options.to,
+        accountId: account.accountSid,
+        request,
+        outcome: 'answer',
+        ringMs: 0,
+      });
       context.register(call, driver());
       return call;
     },

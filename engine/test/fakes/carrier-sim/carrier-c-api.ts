@@ -29,10 +29,17 @@ export function carrierCApi(context: SimContext): CarrierApi {
   const account = context.accounts['carrier-c'];
 
   const error = (res: ServerResponse, req: IncomingMessage, url: URL, status: number, message: string) =>
-    context.refuse(res, { carrier: 'carrier-c', method: req.method ?? '', path: url.pathname, status, message }, { RestException: { Status: status, Message: message } });
+    context.refuse(
+      res,
+      { carrier: 'carrier-c', method: req.method ?? '', path: url.pathname, status, message },
+      { RestException: { Status: status, Message: message } },
+    );
 
   /** Where the answered call streams, and in what format, from a voicebot URL (fetched when it is https). */
-  async function streamOf(call: SimCall, voicebotUrl: string): Promise<{ instruction: StreamInstruction; format: SimFormat }> {
+  async function streamOf(
+    call: SimCall,
+    voicebotUrl: string,
+  ): Promise<{ instruction: StreamInstruction; format: SimFormat }> {
     let target = voicebotUrl;
     if (/^https?:\/\//.test(voicebotUrl)) {
       const record = await callWebhook(voicebotUrl, 'GET', {
@@ -78,9 +85,16 @@ export function carrierCApi(context: SimContext): CarrierApi {
     async notify(call, event) {
       const url = param(call.request, 'StatusCallback', 'statuscallback');
       if (!url) return;
-      const subscribed = paramList(call.request, 'StatusCallbackEvents', 'StatusCallbackEvents[]', 'statuscallbackevents', 'statuscallbackevents[]');
+      const subscribed = paramList(
+        call.request,
+        'StatusCallbackEvents',
+        'StatusCallbackEvents[]',
+        'statuscallbackevents',
+        'statuscallbackevents[]',
+      );
       if (event === 'answered' ? !subscribed.includes('answered') : event !== 'ended') return;
-      const duration = call.answeredAt && call.endedAt ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000) : 0;
+      const duration =
+        call.answeredAt && call.endedAt ? Math.round((call.endedAt.getTime() - call.answeredAt.getTime()) / 1000) : 0;
       const params: Record<string, string> = {
         CallSid: call.sid,
         DateUpdated: exotelTime(new Date()),
@@ -135,7 +149,11 @@ export function carrierCApi(context: SimContext): CarrierApi {
       const match = CONNECT.exec(url.pathname);
       if (!match) return false;
       const credentials = basicAuth(req);
-      if (credentials?.user !== account.apiKey || credentials.password !== account.apiToken || match[1] !== account.accountSid) {
+      if (
+        credentials?.user !== account.apiKey ||
+        credentials.password !== account.apiToken ||
+        match[1] !== account.accountSid
+      ) {
         error(res, req, url, 401, 'Authentication is required to view this page.');
         return true;
       }
@@ -152,11 +170,30 @@ export function carrierCApi(context: SimContext): CarrierApi {
       if (!callee) error(res, req, url, 400, 'From is mandatory');
       else if (!callerId) error(res, req, url, 400, 'CallerId is mandatory');
       else if (!streamUrl && !flow) error(res, req, url, 400, 'Url (a flow) or StreamUrl is mandatory');
-      else if (streamUrl && param(params, 'StreamType', 'streamtype') !== 'bidirectional') error(res, req, url, 400, 'StreamType must be bidirectional');
+      else if (streamUrl && param(params, 'StreamType', 'streamtype') !== 'bidirectional')
+        error(res, req, url, 400, 'StreamType must be bidirectional');
       else {
-        const call = new SimCall({ carrier: 'carrier-c', sid: randomBytes(16).toString('hex'), direction: 'outbound', from: callerId, to: callee, accountId: account.accountSid, request: params, outcome: context.takeOutcome(), ringMs: context.ringMs });
+        const call = new SimCall({
+          carrier: 'carrier-c',
+          sid: randomBytes(16).toString('hex'),
+          direction: 'outbound',
+          from: callerId,
+          to: callee,
+          accountId: account.accountSid,
+          request: params,
+          outcome: context.takeOutcome(),
+          ringMs: context.ringMs,
+        });
         if (match[2]) reply(res, 200, { Call: resource(call) });
-        else reply(res, 200, `<?xml version="1.0" encoding="UTF-8"?>\n<TwilioResponse><Call>${Object.entries(resource(call)).map(([k, v]) => `<${k}>${v ?? ''}</${k}>`).join('')}</Call></TwilioResponse>`, 'application/xml');
+        else
+          reply(
+            res,
+            200,
+            `<?xml version="1.0" encoding="UTF-8"?>\n<TwilioResponse><Call>${Object.entries(resource(call))
+              .map(([k, v]) => `<${k}>${v ?? ''}</${k}>`)
+              .join('')}</Call></TwilioResponse>`,
+            'application/xml',
+          );
         context.register(call, driver);
       }
       return true;
@@ -164,7 +201,17 @@ export function carrierCApi(context: SimContext): CarrierApi {
     inbound(options: InboundCallOptions) {
       const request: Record<string, string> = { StreamUrl: options.url };
       if (options.statusCallback) request.StatusCallback = options.statusCallback;
-      const call = new SimCall({ carrier: 'carrier-c', sid: randomBytes(16).toString('hex'), direction: 'inbound', from: options.from, to: options.to, accountId: account.accountSid, request, outcome: 'answer', ringMs: 0 });
+      const call = new SimCall({
+        carrier: 'carrier-c',
+        sid: randomBytes(16).toString('hex'),
+        direction: 'inbound',
+        from: options.from,
+        to: options.to,
+        accountId: account.accountSid,
+        request,
+        outcome: 'answer',
+        ringMs: 0,
+      });
       context.register(call, driver);
       return call;
     },

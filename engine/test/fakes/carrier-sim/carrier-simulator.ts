@@ -54,7 +54,12 @@ export class CarrierSimulator {
   #taken = 0;
   readonly #waiters: (() => void)[] = [];
 
-  private constructor(server: RunningServer, accounts: SimAccounts, ringMs: number, build: (context: SimContext) => Record<SimCarrier, CarrierApi>) {
+  private constructor(
+    server: RunningServer,
+    accounts: SimAccounts,
+    ringMs: number,
+    build: (context: SimContext) => Record<SimCarrier, CarrierApi>,
+  ) {
     this.#server = server;
     this.url = server.origin;
     this.accounts = accounts;
@@ -75,9 +80,19 @@ export class CarrierSimulator {
 
   static async start(options: CarrierSimulatorOptions = {}): Promise<CarrierSimulator> {
     const accounts: SimAccounts = {
-      'carrier-a': options.accounts?.['carrier-a'] ?? { authId: `MA${randomBytes(9).toString('hex').toUpperCase()}`, authToken: randomBytes(20).toString('hex') },
-      'carrier-b': options.accounts?.['carrier-b'] ?? { accountSid: `AC${randomBytes(16).toString('hex')}`, authToken: randomBytes(16).toString('hex') },
-      'carrier-c': options.accounts?.['carrier-c'] ?? { accountSid: `parley${randomBytes(4).toString('hex')}`, apiKey: randomBytes(16).toString('hex'), apiToken: randomBytes(16).toString('hex') },
+      'carrier-a': options.accounts?.['carrier-a'] ?? {
+        authId: `MA${randomBytes(9).toString('hex').toUpperCase()}`,
+        authToken: randomBytes(20).toString('hex'),
+      },
+      'carrier-b': options.accounts?.['carrier-b'] ?? {
+        accountSid: `AC${randomBytes(16).toString('hex')}`,
+        authToken: randomBytes(16).toString('hex'),
+      },
+      'carrier-c': options.accounts?.['carrier-c'] ?? {
+        accountSid: `parley${randomBytes(4).toString('hex')}`,
+        apiKey: randomBytes(16).toString('hex'),
+        apiToken: randomBytes(16).toString('hex'),
+      },
     };
     let simulator: CarrierSimulator | undefined;
     const server = await startHttp(async (req, res) => {
@@ -108,7 +123,11 @@ export class CarrierSimulator {
       if (take()) return;
       const timer = setTimeout(() => {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        reject(new Error(`no call was placed within ${timeoutMs} ms (refused requests: ${this.refusals.map((r) => `${r.carrier} ${r.status} ${r.message}`).join('; ') || 'none'})`));
+        reject(
+          new Error(
+            `no call was placed within ${timeoutMs} ms (refused requests: ${this.refusals.map((r) => `${r.carrier} ${r.status} ${r.message}`).join('; ') || 'none'})`,
+          ),
+        );
       }, timeoutMs);
       const waiter = () => {
         if (!take()) return;

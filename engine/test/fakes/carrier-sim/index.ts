@@ -13,5 +13,12 @@ export type { InboundCallOptions, SimAccounts, SimRefusal } from './sim-context.
 export type { SimRequestRecord } from './sim-http.ts';
 export { SimStream, type SimMark, type SimStreamOptions, type StreamRecord } from './sim-stream.ts';
 export { SIM_CARRIERS, formatOfContentType, type SimCarrier, type SimFormat } from './sim-format.ts';
-export { AnswerError, parseXml, plivoStream, twimlStream, type StreamInstruction, type XmlElement } from './answer-xml.ts';
+export {
+  AnswerError,
+  parseXml,
+  plivoStream,
+  twimlStream,
+  type StreamInstruction,
+  type XmlElement,
+} from './answer-xml.ts';
 export { plivoNonce, plivoV3Signature, twilioSignature } from './webhook-signatures.ts';

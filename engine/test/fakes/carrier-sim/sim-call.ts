@@ -15,7 +15,15 @@ import { SimStream } from './sim-stream.ts';
  */
 export type SimOutcome = 'answer' | 'machine' | 'busy' | 'no-answer' | 'failed';
 
-export type SimCallStatus = 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+export type SimCallStatus =
+  | 'queued'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'busy'
+  | 'no-answer'
+  | 'failed'
+  | 'canceled';
 
 /** Moments the carrier tells the application about. */
 export type SimCallEvent = 'initiated' | 'ringing' | 'answered' | 'stream-started' | 'stream-stopped' | 'ended';
@@ -112,7 +120,9 @@ export class SimCall {
       this.#rejectStream = reject;
     });
     this.stream.catch(() => {});
-    this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
   }
 
   /** Webhooks of one kind: `answer`, or a callback URL's requests. */
@@ -154,7 +164,8 @@ export class SimCall {
         };
       });
       if (this.#hangupSource) return await this.#finish('canceled');
-      if (this.#init.outcome !== 'answer' && this.#init.outcome !== 'machine') return await this.#finish(this.#init.outcome);
+      if (this.#init.outcome !== 'answer' && this.#init.outcome !== 'machine')
+        return await this.#finish(this.#init.outcome);
       this.status = 'in-progress';
       this.answeredAt = new Date();
       await driver.notify(this, 'answered');
@@ -179,7 +190,10 @@ export class SimCall {
       await stream.closed;
       await driver.notify(this, 'stream-stopped');
       // carrier-a's keepCallAlive: the call outlives its stream, in silence, until someone hangs up.
-      if (instruction.keepCallAlive && !this.#hangupSource) await new Promise<void>((resolve) => { this.#wakeKeptAlive = resolve; });
+      if (instruction.keepCallAlive && !this.#hangupSource)
+        await new Promise<void>((resolve) => {
+          this.#wakeKeptAlive = resolve;
+        });
       // The stream closed: the application ended it, unless someone hung up first. Nothing follows it in a voice
       // agent's answer, so the call ends with it.
       this.#hangupSource ??= 'application';

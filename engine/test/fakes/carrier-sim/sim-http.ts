@@ -28,7 +28,8 @@ export async function readParams(req: IncomingMessage): Promise<FormParams> {
     if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         if (Array.isArray(item)) out[key] = item.map(String);
-        else if (item !== null && item !== undefined) out[key] = typeof item === 'object' ? JSON.stringify(item) : String(item);
+        else if (item !== null && item !== undefined)
+          out[key] = typeof item === 'object' ? JSON.stringify(item) : String(item);
       }
     }
     return out;
@@ -55,7 +56,9 @@ export function param(params: FormParams, ...names: string[]): string | undefine
 export function paramList(params: FormParams, ...names: string[]): string[] {
   return names.flatMap((name) => {
     const value = params[name];
-    return (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
+    return (Array.isArray(value) ? value : value === undefined ? [] : [value])
+      .flatMap((v) => v.split(/[\s,]+/))
+      .filter(Boolean);
   });
 }
 
@@ -75,7 +78,12 @@ export function reply(res: ServerResponse, status: number, body: unknown, conten
 }
 
 /** Calls a webhook as a carrier does: form-encoded POST, or GET with the parameters in the query. Never throws. */
-export async function callWebhook(url: string, method: 'GET' | 'POST', params: Record<string, string>, headers: (target: string) => Record<string, string> = () => ({})): Promise<SimRequestRecord> {
+export async function callWebhook(
+  url: string,
+  method: 'GET' | 'POST',
+  params: Record<string, string>,
+  headers: (target: string) => Record<string, string> = () => ({}),
+): Promise<SimRequestRecord> {
   const target = method === 'GET' ? withQuery(url, params) : url;
   const sent = { 'user-agent': 'parley-carrier-simulator', ...headers(target) };
   const record: SimRequestRecord = { url: target, method, params, headers: sent, status: 'not sent', body: '' };

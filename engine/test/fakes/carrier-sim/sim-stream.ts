@@ -8,7 +8,16 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { decodeWav } from '../../../src/audio/wav.ts';
 import { Playout } from './playout.ts';
-import { bytesPerSample, concatPcm, decodeSim, defaultFormat, encodeSim, toStreamRate, type SimCarrier, type SimFormat } from './sim-format.ts';
+import {
+  bytesPerSample,
+  concatPcm,
+  decodeSim,
+  defaultFormat,
+  encodeSim,
+  toStreamRate,
+  type SimCarrier,
+  type SimFormat,
+} from './sim-format.ts';
 import { STREAM_DIALECTS, type StreamDialect, type StreamIdentity } from './stream-dialects.ts';
 
 /** The stream clock's period, ms: carriers send and play 20 ms frames. */
@@ -111,8 +120,13 @@ export class SimStream {
     const dialect = STREAM_DIALECTS[options.carrier];
     const identity: StreamIdentity = {
       streamId: options.carrier === 'carrier-b' ? `MZ${randomBytes(16).toString('hex')}` : randomUuid(),
-      callId: options.callId ?? (options.carrier === 'carrier-b' ? `CA${randomBytes(16).toString('hex')}` : randomUuid()),
-      accountId: options.accountId ?? (options.carrier === 'carrier-b' ? `AC${randomBytes(16).toString('hex')}` : `MA${randomBytes(9).toString('hex').toUpperCase()}`),
+      callId:
+        options.callId ?? (options.carrier === 'carrier-b' ? `CA${randomBytes(16).toString('hex')}` : randomUuid()),
+      accountId:
+        options.accountId ??
+        (options.carrier === 'carrier-b'
+          ? `AC${randomBytes(16).toString('hex')}`
+          : `MA${randomBytes(9).toString('hex').toUpperCase()}`),
       from: options.from,
       to: options.to,
       parameters: options.parameters ?? {},
@@ -121,7 +135,9 @@ export class SimStream {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(options.url, { headers: options.headers, perMessageDeflate: false });
       ws.once('unexpected-response', (_req, res) => {
-        reject(Object.assign(new Error(`the media server answered HTTP ${res.statusCode}`), { status: res.statusCode }));
+        reject(
+          Object.assign(new Error(`the media server answered HTTP ${res.statusCode}`), { status: res.statusCode }),
+        );
         res.resume();
         ws.terminate();
       });
@@ -239,7 +255,11 @@ export class SimStream {
       };
       const timer = setTimeout(() => {
         this.#listeners.delete(listener);
-        reject(new Error(`${this.carrier} stream: no ${what} within ${timeoutMs} ms (marks: ${this.record.marks.map((m) => `${m.name}:${m.outcome}`).join(', ') || 'none'}; clears: ${this.record.clears.length}; violations: ${this.violations.join('; ') || 'none'})`));
+        reject(
+          new Error(
+            `${this.carrier} stream: no ${what} within ${timeoutMs} ms (marks: ${this.record.marks.map((m) => `${m.name}:${m.outcome}`).join(', ') || 'none'}; clears: ${this.record.clears.length}; violations: ${this.violations.join('; ') || 'none'})`,
+          ),
+        );
       }, timeoutMs);
       this.#listeners.add(listener);
     });
@@ -266,7 +286,8 @@ export class SimStream {
         this.record.clears.push(this.elapsedMs);
         for (const name of this.#playout.clear()) {
           this.record.marks.push({ name, outcome: 'cleared', atMs: this.elapsedMs });
-          if (this.#dialect.marksOnClear === 'echoed') this.#send(this.#dialect.markEcho(this.identity, name, ++this.#sequence));
+          if (this.#dialect.marksOnClear === 'echoed')
+            this.#send(this.#dialect.markEcho(this.identity, name, ++this.#sequence));
         }
         if (this.#dialect.cleared) this.#send(this.#dialect.cleared(this.identity, ++this.#sequence));
         break;
@@ -356,7 +377,9 @@ export class SimStream {
     this.#chunk += 1;
     const elapsedMs = Math.round((this.#sentSamples * 1000) / this.format.sampleRate);
     this.#sentSamples += samples.length;
-    this.#send(this.#dialect.media(this.identity, encodeSim(samples, this.format), this.#chunk, elapsedMs, ++this.#sequence));
+    this.#send(
+      this.#dialect.media(this.identity, encodeSim(samples, this.format), this.#chunk, elapsedMs, ++this.#sequence),
+    );
   }
 
   #send(message: string): void {

@@ -105,19 +105,39 @@ const carrierB: StreamDialect = {
       }),
     ];
   },
-  media: (id, payload, chunk, elapsedMs, seq) => JSON.stringify({
-    event: 'media',
-    sequenceNumber: String(seq),
-    media: { track: 'inbound', chunk: String(chunk), timestamp: String(elapsedMs), payload: payload.toString('base64') },
-    streamSid: id.streamId,
-  }),
-  dtmf: (id, digit, seq) => JSON.stringify({ event: 'dtmf', streamSid: id.streamId, sequenceNumber: String(seq), dtmf: { track: 'inbound_track', digit } }),
-  markEcho: (id, name, seq) => JSON.stringify({ event: 'mark', sequenceNumber: String(seq), streamSid: id.streamId, mark: { name } }),
-  stop: (id, seq) => JSON.stringify({ event: 'stop', sequenceNumber: String(seq), streamSid: id.streamId, stop: { accountSid: id.accountId, callSid: id.callId } }),
+  media: (id, payload, chunk, elapsedMs, seq) =>
+    JSON.stringify({
+      event: 'media',
+      sequenceNumber: String(seq),
+      media: {
+        track: 'inbound',
+        chunk: String(chunk),
+        timestamp: String(elapsedMs),
+        payload: payload.toString('base64'),
+      },
+      streamSid: id.streamId,
+    }),
+  dtmf: (id, digit, seq) =>
+    JSON.stringify({
+      event: 'dtmf',
+      streamSid: id.streamId,
+      sequenceNumber: String(seq),
+      dtmf: { track: 'inbound_track', digit },
+    }),
+  markEcho: (id, name, seq) =>
+    JSON.stringify({ event: 'mark', sequenceNumber: String(seq), streamSid: id.streamId, mark: { name } }),
+  stop: (id, seq) =>
+    JSON.stringify({
+      event: 'stop',
+      sequenceNumber: String(seq),
+      streamSid: id.streamId,
+      stop: { accountSid: id.accountId, callSid: id.callId },
+    }),
   read(text, id) {
     const message = parse(text);
     if (typeof message === 'string') return { kind: 'invalid', why: message };
-    if (message.streamSid !== id.streamId) return { kind: 'invalid', why: `${String(message.event)} with streamSid ${String(message.streamSid)}` };
+    if (message.streamSid !== id.streamId)
+      return { kind: 'invalid', why: `${String(message.event)} with streamSid ${String(message.streamSid)}` };
     switch (message.event) {
       case 'media': {
         const bytes = payloadBytes(obj(message.media)?.payload, id.format);
@@ -125,7 +145,9 @@ const carrierB: StreamDialect = {
       }
       case 'mark': {
         const name = obj(message.mark)?.name;
-        return typeof name === 'string' && name ? { kind: 'mark', name } : { kind: 'invalid', why: 'mark without name' };
+        return typeof name === 'string' && name
+          ? { kind: 'mark', name }
+          : { kind: 'invalid', why: 'mark without name' };
       }
       case 'clear':
         return { kind: 'clear' };
@@ -142,27 +164,39 @@ const carrierA: StreamDialect = {
   inboundChunkMs: 20,
   marksOnClear: 'dropped',
   opening(id, seq) {
-    return [JSON.stringify({
-      event: 'start',
-      sequenceNumber: seq(),
-      start: {
-        callId: id.callId,
-        streamId: id.streamId,
-        accountId: id.accountId,
-        tracks: ['inbound'],
-        mediaFormat: { encoding: CONTENT_TYPES[id.format.encoding], sampleRate: id.format.sampleRate },
-      },
-      extra_headers: Object.entries(id.parameters).map(([k, v]) => `${k}=${v}`).join(';'),
-    })];
+    return [
+      JSON.stringify({
+        event: 'start',
+        sequenceNumber: seq(),
+        start: {
+          callId: id.callId,
+          streamId: id.streamId,
+          accountId: id.accountId,
+          tracks: ['inbound'],
+          mediaFormat: { encoding: CONTENT_TYPES[id.format.encoding], sampleRate: id.format.sampleRate },
+        },
+        extra_headers: Object.entries(id.parameters)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(';'),
+      }),
+    ];
   },
-  media: (id, payload, chunk, _elapsedMs, seq) => JSON.stringify({
-    event: 'media',
-    sequenceNumber: seq,
-    streamId: id.streamId,
-    media: { track: 'inbound', timestamp: String(Date.now()), chunk, payload: payload.toString('base64') },
-  }),
-  dtmf: (id, digit, seq) => JSON.stringify({ event: 'dtmf', sequenceNumber: seq, streamId: id.streamId, dtmf: { track: 'inbound', digit, timestamp: String(Date.now()) } }),
-  markEcho: (id, name, seq) => JSON.stringify({ event: 'playedStream', sequenceNumber: seq, streamId: id.streamId, name }),
+  media: (id, payload, chunk, _elapsedMs, seq) =>
+    JSON.stringify({
+      event: 'media',
+      sequenceNumber: seq,
+      streamId: id.streamId,
+      media: { track: 'inbound', timestamp: String(Date.now()), chunk, payload: payload.toString('base64') },
+    }),
+  dtmf: (id, digit, seq) =>
+    JSON.stringify({
+      event: 'dtmf',
+      sequenceNumber: seq,
+      streamId: id.streamId,
+      dtmf: { track: 'inbound', digit, timestamp: String(Date.now()) },
+    }),
+  markEcho: (id, name, seq) =>
+    JSON.stringify({ event: 'playedStream', sequenceNumber: seq, streamId: id.streamId, name }),
   cleared: (id, seq) => JSON.stringify({ event: 'clearedAudio', sequenceNumber: seq, streamId: id.streamId }),
   read(text, id) {
     const message = parse(text);
@@ -171,19 +205,34 @@ const carrierA: StreamDialect = {
       case 'playAudio': {
         const media = obj(message.media);
         if (!media) return { kind: 'invalid', why: 'playAudio without media' };
-        if (message.streamId !== undefined && message.streamId !== id.streamId) return { kind: 'invalid', why: 'playAudio of another stream' };
-        if (media.contentType !== CONTENT_TYPES[id.format.encoding]) return { kind: 'invalid', why: `playAudio as ${String(media.contentType)} on a ${CONTENT_TYPES[id.format.encoding]} stream` };
-        if (Number(media.sampleRate) !== id.format.sampleRate) return { kind: 'invalid', why: `playAudio at ${String(media.sampleRate)} Hz on a ${id.format.sampleRate} Hz stream` };
+        if (message.streamId !== undefined && message.streamId !== id.streamId)
+          return { kind: 'invalid', why: 'playAudio of another stream' };
+        if (media.contentType !== CONTENT_TYPES[id.format.encoding])
+          return {
+            kind: 'invalid',
+            why: `playAudio as ${String(media.contentType)} on a ${CONTENT_TYPES[id.format.encoding]} stream`,
+          };
+        if (Number(media.sampleRate) !== id.format.sampleRate)
+          return {
+            kind: 'invalid',
+            why: `playAudio at ${String(media.sampleRate)} Hz on a ${id.format.sampleRate} Hz stream`,
+          };
         const bytes = payloadBytes(media.payload, id.format);
         return typeof bytes === 'string' ? { kind: 'invalid', why: bytes } : { kind: 'media', bytes };
       }
       case 'checkpoint':
         if (message.streamId !== id.streamId) return { kind: 'invalid', why: 'checkpoint without its streamId' };
-        return typeof message.name === 'string' && message.name ? { kind: 'mark', name: message.name } : { kind: 'invalid', why: 'checkpoint without name' };
+        return typeof message.name === 'string' && message.name
+          ? { kind: 'mark', name: message.name }
+          : { kind: 'invalid', why: 'checkpoint without name' };
       case 'clearAudio':
-        return message.streamId === id.streamId ? { kind: 'clear' } : { kind: 'invalid', why: 'clearAudio without its streamId' };
+        return message.streamId === id.streamId
+          ? { kind: 'clear' }
+          : { kind: 'invalid', why: 'clearAudio without its streamId' };
       case 'sendDTMF':
-        return typeof message.dtmf === 'string' && DTMF.test(message.dtmf) ? { kind: 'digits', digits: message.dtmf } : { kind: 'invalid', why: 'sendDTMF without digits' };
+        return typeof message.dtmf === 'string' && DTMF.test(message.dtmf)
+          ? { kind: 'digits', digits: message.dtmf }
+          : { kind: 'invalid', why: 'sendDTMF without digits' };
       default:
         return { kind: 'invalid', why: `carrier-a has no outbound event ${String(message.event)}` };
     }
@@ -216,31 +265,52 @@ const carrierC: StreamDialect = {
       }),
     ];
   },
-  media: (id, payload, chunk, elapsedMs, seq) => JSON.stringify({
-    event: 'media',
-    sequence_number: String(seq),
-    stream_sid: id.streamId,
-    media: { chunk: String(chunk), timestamp: String(elapsedMs), payload: payload.toString('base64') },
-  }),
-  dtmf: (id, digit, seq) => JSON.stringify({ event: 'dtmf', sequence_number: String(seq), stream_sid: id.streamId, dtmf: { digit, duration: '100' } }),
-  markEcho: (id, name, seq) => JSON.stringify({ event: 'mark', sequence_number: String(seq), stream_sid: id.streamId, mark: { name } }),
-  stop: (id, seq) => JSON.stringify({ event: 'stop', sequence_number: String(seq), stream_sid: id.streamId, stop: { call_sid: id.callId, account_sid: id.accountId, reason: 'callended' } }),
+  media: (id, payload, chunk, elapsedMs, seq) =>
+    JSON.stringify({
+      event: 'media',
+      sequence_number: String(seq),
+      stream_sid: id.streamId,
+      media: { chunk: String(chunk), timestamp: String(elapsedMs), payload: payload.toString('base64') },
+    }),
+  dtmf: (id, digit, seq) =>
+    JSON.stringify({
+      event: 'dtmf',
+      sequence_number: String(seq),
+      stream_sid: id.streamId,
+      dtmf: { digit, duration: '100' },
+    }),
+  markEcho: (id, name, seq) =>
+    JSON.stringify({ event: 'mark', sequence_number: String(seq), stream_sid: id.streamId, mark: { name } }),
+  stop: (id, seq) =>
+    JSON.stringify({
+      event: 'stop',
+      sequence_number: String(seq),
+      stream_sid: id.streamId,
+      stop: { call_sid: id.callId, account_sid: id.accountId, reason: 'callended' },
+    }),
   read(text, id) {
     const message = parse(text);
     if (typeof message === 'string') return { kind: 'invalid', why: message };
-    if (message.stream_sid !== id.streamId) return { kind: 'invalid', why: `${String(message.event)} with stream_sid ${String(message.stream_sid)}` };
+    if (message.stream_sid !== id.streamId)
+      return { kind: 'invalid', why: `${String(message.event)} with stream_sid ${String(message.stream_sid)}` };
     switch (message.event) {
       case 'media': {
         const extra = exactKeys(message, ['event', 'stream_sid', 'media']);
         if (extra) return { kind: 'invalid', why: extra };
         const bytes = payloadBytes(obj(message.media)?.payload, id.format);
         if (typeof bytes === 'string') return { kind: 'invalid', why: bytes };
-        if (bytes.length % CARRIER_C_BYTE_MULTIPLE !== 0) return { kind: 'invalid', why: `media of ${bytes.length} bytes, not a multiple of ${CARRIER_C_BYTE_MULTIPLE}` };
+        if (bytes.length % CARRIER_C_BYTE_MULTIPLE !== 0)
+          return {
+            kind: 'invalid',
+            why: `media of ${bytes.length} bytes, not a multiple of ${CARRIER_C_BYTE_MULTIPLE}`,
+          };
         return { kind: 'media', bytes };
       }
       case 'mark': {
         const name = obj(message.mark)?.name;
-        return typeof name === 'string' && name ? { kind: 'mark', name } : { kind: 'invalid', why: 'mark without name' };
+        return typeof name === 'string' && name
+          ? { kind: 'mark', name }
+          : { kind: 'invalid', why: 'mark without name' };
       }
       case 'clear':
         return { kind: 'clear' };

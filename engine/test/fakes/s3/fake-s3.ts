@@ -64,12 +64,19 @@ export async function startFakeS3(options: FakeS3Options = {}): Promise<FakeS3> 
     secretAccessKey: options.secretAccessKey ?? randomBytes(30).toString('base64'),
     region: options.region ?? 'us-east-1',
   };
-  const buckets = new Map<string, Map<string, FakeS3Object>>((options.buckets ?? ['recordings']).map((name) => [name, new Map()]));
+  const buckets = new Map<string, Map<string, FakeS3Object>>(
+    (options.buckets ?? ['recordings']).map((name) => [name, new Map()]),
+  );
   const requests: FakeS3Request[] = [];
   const failures: { status: number; code: string; method?: string }[] = [];
 
   const store = (bucket: string, key: string, body: Buffer, contentType: string) => {
-    const object = { body, contentType, etag: `"${createHash('md5').update(body).digest('hex')}"`, lastModified: new Date() };
+    const object = {
+      body,
+      contentType,
+      etag: `"${createHash('md5').update(body).digest('hex')}"`,
+      lastModified: new Date(),
+    };
     buckets.get(bucket)!.set(key, object);
     return object;
   };
@@ -81,12 +88,22 @@ export async function startFakeS3(options: FakeS3Options = {}): Promise<FakeS3> 
     requests.push(entry);
     const answer = (status: number, headers: Record<string, string | number> = {}, body?: Buffer) => {
       entry.status = status;
-      res.writeHead(status, { 'x-amz-request-id': randomBytes(8).toString('hex').toUpperCase(), server: 'AmazonS3', ...headers });
+      res.writeHead(status, {
+        'x-amz-request-id': randomBytes(8).toString('hex').toUpperCase(),
+        server: 'AmazonS3',
+        ...headers,
+      });
       res.end(method === 'HEAD' ? undefined : body);
     };
     const refuse = (status: number, code: string, message: string, details: Record<string, string> = {}) => {
       // HEAD answers carry no body: only the status tells what went wrong.
-      const xml = Buffer.from(errorXml(code, message, { ...details, ...(key ? { Key: key } : {}), ...(bucket ? { BucketName: bucket } : {}) }));
+      const xml = Buffer.from(
+        errorXml(code, message, {
+          ...details,
+          ...(key ? { Key: key } : {}),
+          ...(bucket ? { BucketName: bucket } : {}),
+        }),
+      );
       answer(status, { 'content-type': 'application/xml', 'content-length': method === 'HEAD' ? 0 : xml.length }, xml);
     };
 
@@ -104,7 +121,8 @@ export async function startFakeS3(options: FakeS3Options = {}): Promise<FakeS3> 
 
     switch (method) {
       case 'PUT': {
-        if (req.headers['content-length'] === undefined) return refuse(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
+        if (req.headers['content-length'] === undefined)
+          return refuse(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
         const object = store(bucket!, key, body, req.headers['content-type'] ?? 'binary/octet-stream');
         return answer(200, { etag: object.etag, 'content-length': 0 });
       }
@@ -113,13 +131,29 @@ export async function startFakeS3(options: FakeS3Options = {}): Promise<FakeS3> 
         const object = objects.get(key);
         if (!object) return refuse(404, 'NoSuchKey', 'The specified key does not exist.');
         const size = object.body.length;
-        const common = { 'content-type': object.contentType, etag: object.etag, 'last-modified': object.lastModified.toUTCString(), 'accept-ranges': 'bytes' };
+        const common = {
+          'content-type': object.contentType,
+          etag: object.etag,
+          'last-modified': object.lastModified.toUTCString(),
+          'accept-ranges': 'bytes',
+        };
         const range = method === 'GET' ? readRange(req.headers.range, size) : undefined;
         if (range === 'unsatisfiable') {
-          return refuse(416, 'InvalidRange', 'The requested range is not satisfiable', { RangeRequested: req.headers.range!, ActualObjectSize: String(size) });
+          return refuse(416, 'InvalidRange', 'The requested range is not satisfiable', {
+            RangeRequested: req.headers.range!,
+            ActualObjectSize: String(size),
+          });
         }
         if (!range) return answer(200, { ...common, 'content-length': size }, object.body);
-        return answer(206, { ...common, 'content-length': range.end - range.start + 1, 'content-range': `bytes ${range.start}-${range.end}/${size}` }, object.body.subarray(range.start, range.end + 1));
+        return answer(
+          206,
+          {
+            ...common,
+            'content-length': range.end - range.start + 1,
+            'content-range': `bytes ${range.start}-${range.end}/${size}`,
+          },
+          object.body.subarray(range.start, range.end + 1),
+        );
       }
       case 'DELETE':
         objects.delete(key);
@@ -160,11 +194,17 @@ function address(req: IncomingMessage, buckets: Map<string, unknown>): { bucket:
 }
 
 function decodePath(text: string): string {
-  return text.split('/').map((segment) => decodeURIComponent(segment)).join('/');
+  return text
+    .split('/')
+    .map((segment) => decodeURIComponent(segment))
+    .join('/');
 }
 
 /** One RFC 9110 byte range, as S3 reads it: several ranges or a malformed one are ignored (the whole object). */
-function readRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function readRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {
@@ -179,12 +219,20 @@ function readRange(header: string | undefined, size: number): { start: number; e
 }
 
 function errorXml(code: string, message: string, details: Record<string, string>): string {
-  const fields = Object.entries({ Code: code, Message: message, ...details, RequestId: randomBytes(8).toString('hex').toUpperCase() })
+  const fields = Object.entries({
+    Code: code,
+    Message: message,
+    ...details,
+    RequestId: randomBytes(8).toString('hex').toUpperCase(),
+  })
     .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields}</Error>`;
 }
 
 function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }

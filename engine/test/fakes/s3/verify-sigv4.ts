@@ -24,36 +24,82 @@ export interface AuthRefusal {
   details?: Record<string, string>;
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/;
 
 /** Undefined when `req` (whose whole body is `body`) is signed with `credentials`; else why not. */
-export function verifySigV4(req: IncomingMessage, body: Buffer, credentials: FakeS3Credentials, now = new Date()): AuthRefusal | undefined {
+export function verifySigV4(
+  req: IncomingMessage,
+  body: Buffer,
+  credentials: FakeS3Credentials,
+  now = new Date(),
+): AuthRefusal | undefined {
   const header = req.headers.authorization;
   if (!header) return { status: 403, code: 'AccessDenied', message: 'Access Denied' };
   const parts = AUTHORIZATION.exec(header);
-  if (!parts) return { status: 400, code: 'AuthorizationHeaderMalformed', message: 'The authorization header is malformed.' };
+  if (!parts)
+    return { status: 400, code: 'AuthorizationHeaderMalformed', message: 'The authorization header is malformed.' };
   const [, accessKeyId, day, region, service, signedHeaderList, signature] = parts as unknown as string[];
   if (accessKeyId !== credentials.accessKeyId) {
-    return { status: 403, code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.', details: { AWSAccessKeyId: accessKeyId! } };
+    return {
+      status: 403,
+      code: 'InvalidAccessKeyId',
+      message: 'The AWS Access Key Id you provided does not exist in our records.',
+      details: { AWSAccessKeyId: accessKeyId! },
+    };
   }
   if (region !== credentials.region || service !== 's3') {
-    return { status: 400, code: 'AuthorizationHeaderMalformed', message: `The authorization header is malformed; the region '${region}' is wrong; expecting '${credentials.region}'` };
+    return {
+      status: 400,
+      code: 'AuthorizationHeaderMalformed',
+      message: `The authorization header is malformed; the region '${region}' is wrong; expecting '${credentials.region}'`,
+    };
   }
   const amzDate = single(req.headers['x-amz-date']);
   if (!amzDate || !/^\d{8}T\d{6}Z$/.test(amzDate) || amzDate.slice(0, 8) !== day) {
-    return { status: 403, code: 'AccessDenied', message: 'AWS authentication requires a valid Date or x-amz-date header' };
+    return {
+      status: 403,
+      code: 'AccessDenied',
+      message: 'AWS authentication requires a valid Date or x-amz-date header',
+    };
   }
-  const sent = Date.UTC(+amzDate.slice(0, 4), +amzDate.slice(4, 6) - 1, +amzDate.slice(6, 8), +amzDate.slice(9, 11), +amzDate.slice(11, 13), +amzDate.slice(13, 15));
+  const sent = Date.UTC(
+    +amzDate.slice(0, 4),
+    +amzDate.slice(4, 6) - 1,
+    +amzDate.slice(6, 8),
+    +amzDate.slice(9, 11),
+    +amzDate.slice(11, 13),
+    +amzDate.slice(13, 15),
+  );
   if (Math.abs(now.getTime() - sent) > MAX_CLOCK_SKEW_MS) {
-    return { status: 403, code: 'RequestTimeTooSkewed', message: 'The difference between the request time and the current time is too large.' };
+    return {
+      status: 403,
+      code: 'RequestTimeTooSkewed',
+      message: 'The difference between the request time and the current time is too large.',
+    };
   }
   const payloadHash = single(req.headers['x-amz-content-sha256']);
-  if (!payloadHash) return { status: 400, code: 'InvalidRequest', message: 'Missing required header for this request: x-amz-content-sha256' };
+  if (!payloadHash)
+    return {
+      status: 400,
+      code: 'InvalidRequest',
+      message: 'Missing required header for this request: x-amz-content-sha256',
+    };
   if (payloadHash !== 'UNSIGNED-PAYLOAD') {
-    if (!/^[0-9a-f]{64}$/.test(payloadHash)) return { status: 400, code: 'InvalidArgument', message: 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a valid sha256 value.' };
+    if (!/^[0-9a-f]{64}$/.test(payloadHash))
+      return {
+        status: 400,
+        code: 'InvalidArgument',
+        message: 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a valid sha256 value.',
+      };
     const actual = createHash('sha256').update(body).digest('hex');
     if (actual !== payloadHash) {
-      return { status: 400, code: 'XAmzContentSHA256Mismatch', message: "The provided 'x-amz-content-sha256' header does not match what was computed.", details: { ClientComputedContentSHA256: payloadHash, S3ComputedContentSHA256: actual } };
+      return {
+        status: 400,
+        code: 'XAmzContentSHA256Mismatch',
+        message: "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        details: { ClientComputedContentSHA256: payloadHash, S3ComputedContentSHA256: actual },
+      };
     }
   }
   const signedHeaders = signedHeaderList!.split(';');
@@ -64,7 +110,10 @@ export function verifySigV4(req: IncomingMessage, body: Buffer, credentials: Fak
   const [rawPath, rawQuery = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
   const canonicalRequest = [
     req.method ?? 'GET',
-    rawPath.split('/').map((segment) => s3Encode(percentDecode(segment))).join('/'),
+    rawPath
+      .split('/')
+      .map((segment) => s3Encode(percentDecode(segment)))
+      .join('/'),
     canonicalQueryOf(rawQuery),
     signedHeaders.map((name) => `${name}:${headerValue(req, name)}\n`).join(''),
     signedHeaderList,
@@ -80,8 +129,14 @@ export function verifySigV4(req: IncomingMessage, body: Buffer, credentials: Fak
     return {
       status: 403,
       code: 'SignatureDoesNotMatch',
-      message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
-      details: { AWSAccessKeyId: accessKeyId!, StringToSign: stringToSign, SignatureProvided: signature!, CanonicalRequest: canonicalRequest },
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      details: {
+        AWSAccessKeyId: accessKeyId!,
+        StringToSign: stringToSign,
+        SignatureProvided: signature!,
+        CanonicalRequest: canonicalRequest,
+      },
     };
   }
   return undefined;
@@ -100,12 +155,15 @@ function headerValue(req: IncomingMessage, name: string): string {
 
 function canonicalQueryOf(rawQuery: string): string {
   if (rawQuery === '') return '';
-  const pairs = rawQuery.split('&').filter(Boolean).map((pair) => {
-    const at = pair.indexOf('=');
-    const name = at < 0 ? pair : pair.slice(0, at);
-    const value = at < 0 ? '' : pair.slice(at + 1);
-    return `${s3Encode(percentDecode(name))}=${s3Encode(percentDecode(value))}`;
-  });
+  const pairs = rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      const name = at < 0 ? pair : pair.slice(0, at);
+      const value = at < 0 ? '' : pair.slice(at + 1);
+      return `${s3Encode(percentDecode(name))}=${s3Encode(percentDecode(value))}`;
+    });
   return pairs.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join('&');
 }
 

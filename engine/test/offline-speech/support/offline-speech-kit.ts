@@ -33,7 +33,9 @@ export function describeInstalled(name: string, reason: string | undefined, body
 }
 
 /** All chunks of a synthesis joined, with their (single) rate. */
-export async function collectAudio(chunks: AsyncIterable<AudioChunk>): Promise<{ samples: Int16Array; sampleRate: number; chunks: number }> {
+export async function collectAudio(
+  chunks: AsyncIterable<AudioChunk>,
+): Promise<{ samples: Int16Array; sampleRate: number; chunks: number }> {
   const parts: AudioChunk[] = [];
   for await (const chunk of chunks) parts.push(chunk);
   const rates = new Set(parts.map((p) => p.sampleRate));
@@ -56,12 +58,17 @@ export function rms(samples: Int16Array): number {
 
 /** `samples` cut into frames of `frameSamples` (the last may be shorter). */
 export function* frames(samples: Int16Array, frameSamples: number): Generator<Int16Array> {
-  for (let offset = 0; offset < samples.length; offset += frameSamples) yield samples.subarray(offset, offset + frameSamples);
+  for (let offset = 0; offset < samples.length; offset += frameSamples)
+    yield samples.subarray(offset, offset + frameSamples);
 }
 
 /** Share of the expected words that appear in `actual`, each counted at most as often as it appears there. */
 export function wordOverlap(expected: string, actual: string): number {
-  const words = (text: string) => text.toLowerCase().split(/[^a-z']+/).filter(Boolean);
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z']+/)
+      .filter(Boolean);
   const pool = words(actual);
   const wanted = words(expected);
   let found = 0;

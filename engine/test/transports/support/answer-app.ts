@@ -32,10 +32,16 @@ export interface AnswerApp {
 /** The TwiML, Plivo XML or voicebot JSON that streams a call to `streamUrl`. */
 export function answerFor(carrier: MediaCarrier, streamUrl: string, statusUrl: string): { body: string; type: string } {
   if (carrier === 'carrier-b') {
-    return { type: 'text/xml', body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Connect><Stream url="${streamUrl}"><Parameter name="source" value="parley &amp; co"/></Stream></Connect></Response>` };
+    return {
+      type: 'text/xml',
+      body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Connect><Stream url="${streamUrl}"><Parameter name="source" value="parley &amp; co"/></Stream></Connect></Response>`,
+    };
   }
   if (carrier === 'carrier-a') {
-    return { type: 'application/xml', body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response>\n  <Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" extraHeaders="source=parley" statusCallbackUrl="${statusUrl}">\n    ${streamUrl}\n  </Stream>\n</Response>` };
+    return {
+      type: 'application/xml',
+      body: `<?xml version="1.0" encoding="UTF-8"?>\n<Response>\n  <Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000" extraHeaders="source=parley" statusCallbackUrl="${statusUrl}">\n    ${streamUrl}\n  </Stream>\n</Response>`,
+    };
   }
   return { type: 'application/json', body: JSON.stringify({ url: streamUrl }) };
 }
@@ -58,7 +64,10 @@ export async function startAnswerApp(engine: MediaEngine, accounts: SimAccounts)
         let call = key ? dispatched.get(key) : undefined;
         if (kind === 'inbound') {
           const callId = form.CallSid ?? form.CallUUID ?? `c${Date.now()}`;
-          call = await engine.dispatch({ ...carrierCallSpec({ greetingMessage: 'Thanks for calling the clinic.' }), direction: 'INBOUND' });
+          call = await engine.dispatch({
+            ...carrierCallSpec({ greetingMessage: 'Thanks for calling the clinic.' }),
+            direction: 'INBOUND',
+          });
           dispatched.set(callId, call);
         }
         if (!call) return void res.writeHead(404).end();
@@ -81,21 +90,39 @@ export async function startAnswerApp(engine: MediaEngine, accounts: SimAccounts)
       dispatched.set(key, call);
       return call;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-function verify(carrier: MediaCarrier, req: IncomingMessage, url: string, params: Record<string, string>, accounts: SimAccounts): boolean {
+function verify(
+  carrier: MediaCarrier,
+  req: IncomingMessage,
+  url: string,
+  params: Record<string, string>,
+  accounts: SimAccounts,
+): boolean {
   if (carrier === 'carrier-b') {
     return req.headers['x-twilio-signature'] === twilioSignature(accounts['carrier-b'].authToken, url, params);
   }
   if (carrier === 'carrier-a') {
     const nonce = String(req.headers['x-plivo-signature-v3-nonce'] ?? '');
-    const expected = plivoV3Signature(accounts['carrier-a'].authToken, req.method === 'GET' ? 'GET' : 'POST', url, nonce, params);
-    return nonce !== '' && String(req.headers['x-plivo-signature-v3'] ?? '').split(',').includes(expected);
+    const expected = plivoV3Signature(
+      accounts['carrier-a'].authToken,
+      req.method === 'GET' ? 'GET' : 'POST',
+      url,
+      nonce,
+      params,
+    );
+    return (
+      nonce !== '' &&
+      String(req.headers['x-plivo-signature-v3'] ?? '')
+        .split(',')
+        .includes(expected)
+    );
   }
   return true;
 }

@@ -57,7 +57,11 @@ export interface MediaEngineProviders {
  * @param options.mediaTimeoutMs how long a dispatched call waits for its stream (and its token lives)
  * @param options.tokenSecret the stream tokens' key, base64 (so a test can sign tokens of its own)
  */
-export async function startMediaEngine(fabric: BusFabric, providers: MediaEngineProviders, options: { mediaTimeoutMs?: number; tokenSecret?: string } = {}): Promise<MediaEngine> {
+export async function startMediaEngine(
+  fabric: BusFabric,
+  providers: MediaEngineProviders,
+  options: { mediaTimeoutMs?: number; tokenSecret?: string } = {},
+): Promise<MediaEngine> {
   const bus = await fabric.connect();
   const workers: WorkerHandle[] = [
     startWorker(await fabric.connect(), sttWorker([providers.stt])),
@@ -97,11 +101,18 @@ export async function startMediaEngine(fabric: BusFabric, providers: MediaEngine
     logs,
     eventsOf,
     async dispatch(spec) {
-      const reply = callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 10_000 })).data);
+      const reply = callCodecs.dispatchReply.decode(
+        (await bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: 10_000 })).data,
+      );
       if (!reply.ok) throw new Error(`dispatch refused: ${reply.code}: ${reply.message}`);
       if (!reply.mediaUrl) throw new Error('the dispatch reply names no media URL');
       const { streamToken, mediaUrl } = reply;
-      return { callId: spec.callId, streamToken, mediaUrl, streamUrl: (carrier) => mediaStreamUrl(mediaUrl, carrier, streamToken) };
+      return {
+        callId: spec.callId,
+        streamToken,
+        mediaUrl,
+        streamUrl: (carrier) => mediaStreamUrl(mediaUrl, carrier, streamToken),
+      };
     },
     waitFor(callId, predicate, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
@@ -114,7 +125,13 @@ export async function startMediaEngine(fabric: BusFabric, providers: MediaEngine
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`no matching event of call ${callId} within ${timeoutMs} ms; saw ${eventsOf(callId).map((e) => (e.type === 'state' ? e.state : e.type)).join(', ')}`));
+          reject(
+            new Error(
+              `no matching event of call ${callId} within ${timeoutMs} ms; saw ${eventsOf(callId)
+                .map((e) => (e.type === 'state' ? e.state : e.type))
+                .join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         listeners.add(check);
         check();
@@ -125,7 +142,8 @@ export async function startMediaEngine(fabric: BusFabric, providers: MediaEngine
       for (;;) {
         const found = logs.find(predicate);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching log line within ${timeoutMs} ms; saw ${logs.map((l) => l.event).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(`no matching log line within ${timeoutMs} ms; saw ${logs.map((l) => l.event).join(', ')}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -13,10 +13,12 @@ const cache = new Map<string, Promise<Int16Array>>();
 export function spoken(text: string): Promise<Int16Array> {
   let audio = cache.get(text);
   if (!audio) {
-    audio = collectAudio(createFliteTts().synthesize({ text, voiceId: 'kal16' }, new AbortController().signal)).then((clip) => {
-      if (clip.sampleRate !== 16_000) throw new Error(`flite kal16 spoke at ${clip.sampleRate} Hz`);
-      return clip.samples;
-    });
+    audio = collectAudio(createFliteTts().synthesize({ text, voiceId: 'kal16' }, new AbortController().signal)).then(
+      (clip) => {
+        if (clip.sampleRate !== 16_000) throw new Error(`flite kal16 spoke at ${clip.sampleRate} Hz`);
+        return clip.samples;
+      },
+    );
     cache.set(text, audio);
   }
   return audio;
@@ -33,7 +35,8 @@ export function level(samples: Int16Array): number {
 export function voicedMs(samples: Int16Array, rate: number, threshold = 300): number {
   const frame = (rate * 20) / 1000;
   let voiced = 0;
-  for (let at = 0; at + frame <= samples.length; at += frame) if (level(samples.subarray(at, at + frame)) > threshold) voiced += 20;
+  for (let at = 0; at + frame <= samples.length; at += frame)
+    if (level(samples.subarray(at, at + frame)) > threshold) voiced += 20;
   return voiced;
 }
 
@@ -43,7 +46,8 @@ export function voicedMs(samples: Int16Array, rate: number, threshold = 300): nu
  */
 export function similarity(reference: Int16Array, heard: Int16Array): number {
   const step = 160;
-  const envelope = (s: Int16Array) => Float64Array.from({ length: Math.floor(s.length / step) }, (_, i) => level(s.subarray(i * step, (i + 1) * step)));
+  const envelope = (s: Int16Array) =>
+    Float64Array.from({ length: Math.floor(s.length / step) }, (_, i) => level(s.subarray(i * step, (i + 1) * step)));
   const ref = envelope(reference);
   const got = envelope(heard);
   let bestCoarse = 0;
@@ -78,7 +82,8 @@ export async function recognise(audio: Int16Array): Promise<string> {
   const abort = new AbortController();
   const stream = createPocketsphinxStt().open({ language: 'en-US' }, abort.signal);
   const silence = new Int16Array(4_800);
-  for (const piece of [silence, audio, silence]) for (let at = 0; at < piece.length; at += 320) stream.push(piece.subarray(at, at + 320));
+  for (const piece of [silence, audio, silence])
+    for (let at = 0; at < piece.length; at += 320) stream.push(piece.subarray(at, at + 320));
   stream.endOfUtterance();
   try {
     for await (const event of stream) if (event.type === 'final') return event.text;
@@ -96,5 +101,10 @@ export function throughCarrier(audio: Int16Array, format: SimFormat): Int16Array
   if (format.sampleRate === 16_000) return audio;
   let narrow = resample(audio, 16_000, format.sampleRate);
   if (format.encoding === 'mulaw') narrow = decodeMulaw(encodeMulaw(narrow));
-  return resample(narrow, format.sampleRate, 16_000, format.sampleRate === 8000 ? { sourceBandHz: TELEPHONE_BAND_HZ } : {});
+  return resample(
+    narrow,
+    format.sampleRate,
+    16_000,
+    format.sampleRate === 8000 ? { sourceBandHz: TELEPHONE_BAND_HZ } : {},
+  );
 }

@@ -13,7 +13,9 @@ export function tappedStt(inner: SttProvider): TappedStt {
   let frames: Int16Array[] = [];
   return {
     heard: () => concatPcm(frames),
-    reset: () => { frames = []; },
+    reset: () => {
+      frames = [];
+    },
     provider: {
       name: inner.name,
       open(options, signal) {

@@ -52,14 +52,38 @@ const DEFAULT_STATE: AgentState = {
 
 /** Text fields where an empty string means "none", stored as null. */
 const CLEARABLE_TEXT = [
-  'agentPersonality', 'pronunciation', 'languageAccent', 'greetingMessage', 'closingMessage', 'escalationMessage',
-  'voicemailMessage', 'voiceProvider', 'voiceId', 'supportedLanguage', 'timezone', 'backgroundNoise', 'callingNumber',
+  'agentPersonality',
+  'pronunciation',
+  'languageAccent',
+  'greetingMessage',
+  'closingMessage',
+  'escalationMessage',
+  'voicemailMessage',
+  'voiceProvider',
+  'voiceId',
+  'supportedLanguage',
+  'timezone',
+  'backgroundNoise',
+  'callingNumber',
 ] as const;
 
 /** Fields copied as sent (null included). */
 const AS_SENT = [
-  'name', 'description', 'agentType', 'callbackAgentId', 'agentIdentity', 'language', 'gender', 'voiceSpeed', 'sttMode',
-  'supportedLanguageGroup', 'languageSelectionMode', 'backgroundNoiseVolume', 'webCallEnabled', 'builderMode', 'telephonyProvider',
+  'name',
+  'description',
+  'agentType',
+  'callbackAgentId',
+  'agentIdentity',
+  'language',
+  'gender',
+  'voiceSpeed',
+  'sttMode',
+  'supportedLanguageGroup',
+  'languageSelectionMode',
+  'backgroundNoiseVolume',
+  'webCallEnabled',
+  'builderMode',
+  'telephonyProvider',
 ] as const;
 
 type Body = CreateAgentBody | UpdateAgentBody;
@@ -72,7 +96,12 @@ export function stateForUpdate(prev: AgentState, body: UpdateAgentBody, tools: S
   return apply(structuredClone(prev), body, tools, prev);
 }
 
-function apply(state: AgentState, body: Body, tools: StoredTools | undefined, prev: AgentState | undefined): AgentState {
+function apply(
+  state: AgentState,
+  body: Body,
+  tools: StoredTools | undefined,
+  prev: AgentState | undefined,
+): AgentState {
   const sent = body as Record<string, unknown>;
   const target = state as unknown as Record<string, unknown>;
   for (const field of AS_SENT) if (sent[field] !== undefined) target[field] = sent[field];
@@ -88,14 +117,18 @@ function apply(state: AgentState, body: Body, tools: StoredTools | undefined, pr
   }
   if (body.customVariables !== undefined) state.customVariables = body.customVariables ?? {};
   if (body.contextMemory !== undefined) state.contextMemory = body.contextMemory ?? {};
-  if (body.handoverData !== undefined) state.handoverData = mergeHandoverData(prev ? state.handoverData : {}, body.handoverData);
+  if (body.handoverData !== undefined)
+    state.handoverData = mergeHandoverData(prev ? state.handoverData : {}, body.handoverData);
   if (tools !== undefined) state.functionTools = tools;
   if (body.flowDefinition !== undefined) state.flowDefinition = body.flowDefinition as FlowDefinition | null;
   return state;
 }
 
 /** Shallow merge: sent keys replace stored ones, a key sent as null is removed, and null as a whole clears all. */
-export function mergeHandoverData(stored: Record<string, unknown>, sent: Record<string, unknown> | null): Record<string, unknown> {
+export function mergeHandoverData(
+  stored: Record<string, unknown>,
+  sent: Record<string, unknown> | null,
+): Record<string, unknown> {
   if (sent === null) return {};
   const merged: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(sent)) {

@@ -11,7 +11,13 @@ import type { CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 /** Spec document 3: the default instruction budget, characters. Organisations may have their own. */
 export const DEFAULT_INSTRUCTION_BUDGET = 4_000;
 /** The fields whose combined length the budget limits (spec document 2, Agents rule 1). */
-export const BUDGET_FIELDS = ['agentIdentity', 'agentPersonality', 'agentTask', 'pronunciation', 'languageAccent'] as const;
+export const BUDGET_FIELDS = [
+  'agentIdentity',
+  'agentPersonality',
+  'agentTask',
+  'pronunciation',
+  'languageAccent',
+] as const;
 
 export interface RuleInput {
   /** The stored agent; undefined on create. */
@@ -38,11 +44,15 @@ function requiredProblems({ prev, next, body }: RuleInput): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const touched = (field: keyof UpdateAgentBody) => !prev || body[field as keyof typeof body] !== undefined;
   if (touched('name') && !next.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-  if (touched('agentIdentity') && !next.agentIdentity.trim()) problems.push({ field: 'agentIdentity', message: 'must not be blank' });
+  if (touched('agentIdentity') && !next.agentIdentity.trim())
+    problems.push({ field: 'agentIdentity', message: 'must not be blank' });
   const backToPrompt = prev?.builderMode === 'FLOW' && next.builderMode === 'PROMPT';
   if (next.builderMode === 'PROMPT' && !next.agentTask && (touched('agentTask') || backToPrompt)) {
-    const message = !prev ? 'is required unless builderMode is FLOW'
-      : backToPrompt ? 'is required to switch the agent back to PROMPT' : 'must not be empty for a PROMPT agent';
+    const message = !prev
+      ? 'is required unless builderMode is FLOW'
+      : backToPrompt
+        ? 'is required to switch the agent back to PROMPT'
+        : 'must not be empty for a PROMPT agent';
     problems.push({ field: 'agentTask', message });
   }
   const becameVoice = prev !== undefined && prev.agentType !== 'VOICE' && next.agentType === 'VOICE';
@@ -56,7 +66,13 @@ function typeProblems({ prev, next, body }: RuleInput): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (next.webCallEnabled && next.agentType !== 'CHAT') {
     const field = body.webCallEnabled === undefined && body.agentType !== undefined ? 'agentType' : 'webCallEnabled';
-    problems.push({ field, message: field === 'webCallEnabled' ? 'is for CHAT agents only' : 'a VOICE agent cannot keep webCallEnabled: send webCallEnabled false too' });
+    problems.push({
+      field,
+      message:
+        field === 'webCallEnabled'
+          ? 'is for CHAT agents only'
+          : 'a VOICE agent cannot keep webCallEnabled: send webCallEnabled false too',
+    });
   }
   if (next.timezone && (!prev || body.timezone !== undefined) && !isTimeZone(next.timezone)) {
     problems.push({ field: 'timezone', message: 'must be an IANA time zone such as Europe/London' });
@@ -73,11 +89,15 @@ export function budgetProblems({ prev, next, budget }: Pick<RuleInput, 'prev' | 
   if (length <= budget) return [];
   if (prev && length <= instructionLength(prev)) return [];
   const longest = [...BUDGET_FIELDS].sort((a, b) => characters(next[b]) - characters(next[a]))[0]!;
-  const counted = prev ? `${length.toLocaleString('en')} characters (${instructionLength(prev).toLocaleString('en')} before this edit)` : `${length.toLocaleString('en')} characters`;
-  return [{
-    field: longest,
-    message: `takes the instructions (${BUDGET_FIELDS.join(', ')}) to ${counted}, over the organisation's instruction budget of ${budget.toLocaleString('en')}`,
-  }];
+  const counted = prev
+    ? `${length.toLocaleString('en')} characters (${instructionLength(prev).toLocaleString('en')} before this edit)`
+    : `${length.toLocaleString('en')} characters`;
+  return [
+    {
+      field: longest,
+      message: `takes the instructions (${BUDGET_FIELDS.join(', ')}) to ${counted}, over the organisation's instruction budget of ${budget.toLocaleString('en')}`,
+    },
+  ];
 }
 
 function isTimeZone(name: string): boolean {

@@ -29,7 +29,11 @@ export interface AgentListeners {
 }
 
 /** Calls a listener without letting it delay or fail the request. */
-export function notify<E>(listener: ((event: E) => void | Promise<void>) | undefined, event: E, log: FastifyBaseLogger): void {
+export function notify<E>(
+  listener: ((event: E) => void | Promise<void>) | undefined,
+  event: E,
+  log: FastifyBaseLogger,
+): void {
   if (!listener) return;
   const reportFailure = (error: unknown) => log.error({ err: error }, 'agent listener failed');
   try {

@@ -27,14 +27,19 @@ export class FlowRejectedError extends ApiError {
   constructor(flowErrors: FlowProblem[]) {
     const count = flowErrors.length === 1 ? '1 problem' : `${flowErrors.length} problems`;
     const message = `The call flow was rejected (${count}): ${flowErrors.map((p) => `${p.path || '/'} ${p.message}`).join('; ')}`;
-    super('validation_failed', message, { fields: [{ field: 'flowDefinition', message: `has ${count}, listed in flowErrors` }] });
+    super('validation_failed', message, {
+      fields: [{ field: 'flowDefinition', message: `has ${count}, listed in flowErrors` }],
+    });
     this.flowErrors = flowErrors;
   }
 }
 
 function listsSomething(value: unknown): boolean {
   if (typeof value === 'string') return value.trim() !== '';
-  return Array.isArray(value) && value.some((item) => (typeof item === 'string' ? item.trim() !== '' : item !== null && item !== undefined));
+  return (
+    Array.isArray(value) &&
+    value.some((item) => (typeof item === 'string' ? item.trim() !== '' : item !== null && item !== undefined))
+  );
 }
 
 export function hasKnowledgeBase(customVariables: Record<string, unknown>): boolean {
@@ -87,7 +92,8 @@ export function assertFlowAllowed(change: FlowChange): void {
     throw new ApiError('feature_disabled', 'Flow Agents is not enabled for this organisation');
   }
   if (next.agentType === 'CHAT') {
-    if (next.builderMode === 'FLOW') throw badField('builderMode', 'FLOW is for VOICE agents: a CHAT agent cannot have a call flow');
+    if (next.builderMode === 'FLOW')
+      throw badField('builderMode', 'FLOW is for VOICE agents: a CHAT agent cannot have a call flow');
     if (next.flowDefinition !== null) {
       const hint = body.flowDefinition === undefined ? '; send flowDefinition null to delete the saved flow' : '';
       throw badField('flowDefinition', `a CHAT agent cannot have a call flow${hint}`);
@@ -105,9 +111,12 @@ export function applyFlowRules(change: FlowChange): void {
   const wasFlow = prev?.builderMode === 'FLOW';
   const isFlow = next.builderMode === 'FLOW';
   if (isFlow && next.flowDefinition === null) {
-    throw badField('flowDefinition', body.flowDefinition === null
-      ? 'cannot be deleted while builderMode is FLOW: switch the agent to PROMPT first'
-      : 'is required when builderMode is FLOW');
+    throw badField(
+      'flowDefinition',
+      body.flowDefinition === null
+        ? 'cannot be deleted while builderMode is FLOW: switch the agent to PROMPT first'
+        : 'is required when builderMode is FLOW',
+    );
   }
   const recheck = isFlow
     ? !wasFlow || FLOW_INPUTS.some((field) => body[field] !== undefined)

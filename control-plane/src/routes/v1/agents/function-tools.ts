@@ -15,7 +15,12 @@ import type { StoredTools } from './records.ts';
  * Tools the server runs itself: the search tools an agent gets from its customVariables, ending the call and
  * transferring it. A webhook may not take their names, and they are never handed out as webhooks.
  */
-export const BUILT_IN_TOOL_KEYS: readonly string[] = [SEARCH_TOOLS.knowledge, SEARCH_TOOLS.catalogue, 'end_call', 'transfer_call'];
+export const BUILT_IN_TOOL_KEYS: readonly string[] = [
+  SEARCH_TOOLS.knowledge,
+  SEARCH_TOOLS.catalogue,
+  'end_call',
+  'transfer_call',
+];
 
 const keyPattern = new RegExp(KEY_PATTERN);
 // Checks that `parameters` is a JSON Schema; it never validates data, so one lenient instance serves every agent.
@@ -28,19 +33,32 @@ export const toolSecretContext = (organisationId: string) => `agent-tools:${orga
  * The stored form of sent tools: every problem is reported at once, each naming its field. A plain bearer token is
  * encrypted; a ciphertext sent back (as GET returns it) is kept when it opens for this organisation.
  */
-export function prepareTools(input: FunctionToolsInput | null, ring: KeyRing | undefined, organisationId: string): StoredTools {
+export function prepareTools(
+  input: FunctionToolsInput | null,
+  ring: KeyRing | undefined,
+  organisationId: string,
+): StoredTools {
   const problems: FieldProblem[] = [];
   const stored: StoredTools = {};
   for (const [key, tool] of Object.entries(input ?? {})) {
     const at = `functionTools.${key}`;
     if (!keyPattern.test(key)) {
-      problems.push({ field: at, message: 'a tool key must start with a letter and hold only letters, digits, _ and - (at most 64)' });
+      problems.push({
+        field: at,
+        message: 'a tool key must start with a letter and hold only letters, digits, _ and - (at most 64)',
+      });
     } else if (BUILT_IN_TOOL_KEYS.includes(key)) {
-      problems.push({ field: at, message: `"${key}" is a built-in tool the server provides; give the webhook another key` });
+      problems.push({
+        field: at,
+        message: `"${key}" is a built-in tool the server provides; give the webhook another key`,
+      });
     }
     for (const header of Object.keys(tool.headers ?? {})) {
       if (header.toLowerCase() === 'authorization') {
-        problems.push({ field: `${at}.headers.${header}`, message: 'send the token as bearerToken, which is stored encrypted' });
+        problems.push({
+          field: `${at}.headers.${header}`,
+          message: 'send the token as bearerToken, which is stored encrypted',
+        });
       } else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
         problems.push({ field: `${at}.headers.${header}`, message: 'is not a valid header name' });
       }
@@ -73,7 +91,13 @@ function parameterProblems(parameters: Record<string, unknown>, field: string): 
   return [];
 }
 
-function sealToken(token: string, ring: KeyRing | undefined, organisationId: string, field: string, problems: FieldProblem[]): string | undefined {
+function sealToken(
+  token: string,
+  ring: KeyRing | undefined,
+  organisationId: string,
+  field: string,
+  problems: FieldProblem[],
+): string | undefined {
   if (!ring) throw secretsUnavailable();
   if (!isCiphertext(token)) return ring.encrypt(token, toolSecretContext(organisationId));
   try {
@@ -81,7 +105,10 @@ function sealToken(token: string, ring: KeyRing | undefined, organisationId: str
     return token;
   } catch (error) {
     if (!(error instanceof SecretError)) throw error;
-    problems.push({ field, message: 'is an encrypted value this server cannot open for this organisation; send the token itself' });
+    problems.push({
+      field,
+      message: 'is an encrypted value this server cannot open for this organisation; send the token itself',
+    });
     return undefined;
   }
 }
@@ -91,13 +118,20 @@ export function decryptTools(tools: StoredTools, ring: KeyRing | undefined, orga
   const open: StoredTools = {};
   for (const [key, tool] of Object.entries(tools)) {
     if (BUILT_IN_TOOL_KEYS.includes(key)) continue;
-    open[key] = tool.bearerToken === undefined ? { ...tool } : { ...tool, bearerToken: openToken(tool.bearerToken, ring, organisationId) };
+    open[key] =
+      tool.bearerToken === undefined
+        ? { ...tool }
+        : { ...tool, bearerToken: openToken(tool.bearerToken, ring, organisationId) };
   }
   return open;
 }
 
 /** The engine's form of the tools (AgentSnapshot.functionTools): keyed entries become a list, tokens in clear. */
-export function webhookToolSpecs(tools: StoredTools, ring: KeyRing | undefined, organisationId: string): Static<typeof WebhookToolSpec>[] {
+export function webhookToolSpecs(
+  tools: StoredTools,
+  ring: KeyRing | undefined,
+  organisationId: string,
+): Static<typeof WebhookToolSpec>[] {
   return Object.entries(decryptTools(tools, ring, organisationId)).map(([key, tool]) => {
     const { name: _displayName, ...spec } = tool;
     return { key, ...spec };

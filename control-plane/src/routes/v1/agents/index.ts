@@ -27,8 +27,9 @@ export interface AgentRoutesOptions extends AgentListeners {
 }
 
 /** What a PROMPT agent's save says when no language model is configured (DESIGN.md §2). */
-export const NO_LANGUAGE_MODEL_WARNING = 'No language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL): this PROMPT agent '
-  + 'will play its greeting, then tell callers that no language model is configured.';
+export const NO_LANGUAGE_MODEL_WARNING =
+  'No language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL): this PROMPT agent ' +
+  'will play its greeting, then tell callers that no language model is configured.';
 
 type IdParams = { id: string };
 
@@ -36,9 +37,12 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
   const agents = new AgentService(app.sql, { ...options, keys: app.keys, log: app.log });
   const saved = (agent: AgentRecord, message: string) => {
     const body = ok(agent, message);
-    return options.languageModel === false && agent.builderMode === 'PROMPT' ? { ...body, warnings: [NO_LANGUAGE_MODEL_WARNING] } : body;
+    return options.languageModel === false && agent.builderMode === 'PROMPT'
+      ? { ...body, warnings: [NO_LANGUAGE_MODEL_WARNING] }
+      : body;
   };
-  for (const schema of [schemas.AgentSchema, schemas.AgentErrorBody, schemas.FlowDefinitionSchema]) app.addSchema(schema);
+  for (const schema of [schemas.AgentSchema, schemas.AgentErrorBody, schemas.FlowDefinitionSchema])
+    app.addSchema(schema);
   // Adding schemas gives this context a schema store of its own, and Fastify builds its validator with the default
   // compiler (which drops unknown fields and stops at the first error): put the app's compiler back.
   app.setValidatorCompiler(validatorCompiler);
@@ -47,7 +51,8 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
   app.post<{ Body: schemas.CreateAgentBody }>(
     '/voice/agents',
     { schema: schemas.createAgent, config: { scope: 'agents:write' } },
-    async (request, reply) => reply.code(201).send(saved(await agents.create(principalOf(request), request.body), 'Agent created')),
+    async (request, reply) =>
+      reply.code(201).send(saved(await agents.create(principalOf(request), request.body), 'Agent created')),
   );
 
   app.get<{ Querystring: schemas.ListAgentsQuery }>(
@@ -65,7 +70,8 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
   app.put<{ Params: IdParams; Body: schemas.UpdateAgentBody }>(
     '/voice/agents/:id',
     { schema: schemas.updateAgent, config: { scope: 'agents:write' } },
-    async (request) => saved(await agents.update(principalOf(request), request.params.id, request.body), 'Agent updated'),
+    async (request) =>
+      saved(await agents.update(principalOf(request), request.params.id, request.body), 'Agent updated'),
   );
 
   app.delete<{ Params: IdParams }>(
@@ -85,7 +91,14 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
       },
     },
     async (request, reply) =>
-      reply.code(201).send(saved(await agents.duplicate(principalOf(request), request.params.id, request.body ?? {}), 'Agent duplicated')),
+      reply
+        .code(201)
+        .send(
+          saved(
+            await agents.duplicate(principalOf(request), request.params.id, request.body ?? {}),
+            'Agent duplicated',
+          ),
+        ),
   );
 
   app.get<{ Querystring: schemas.BudgetQuery }>(

@@ -32,21 +32,30 @@ export function outboundNumberForCreate(sent: OutboundNumber, numbers: readonly 
     const fallback = defaultOutboundNumber(numbers);
     if (fallback) return { callingNumber: fallback.phone_number, telephonyProvider: fallback.provider };
   }
-  return { callingNumber: resolveCallingNumber(sent.callingNumber, sent.telephonyProvider, numbers), telephonyProvider: sent.telephonyProvider };
+  return {
+    callingNumber: resolveCallingNumber(sent.callingNumber, sent.telephonyProvider, numbers),
+    telephonyProvider: sent.telephonyProvider,
+  };
 }
 
 /**
  * The E.164 form of a sent number: kept when already E.164 (spaces and punctuation removed); in local form,
  * the organisation's one number it matches (preferring the named provider's), else a 400 naming callingNumber.
  */
-export function resolveCallingNumber(sent: string | null, provider: Carrier | null, numbers: readonly PhoneNumberRow[]): string | null {
+export function resolveCallingNumber(
+  sent: string | null,
+  provider: Carrier | null,
+  numbers: readonly PhoneNumberRow[],
+): string | null {
   // The organisation may dial out through SIP or a number not imported yet: an E.164 number is taken as sent.
   if (sent === null) return null;
   const compact = sent.replace(/[\s().-]/g, '');
-  if (!/^\+?\d+$/.test(compact)) throw badField('callingNumber', 'must be a phone number: digits, best in E.164 form (+ and the country code)');
+  if (!/^\+?\d+$/.test(compact))
+    throw badField('callingNumber', 'must be a phone number: digits, best in E.164 form (+ and the country code)');
   const international = compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
   if (international.startsWith('+')) {
-    if (!E164.test(international)) throw badField('callingNumber', 'must be an E.164 number: + then the country code and number, 8 to 15 digits');
+    if (!E164.test(international))
+      throw badField('callingNumber', 'must be an E.164 number: + then the country code and number, 8 to 15 digits');
     return international;
   }
   const local = international.replace(/^0+/, '');
@@ -55,9 +64,12 @@ export function resolveCallingNumber(sent: string | null, provider: Carrier | nu
   const candidates = preferred.length ? preferred : matches;
   const distinct = [...new Set(candidates.map((n) => n.phone_number))];
   if (distinct.length === 1) return distinct[0]!;
-  throw badField('callingNumber', distinct.length > 1
-    ? `matches several numbers of the organisation (${distinct.join(', ')}): send it in E.164 form`
-    : 'is not in E.164 form (+ and the country code) and matches no active number of the organisation');
+  throw badField(
+    'callingNumber',
+    distinct.length > 1
+      ? `matches several numbers of the organisation (${distinct.join(', ')}): send it in E.164 form`
+      : 'is not in E.164 form (+ and the country code) and matches no active number of the organisation',
+  );
 }
 
 /** Whether `digits` (no trunk prefix) is the national part of an E.164 number, or the number without its +. */

@@ -104,7 +104,13 @@ export const COLUMN_OF: Readonly<Record<keyof AgentState, string>> = {
 
 export const STATE_FIELDS = Object.keys(COLUMN_OF) as (keyof AgentState)[];
 export const JSON_FIELDS: ReadonlySet<keyof AgentState> = new Set([
-  'customVariables', 'functionTools', 'contextMemory', 'handoverData', 'flowDefinition', 'resultsConfig', 'promptResultsConfig',
+  'customVariables',
+  'functionTools',
+  'contextMemory',
+  'handoverData',
+  'flowDefinition',
+  'resultsConfig',
+  'promptResultsConfig',
 ]);
 
 /** A row of `agents` joined with its creator's name and e-mail. */
@@ -151,9 +157,10 @@ export function agentRecord(row: AgentRow): AgentRecord {
     id: row.id,
     organisationId: row.organisation_id,
     createdById: row.created_by_id,
-    createdBy: row.created_by_id && row.created_by_name !== null
-      ? { id: row.created_by_id, name: row.created_by_name, email: row.created_by_email ?? '' }
-      : null,
+    createdBy:
+      row.created_by_id && row.created_by_name !== null
+        ? { id: row.created_by_id, name: row.created_by_name, email: row.created_by_email ?? '' }
+        : null,
   };
   for (const field of RECORD_STATE_FIELDS) record[field] = row[COLUMN_OF[field]];
   record.version = row.version;

@@ -7,7 +7,12 @@ const SELECT = `select a.*, u.name as created_by_name, u.email as created_by_ema
                   from agents a left join users u on u.id = a.created_by_id`;
 
 /** An agent of the organisation that is not deleted; `lock` holds it until the transaction ends. */
-export async function findAgent(sql: Queryable, organisationId: string, id: string, lock = false): Promise<AgentRow | undefined> {
+export async function findAgent(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+  lock = false,
+): Promise<AgentRow | undefined> {
   const [row] = await sql.unsafe<AgentRow[]>(
     `${SELECT} where a.id = $1 and a.organisation_id = $2 and a.deleted_at is null${lock ? ' for update of a' : ''}`,
     [id, organisationId],
@@ -28,7 +33,12 @@ export async function insertAgent(
   sql: Queryable,
   agent: { id: string; organisationId: string; createdById: string; state: AgentState },
 ): Promise<void> {
-  const row = { id: agent.id, organisation_id: agent.organisationId, created_by_id: agent.createdById, ...columns(sql, agent.state) };
+  const row = {
+    id: agent.id,
+    organisation_id: agent.organisationId,
+    created_by_id: agent.createdById,
+    ...columns(sql, agent.state),
+  };
   await sql`insert into agents ${(sql as Sql)(row)}`;
 }
 
@@ -59,7 +69,10 @@ export async function listAgents(
     where.push(`(a.name ilike $${n} or a.description ilike $${n})`);
   }
   const condition = where.join(' and ');
-  const [counted] = await sql.unsafe<{ total: number }[]>(`select count(*)::int as total from agents a where ${condition}`, params);
+  const [counted] = await sql.unsafe<{ total: number }[]>(
+    `select count(*)::int as total from agents a where ${condition}`,
+    params,
+  );
   const rows = await sql.unsafe<AgentRow[]>(
     `${SELECT} where ${condition} order by a.created_at desc, a.id desc limit $${params.length + 1} offset $${params.length + 2}`,
     [...params, page.limit, page.offset],
@@ -73,7 +86,10 @@ export interface OrganisationSettings {
 }
 
 /** Feature flags and instruction budget, read in the transaction that saves, so a change applies at once. */
-export async function organisationSettings(sql: Queryable, organisationId: string): Promise<OrganisationSettings | undefined> {
+export async function organisationSettings(
+  sql: Queryable,
+  organisationId: string,
+): Promise<OrganisationSettings | undefined> {
   const [row] = await sql<OrganisationSettings[]>`select features, instruction_budget from organisations
     where id = ${organisationId} and deleted_at is null`;
   return row;
@@ -87,7 +103,9 @@ export async function agentType(sql: Queryable, organisationId: string, id: stri
 
 /** Live agents that name this one as their callback agent. */
 export async function callbackDependants(sql: Queryable, id: string): Promise<string[]> {
-  const rows = await sql<{ id: string }[]>`select id from agents where callback_agent_id = ${id} and deleted_at is null order by id`;
+  const rows = await sql<
+    { id: string }[]
+  >`select id from agents where callback_agent_id = ${id} and deleted_at is null order by id`;
   return rows.map((r) => r.id);
 }
 

@@ -24,7 +24,8 @@ function outcomeProblems(config: ResultsConfig): FieldProblem[] {
   config.outcomes.forEach((outcome, i) => {
     const field = `resultsConfig.outcomes.${i}.key`;
     if (!keyPattern.test(outcome.key)) problems.push({ field, message: KEY_RULE });
-    else if (outcome.key === NO_RESULT_OUTCOME.key) problems.push({ field, message: `"${NO_RESULT_OUTCOME.key}" is reserved for calls without a result` });
+    else if (outcome.key === NO_RESULT_OUTCOME.key)
+      problems.push({ field, message: `"${NO_RESULT_OUTCOME.key}" is reserved for calls without a result` });
     else if (seen.has(outcome.key)) problems.push({ field, message: `outcome "${outcome.key}" is listed twice` });
     seen.add(outcome.key);
   });
@@ -37,14 +38,21 @@ function fieldProblems(config: ResultsConfig): FieldProblem[] {
   config.fields.forEach((field, i) => {
     const at = `resultsConfig.fields.${i}`;
     if (!keyPattern.test(field.key)) problems.push({ field: `${at}.key`, message: KEY_RULE });
-    else if (seen.has(field.key)) problems.push({ field: `${at}.key`, message: `field "${field.key}" is listed twice` });
+    else if (seen.has(field.key))
+      problems.push({ field: `${at}.key`, message: `field "${field.key}" is listed twice` });
     seen.add(field.key);
     if (field.type === 'choice') {
-      if (!field.choices?.length) problems.push({ field: `${at}.choices`, message: 'is required for type choice: list the options' });
-      const repeated = field.choices?.find((choice, j) => field.choices!.findIndex((c) => c.toLowerCase() === choice.toLowerCase()) !== j);
+      if (!field.choices?.length)
+        problems.push({ field: `${at}.choices`, message: 'is required for type choice: list the options' });
+      const repeated = field.choices?.find(
+        (choice, j) => field.choices!.findIndex((c) => c.toLowerCase() === choice.toLowerCase()) !== j,
+      );
       if (repeated) problems.push({ field: `${at}.choices`, message: `choice "${repeated}" is listed twice` });
     } else if (field.choices !== undefined) {
-      problems.push({ field: `${at}.choices`, message: `only fields of type choice have choices; this one is ${field.type}` });
+      problems.push({
+        field: `${at}.choices`,
+        message: `only fields of type choice have choices; this one is ${field.type}`,
+      });
     }
   });
   return problems;

@@ -17,14 +17,19 @@ const Optional = Type.Partial(Type.Object(optionalFields));
 
 export const CreateAgentBody = Type.Object(
   { name, agentIdentity, ...Optional.properties },
-  { additionalProperties: false, description: 'agentTask is required unless builderMode is FLOW; greetingMessage is required for VOICE agents.' },
+  {
+    additionalProperties: false,
+    description: 'agentTask is required unless builderMode is FLOW; greetingMessage is required for VOICE agents.',
+  },
 );
 export type CreateAgentBody = Static<typeof CreateAgentBody>;
 
 export const UpdateAgentBody = Type.Object(
   {
     ...Type.Partial(Type.Object(writableFields)).properties,
-    isActive: Type.Optional(Type.Boolean({ description: 'false pauses the agent: it places and takes no calls until set true again.' })),
+    isActive: Type.Optional(
+      Type.Boolean({ description: 'false pauses the agent: it places and takes no calls until set true again.' }),
+    ),
   },
   { additionalProperties: false, description: 'Only sent fields change. Every change increments version.' },
 );
@@ -32,7 +37,8 @@ export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
 
 const NullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] });
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
-const NullableObject = (description: string) => Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, description });
+const NullableObject = (description: string) =>
+  Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, description });
 
 const StoredToolSchema = Type.Object({
   name: Type.Optional(Type.String()),
@@ -41,7 +47,9 @@ const StoredToolSchema = Type.Object({
   url: Type.String(),
   method: Type.Optional(Type.String()),
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  bearerToken: Type.Optional(Type.String({ description: 'enc:v1:<key id>:… (AES-256-GCM); in clear only with includeTools=decrypted.' })),
+  bearerToken: Type.Optional(
+    Type.String({ description: 'enc:v1:<key id>:… (AES-256-GCM); in clear only with includeTools=decrypted.' }),
+  ),
   timeoutMs: Type.Optional(Type.Integer()),
 });
 
@@ -49,12 +57,23 @@ const ResultsConfigSchema = Type.Unsafe({
   type: ['object', 'null'],
   description: 'outcomes and fields tracked per call; null tracks nothing. Derived from the flow for FLOW agents.',
   properties: {
-    outcomes: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, label: { type: 'string' }, description: { type: 'string' } } } },
+    outcomes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string' }, label: { type: 'string' }, description: { type: 'string' } },
+      },
+    },
     fields: {
       type: 'array',
       items: {
         type: 'object',
-        properties: { key: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          key: { type: 'string' },
+          label: { type: 'string' },
+          type: { type: 'string' },
+          choices: { type: 'array', items: { type: 'string' } },
+        },
       },
     },
   },
@@ -67,7 +86,10 @@ export const AgentSchema = Type.Object(
     description: Type.String(),
     organisationId: Type.String(),
     createdById: NullableString,
-    createdBy: Type.Unsafe({ type: ['object', 'null'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } } }),
+    createdBy: Type.Unsafe({
+      type: ['object', 'null'],
+      properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
+    }),
     agentType: Type.String({ description: 'VOICE or CHAT' }),
     callbackAgentId: NullableString,
     agentIdentity: Type.String(),
@@ -92,7 +114,9 @@ export const AgentSchema = Type.Object(
     backgroundNoise: NullableString,
     backgroundNoiseVolume: NullableNumber,
     customVariables: JsonObject,
-    functionTools: Type.Record(Type.String(), StoredToolSchema, { description: 'Webhook tools by key; bearer tokens encrypted.' }),
+    functionTools: Type.Record(Type.String(), StoredToolSchema, {
+      description: 'Webhook tools by key; bearer tokens encrypted.',
+    }),
     contextMemory: JsonObject,
     handoverData: JsonObject,
     webCallEnabled: Type.Boolean(),
@@ -126,43 +150,56 @@ export const AgentErrorBody = Type.Object(
     error: Type.Optional(Type.String({ description: 'The same text as message.' })),
     code: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-    flowErrors: Type.Optional(Type.Array(Type.Object({
-      path: Type.String({ description: 'JSON pointer into flowDefinition, e.g. /steps/confirm/next' }),
-      message: Type.String(),
-    }), { description: 'Every problem of a rejected flow' })),
+    flowErrors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer into flowDefinition, e.g. /steps/confirm/next' }),
+          message: Type.String(),
+        }),
+        { description: 'Every problem of a rejected flow' },
+      ),
+    ),
   },
   { $id: 'AgentErrorBody' },
 );
 
 const errorRef = Type.Ref('AgentErrorBody');
-export const agentErrors = (...codes: number[]) => Object.fromEntries([400, 401, 403, 429, ...codes].map((code) => [code, errorRef]));
+export const agentErrors = (...codes: number[]) =>
+  Object.fromEntries([400, 401, 403, 429, ...codes].map((code) => [code, errorRef]));
 const OneAgent = Envelope(Type.Ref('Agent'));
 /** A saved agent, with what the caller should know about it (DESIGN.md §2: a PROMPT agent without a language model). */
 const SavedAgent = Type.Object({
   success: Type.Literal(true),
   data: Type.Ref('Agent'),
   message: Type.Optional(Type.String()),
-  warnings: Type.Optional(Type.Array(Type.String(), {
-    description: 'Present when the agent is saved but cannot work fully as configured, e.g. a PROMPT agent while no language '
-      + 'model is configured: its calls play the greeting, then say that no language model is configured.',
-  })),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Present when the agent is saved but cannot work fully as configured, e.g. a PROMPT agent while no language ' +
+        'model is configured: its calls play the greeting, then say that no language model is configured.',
+    }),
+  ),
 });
 export const AgentParams = Type.Object({ id: Id('Agent id') });
 
 export const createAgent = {
   tags: TAGS,
   summary: 'Create a voice or chat agent',
-  description: 'Rules: the instruction budget; the default outbound number (newest active carrier-a number, else newest active number, '
-    + 'unless callingNumber and telephonyProvider are both sent); FLOW needs Flow Agents (403), a VOICE agent and a flow that fits '
-    + 'the agent (400 with flowErrors); a FLOW agent\'s resultsConfig is derived from its flow.',
+  description:
+    'Rules: the instruction budget; the default outbound number (newest active carrier-a number, else newest active number, ' +
+    'unless callingNumber and telephonyProvider are both sent); FLOW needs Flow Agents (403), a VOICE agent and a flow that fits ' +
+    "the agent (400 with flowErrors); a FLOW agent's resultsConfig is derived from its flow.",
   body: CreateAgentBody,
   response: { 201: SavedAgent, ...agentErrors() },
 };
 
 export const GetAgentQuery = Type.Object({
-  includeTools: Type.Optional(StringEnum(['decrypted'] as const, {
-    description: 'decrypted: functionTools with bearer tokens in clear and built-in tools left out. Otherwise tokens come back encrypted.',
-  })),
+  includeTools: Type.Optional(
+    StringEnum(['decrypted'] as const, {
+      description:
+        'decrypted: functionTools with bearer tokens in clear and built-in tools left out. Otherwise tokens come back encrypted.',
+    }),
+  ),
 });
 export type GetAgentQuery = Static<typeof GetAgentQuery>;
 
@@ -177,10 +214,11 @@ export const getAgent = {
 export const updateAgent = {
   tags: TAGS,
   summary: 'Partial update of an agent',
-  description: 'Only sent fields change, and every change increments version. handoverData is shallow-merged (null removes a key); '
-    + 'switching to FLOW keeps the PROMPT resultsConfig aside and switching back restores it; an empty agentTask sent to a FLOW '
-    + 'agent keeps the stored task; on a FLOW agent a change of flowDefinition, builderMode, functionTools, customVariables or '
-    + 'handoverData re-checks the flow. An agent over the instruction budget may be saved when the edit does not make it longer.',
+  description:
+    'Only sent fields change, and every change increments version. handoverData is shallow-merged (null removes a key); ' +
+    'switching to FLOW keeps the PROMPT resultsConfig aside and switching back restores it; an empty agentTask sent to a FLOW ' +
+    'agent keeps the stored task; on a FLOW agent a change of flowDefinition, builderMode, functionTools, customVariables or ' +
+    'handoverData re-checks the flow. An agent over the instruction budget may be saved when the edit does not make it longer.',
   params: AgentParams,
   body: UpdateAgentBody,
   response: { 200: SavedAgent, ...agentErrors(404) },
@@ -190,7 +228,9 @@ export const ListAgentsQuery = Type.Object({
   organisationId: Type.Optional(Id('Own organisation (optional)')),
   agentType: Type.Optional(StringEnum(AGENT_TYPES)),
   isActive: Type.Optional(Type.Boolean({ description: 'true: active agents only; false: paused agents only' })),
-  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive, in name and description' })),
+  search: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive, in name and description' }),
+  ),
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
 });
@@ -202,13 +242,15 @@ export const listAgents = {
   description: `Deleted agents are never listed. Pages hold ${DEFAULT_PAGE_SIZE} agents unless limit says otherwise (at most ${MAX_PAGE_SIZE}).`,
   querystring: ListAgentsQuery,
   response: {
-    200: Envelope(Type.Object({
-      items: Type.Array(Type.Ref('Agent')),
-      total: Type.Integer({ description: 'Agents matching the filters, over all pages' }),
-      page: Type.Integer(),
-      limit: Type.Integer(),
-      totalPages: Type.Integer(),
-    })),
+    200: Envelope(
+      Type.Object({
+        items: Type.Array(Type.Ref('Agent')),
+        total: Type.Integer({ description: 'Agents matching the filters, over all pages' }),
+        page: Type.Integer(),
+        limit: Type.Integer(),
+        totalPages: Type.Integer(),
+      }),
+    ),
     ...agentErrors(),
   },
 };
@@ -216,14 +258,19 @@ export const listAgents = {
 export const deleteAgent = {
   tags: TAGS,
   summary: 'Delete an agent',
-  description: 'It is gone from every read (404) and never counted again. Its widget tokens are revoked, chat agents calling back '
-    + 'through it lose their callback agent, and numbers answering with it are unassigned. Its calls and results are kept.',
+  description:
+    'It is gone from every read (404) and never counted again. Its widget tokens are revoked, chat agents calling back ' +
+    'through it lose their callback agent, and numbers answering with it are unassigned. Its calls and results are kept.',
   params: AgentParams,
   response: { 200: Envelope(Type.Object({ deleted: Type.Literal(true), id: Type.String() })), ...agentErrors(404) },
 };
 
 export const DuplicateBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "Default: the source's name plus ' (copy)'" })) },
+  {
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: "Default: the source's name plus ' (copy)'" }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type DuplicateBody = Static<typeof DuplicateBody>;
@@ -231,9 +278,10 @@ export type DuplicateBody = Static<typeof DuplicateBody>;
 export const duplicateAgent = {
   tags: TAGS,
   summary: 'Copy an agent',
-  description: 'A new agent (version 1, no calls) with every setting of the source: texts, voice, tools and their tokens, flow, '
-    + 'resultsConfig, variables, callback agent and outbound number. Widget tokens are not copied. The creator is the key owner. '
-    + 'The copy obeys the rules of a new agent: the instruction budget, and Flow Agents for a FLOW agent.',
+  description:
+    'A new agent (version 1, no calls) with every setting of the source: texts, voice, tools and their tokens, flow, ' +
+    'resultsConfig, variables, callback agent and outbound number. Widget tokens are not copied. The creator is the key owner. ' +
+    'The copy obeys the rules of a new agent: the instruction budget, and Flow Agents for a FLOW agent.',
   params: AgentParams,
   body: Type.Optional(DuplicateBody),
   response: { 201: SavedAgent, ...agentErrors(404) },
@@ -250,16 +298,22 @@ export const instructionBudget = {
   summary: "The organisation's instruction budget, and an agent's use of it",
   querystring: BudgetQuery,
   response: {
-    200: Envelope(Type.Object({
-      budget: Type.Integer({ description: 'Characters allowed across the counted fields' }),
-      defaultBudget: Type.Integer(),
-      countedFields: Type.Array(Type.String()),
-      usage: Type.Unsafe({
-        type: ['object', 'null'],
-        description: 'With agentId: that agent\'s use; otherwise null',
-        properties: { agentId: { type: 'string' }, used: { type: 'integer' }, remaining: { type: 'integer', description: 'Negative when over budget' } },
+    200: Envelope(
+      Type.Object({
+        budget: Type.Integer({ description: 'Characters allowed across the counted fields' }),
+        defaultBudget: Type.Integer(),
+        countedFields: Type.Array(Type.String()),
+        usage: Type.Unsafe({
+          type: ['object', 'null'],
+          description: "With agentId: that agent's use; otherwise null",
+          properties: {
+            agentId: { type: 'string' },
+            used: { type: 'integer' },
+            remaining: { type: 'integer', description: 'Negative when over budget' },
+          },
+        }),
       }),
-    })),
+    ),
     ...agentErrors(404),
   },
 };
@@ -269,10 +323,17 @@ export const flowAgents = {
   summary: 'Whether Flow Agents is enabled for the organisation, and its FLOW agents',
   params: Type.Object({ organisationId: Id('Own organisation') }),
   response: {
-    200: Envelope(Type.Object({
-      enabled: Type.Boolean({ description: 'Flow Agents feature of the organisation: without it, FLOW agents cannot be created or their flows changed' }),
-      agents: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), isActive: Type.Boolean(), updatedAt: Timestamp })),
-    })),
+    200: Envelope(
+      Type.Object({
+        enabled: Type.Boolean({
+          description:
+            'Flow Agents feature of the organisation: without it, FLOW agents cannot be created or their flows changed',
+        }),
+        agents: Type.Array(
+          Type.Object({ id: Type.String(), name: Type.String(), isActive: Type.Boolean(), updatedAt: Timestamp }),
+        ),
+      }),
+    ),
     ...agentErrors(),
   },
 };

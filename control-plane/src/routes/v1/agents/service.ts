@@ -11,14 +11,27 @@ import { newId } from '../../../db/ids.ts';
 import { ApiError, notFound, validationError, type FieldProblem } from '../../../errors.ts';
 import type { KeyRing } from '../../../secrets/key-ring.ts';
 import { changedFields, stateForCreate, stateForUpdate } from './agent-changes.ts';
-import { BUDGET_FIELDS, budgetProblems, DEFAULT_INSTRUCTION_BUDGET, instructionLength, ruleProblems } from './agent-rules.ts';
+import {
+  BUDGET_FIELDS,
+  budgetProblems,
+  DEFAULT_INSTRUCTION_BUDGET,
+  instructionLength,
+  ruleProblems,
+} from './agent-rules.ts';
 import { notify, type AgentListeners } from './events.ts';
 import { applyFlowRules, assertFlowAllowed, FLOW_FEATURE, type FlowChange } from './flow-rules.ts';
 import { decryptTools, prepareTools } from './function-tools.ts';
 import { outboundNumberForCreate, resolveCallingNumber } from './outbound-number.ts';
 import { agentRecord, agentState, STATE_FIELDS, type AgentRecord, type AgentState } from './records.ts';
 import * as repository from './repository.ts';
-import type { BudgetQuery, CreateAgentBody, DuplicateBody, GetAgentQuery, ListAgentsQuery, UpdateAgentBody } from './schemas.ts';
+import type {
+  BudgetQuery,
+  CreateAgentBody,
+  DuplicateBody,
+  GetAgentQuery,
+  ListAgentsQuery,
+  UpdateAgentBody,
+} from './schemas.ts';
 import { DEFAULT_PAGE_SIZE } from './schemas.ts';
 
 export interface AgentServiceOptions extends AgentListeners {
@@ -47,7 +60,10 @@ export class AgentService {
 
   async create(principal: Principal, body: CreateAgentBody): Promise<AgentRecord> {
     const organisationId = principal.organisationId;
-    const tools = body.functionTools === undefined ? undefined : prepareTools(body.functionTools, this.#options.keyRing, organisationId);
+    const tools =
+      body.functionTools === undefined
+        ? undefined
+        : prepareTools(body.functionTools, this.#options.keyRing, organisationId);
     const next = stateForCreate(body, tools);
     const id = newId();
     await this.#sql.begin(async (tx) => {
@@ -67,12 +83,18 @@ export class AgentService {
   async get(principal: Principal, id: string, query: GetAgentQuery = {}): Promise<AgentRecord> {
     const agent = await this.#read(principal.organisationId, id);
     if (query.includeTools !== 'decrypted') return agent;
-    return { ...agent, functionTools: decryptTools(agent.functionTools, this.#options.keyRing, principal.organisationId) };
+    return {
+      ...agent,
+      functionTools: decryptTools(agent.functionTools, this.#options.keyRing, principal.organisationId),
+    };
   }
 
   async update(principal: Principal, id: string, body: UpdateAgentBody): Promise<AgentRecord> {
     const organisationId = principal.organisationId;
-    const tools = body.functionTools === undefined ? undefined : prepareTools(body.functionTools, this.#options.keyRing, organisationId);
+    const tools =
+      body.functionTools === undefined
+        ? undefined
+        : prepareTools(body.functionTools, this.#options.keyRing, organisationId);
     const changed = await this.#sql.begin(async (tx) => {
       // Locked until commit: two concurrent edits apply one after the other, each counted in version.
       const row = await repository.findAgent(tx, organisationId, id, true);
@@ -85,7 +107,11 @@ export class AgentService {
       await this.#check(tx, organisationId, id, next, body, settings.instruction_budget, prev);
       applyFlowRules(change);
       if (body.callingNumber) {
-        next.callingNumber = resolveCallingNumber(next.callingNumber, next.telephonyProvider, await repository.activePhoneNumbers(tx, organisationId));
+        next.callingNumber = resolveCallingNumber(
+          next.callingNumber,
+          next.telephonyProvider,
+          await repository.activePhoneNumbers(tx, organisationId),
+        );
       }
       const fields = changedFields(prev, next);
       if (fields.length) await repository.updateAgent(tx, id, pick(next, fields));
@@ -128,7 +154,10 @@ export class AgentService {
       const source = agentState(row);
       const settings = await this.#settings(tx, organisationId);
       if (source.flowDefinition !== null && !settings.features.includes(FLOW_FEATURE)) {
-        throw new ApiError('feature_disabled', 'Flow Agents is not enabled for this organisation: an agent with a call flow cannot be copied');
+        throw new ApiError(
+          'feature_disabled',
+          'Flow Agents is not enabled for this organisation: an agent with a call flow cannot be copied',
+        );
       }
       const next: AgentState = { ...source, name: body.name ?? `${source.name} (copy)` };
       const problems = budgetProblems({ prev: undefined, next, budget: settings.instruction_budget });
@@ -136,7 +165,11 @@ export class AgentService {
       await repository.insertAgent(tx, { id: copyId, organisationId, createdById: principal.userId, state: next });
     });
     const agent = await this.#read(organisationId, copyId);
-    notify(this.#options.onAgentSaved, { kind: 'duplicated', agent, changedFields: [...STATE_FIELDS] }, this.#options.log);
+    notify(
+      this.#options.onAgentSaved,
+      { kind: 'duplicated', agent, changedFields: [...STATE_FIELDS] },
+      this.#options.log,
+    );
     return agent;
   }
 
@@ -149,7 +182,12 @@ export class AgentService {
       const used = instructionLength(agentState(row));
       usage = { agentId: query.agentId, used, remaining: settings.instruction_budget - used };
     }
-    return { budget: settings.instruction_budget, defaultBudget: DEFAULT_INSTRUCTION_BUDGET, countedFields: [...BUDGET_FIELDS], usage };
+    return {
+      budget: settings.instruction_budget,
+      defaultBudget: DEFAULT_INSTRUCTION_BUDGET,
+      countedFields: [...BUDGET_FIELDS],
+      usage,
+    };
   }
 
   async flowAgents(principal: Principal) {
@@ -173,20 +211,37 @@ export class AgentService {
   ): Promise<void> {
     const problems: FieldProblem[] = ruleProblems({ prev, next, body, budget });
     if (body.callbackAgentId && next.callbackAgentId) {
-      const type = next.callbackAgentId === id ? 'self' : await repository.agentType(tx, organisationId, next.callbackAgentId);
-      const message = type === 'self' ? 'cannot be the agent itself'
-        : type === undefined ? 'is not an agent of this organisation'
-        : type !== 'VOICE' ? 'must be a VOICE agent: it places the callbacks' : undefined;
+      const type =
+        next.callbackAgentId === id ? 'self' : await repository.agentType(tx, organisationId, next.callbackAgentId);
+      const message =
+        type === 'self'
+          ? 'cannot be the agent itself'
+          : type === undefined
+            ? 'is not an agent of this organisation'
+            : type !== 'VOICE'
+              ? 'must be a VOICE agent: it places the callbacks'
+              : undefined;
       if (message) problems.push({ field: 'callbackAgentId', message });
     }
     if (id && prev?.agentType === 'VOICE' && next.agentType === 'CHAT') {
       const dependants = await repository.callbackDependants(tx, id);
       if (dependants.length) {
-        problems.push({ field: 'agentType', message: `must stay VOICE: the agent places callbacks for chat agents ${dependants.join(', ')}` });
+        problems.push({
+          field: 'agentType',
+          message: `must stay VOICE: the agent places callbacks for chat agents ${dependants.join(', ')}`,
+        });
       }
     }
-    if (id && prev?.agentType === 'CHAT' && next.agentType === 'VOICE' && (await repository.activeWidgetTokenIds(tx, id)).length) {
-      problems.push({ field: 'agentType', message: 'must stay CHAT while the agent has active widget tokens: revoke them first' });
+    if (
+      id &&
+      prev?.agentType === 'CHAT' &&
+      next.agentType === 'VOICE' &&
+      (await repository.activeWidgetTokenIds(tx, id)).length
+    ) {
+      problems.push({
+        field: 'agentType',
+        message: 'must stay CHAT while the agent has active widget tokens: revoke them first',
+      });
     }
     if (problems.length) throw validationError(problems);
   }

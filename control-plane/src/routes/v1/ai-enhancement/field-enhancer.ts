@@ -52,17 +52,22 @@ export class FieldEnhancer {
    * @param signal aborts every rewrite (the client went away)
    */
   async enhance(fields: readonly FieldToEnhance[], traceId: string, signal: AbortSignal): Promise<EnhancedField[]> {
-    const empty: FieldProblem[] = fields.filter((f) => f.text.trim() === '').map((f) => ({ field: f.path, message: 'must not be empty' }));
+    const empty: FieldProblem[] = fields
+      .filter((f) => f.text.trim() === '')
+      .map((f) => ({ field: f.path, message: 'must not be empty' }));
     if (empty.length > 0) throw validationError(empty);
     const cancel = new AbortController();
     const onAbort = () => cancel.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await Promise.all(fields.map((field) =>
-        this.#rewrite(field, traceId, cancel.signal).catch((error: unknown) => {
-          cancel.abort();
-          throw failure(error, field);
-        })));
+      return await Promise.all(
+        fields.map((field) =>
+          this.#rewrite(field, traceId, cancel.signal).catch((error: unknown) => {
+            cancel.abort();
+            throw failure(error, field);
+          }),
+        ),
+      );
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
@@ -73,14 +78,17 @@ export class FieldEnhancer {
     try {
       let text = '';
       let finishReason: string | undefined;
-      const turn = client.turn({
-        messages: [
-          { role: 'system', content: enhancementPrompt(field.fieldType) },
-          { role: 'user', content: field.text },
-        ],
-        temperature: ENHANCEMENT_TEMPERATURE,
-        maxTokens: ENHANCEMENT_MAX_TOKENS,
-      }, signal);
+      const turn = client.turn(
+        {
+          messages: [
+            { role: 'system', content: enhancementPrompt(field.fieldType) },
+            { role: 'user', content: field.text },
+          ],
+          temperature: ENHANCEMENT_TEMPERATURE,
+          maxTokens: ENHANCEMENT_MAX_TOKENS,
+        },
+        signal,
+      );
       for await (const event of turn) {
         if (event.type === 'token') text += event.text;
         else if (event.type === 'done') finishReason = event.finishReason;
@@ -108,7 +116,10 @@ export class FieldEnhancer {
       const first = await Promise.race([opening, waited]);
       if (first !== 'timeout') return first;
       // The open keeps trying until the client's own deadline; a stream it still gets is closed at once.
-      opening.then((late) => late.close(), () => {});
+      opening.then(
+        (late) => late.close(),
+        () => {},
+      );
       throw noLanguageModel();
     } finally {
       clearTimeout(timer);
@@ -126,7 +137,9 @@ function noLanguageModel(cause?: unknown): ApiError {
 }
 
 function modelFailure(field: FieldToEnhance, message: string, cause?: unknown): ApiError {
-  return new ApiError('ai_model_failed', `AI model failure on ${field.fieldType} (${field.path}): ${message}`, { cause });
+  return new ApiError('ai_model_failed', `AI model failure on ${field.fieldType} (${field.path}): ${message}`, {
+    cause,
+  });
 }
 
 /** The refusal a failed rewrite becomes: 503 when no worker could be reached, else the model's own message. */
@@ -160,7 +173,10 @@ function placeholderNames(text: string): Set<string> {
 function unwrap(text: string, original: string): string {
   const fence = /^```[\w-]*\n([\s\S]*?)\n```$/.exec(text);
   if (fence && !original.startsWith('```')) return fence[1]!.trim();
-  for (const [open, close] of [['"', '"'], ['“', '”']] as const) {
+  for (const [open, close] of [
+    ['"', '"'],
+    ['“', '”'],
+  ] as const) {
     if (text.length > 1 && text.startsWith(open) && text.endsWith(close) && !original.startsWith(open)) {
       const inner = text.slice(open.length, -close.length);
       if (!inner.includes(open) && !inner.includes(close)) return inner.trim();

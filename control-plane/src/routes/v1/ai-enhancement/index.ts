@@ -16,7 +16,11 @@ export default async function aiEnhancementRoutes(app: FastifyInstance) {
     { schema: schemas.enhanceField, config: { scope: 'ai:enhance' }, preHandler: limits },
     async (request, reply) => {
       const { fieldType, text } = request.body;
-      const [result] = await enhancer.enhance([{ fieldType, text, path: 'text' }], `ai-enhancement-${request.id}`, clientGone(reply));
+      const [result] = await enhancer.enhance(
+        [{ fieldType, text, path: 'text' }],
+        `ai-enhancement-${request.id}`,
+        clientGone(reply),
+      );
       return ok(result!);
     },
   );

@@ -18,7 +18,8 @@ const FieldInput = Type.Object(
     fieldType: FieldType,
     text: Type.String({
       maxLength: ENHANCE_TEXT_MAX_CHARS,
-      description: 'The current text of the field; must not be empty or only whitespace. `{{placeholders}}` are kept as they are.',
+      description:
+        'The current text of the field; must not be empty or only whitespace. `{{placeholders}}` are kept as they are.',
     }),
   },
   { additionalProperties: false },

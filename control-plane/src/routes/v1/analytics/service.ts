@@ -67,10 +67,17 @@ export class AnalyticsService {
     const instructions = body.instructions ?? (await this.#agentInstructions(call.agent_id));
     const claimed = await this.#claim(principal.organisationId, call.id, body, instructions);
     if (claimed.status === 'ready') return report(claimed);
-    if (claimed.status === 'failed') throw new ApiError('analysis_failed', `The analysis of this call failed and is final: ${claimed.error ?? 'no reason recorded'}`);
+    if (claimed.status === 'failed')
+      throw new ApiError(
+        'analysis_failed',
+        `The analysis of this call failed and is final: ${claimed.error ?? 'no reason recorded'}`,
+      );
     try {
       const done = await this.#analyst.report(
-        { callId: call.id, durationMs: call.call_duration }, body.transcriptText, instructions, AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
+        { callId: call.id, durationMs: call.call_duration },
+        body.transcriptText,
+        instructions,
+        AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
       );
       const [row] = await this.#sql<ReportRow[]>`update call_analysis_reports
            set status = 'ready', parsed_analysis = ${json(this.#sql, done.parsedAnalysis)}, token_usage = ${json(this.#sql, done.tokenUsage)},
@@ -84,8 +91,11 @@ export class AnalyticsService {
         throw error;
       }
       const reason = error instanceof Error ? error.message : String(error);
-      await this.#sql`update call_analysis_reports set status = 'failed', error = ${reason}, model = ${this.#model}, updated_at = now() where id = ${claimed.id}`;
-      throw new ApiError('analysis_failed', `The analysis of this call failed and is final: ${reason}`, { cause: error });
+      await this
+        .#sql`update call_analysis_reports set status = 'failed', error = ${reason}, model = ${this.#model}, updated_at = now() where id = ${claimed.id}`;
+      throw new ApiError('analysis_failed', `The analysis of this call failed and is final: ${reason}`, {
+        cause: error,
+      });
     }
   }
 
@@ -95,12 +105,20 @@ export class AnalyticsService {
     const input = await loadAnalysisInput(this.#sql, call.id);
     if (!input || input.transcript.length === 0) throw new ApiError('not_found', 'The call has no transcript');
     const done = await this.#analyst.overview(input, { agentResult: false }, AbortSignal.timeout(ANALYSIS_TIMEOUT_MS));
-    await this.#sql`update call_records set overview = ${json(this.#sql, done.overview)}, analysis_status = 'done', analysis_error = null, updated_at = now()
+    await this
+      .#sql`update call_records set overview = ${json(this.#sql, done.overview)}, analysis_status = 'done', analysis_error = null, updated_at = now()
                      where id = ${call.id}`;
     const { result } = done.overview;
     return {
       overview: done.overview,
-      result: { code: result.code, quote: result.quote, quote_en: result.quote_en, callback_at: result.callback_at, callback_time: result.callback_time, evidence_status: result.evidence_status },
+      result: {
+        code: result.code,
+        quote: result.quote,
+        quote_en: result.quote_en,
+        callback_at: result.callback_at,
+        callback_time: result.callback_time,
+        evidence_status: result.evidence_status,
+      },
       agentResult: input.agentResult,
       tokenUsage: done.tokenUsage,
     };
@@ -110,7 +128,12 @@ export class AnalyticsService {
    * The call's report row: a new one marked running (this request makes it), an existing ready or failed one, or a
    * running one whose claim lapsed (taken over). 409 while another request is making it.
    */
-  async #claim(organisationId: string, callId: string, body: AnalyzeBody, instructions: string | null): Promise<ReportRow> {
+  async #claim(
+    organisationId: string,
+    callId: string,
+    body: AnalyzeBody,
+    instructions: string | null,
+  ): Promise<ReportRow> {
     const [created] = await this.#sql<ReportRow[]>`
       insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, instructions, transcript_text)
       values (${newId()}, ${organisationId}, ${callId}, ${body.room_name}, 'running', ${instructions}, ${body.transcriptText})
@@ -123,13 +146,18 @@ export class AnalyticsService {
     if (taken) return { ...taken, status: 'running' };
     const [existing] = await this.#sql<ReportRow[]>`select * from call_analysis_reports where call_id = ${callId}`;
     if (!existing || existing.status === 'running') {
-      throw new ApiError('analysis_in_progress', 'This call is being analysed by another request; ask again in a minute');
+      throw new ApiError(
+        'analysis_in_progress',
+        'This call is being analysed by another request; ask again in a minute',
+      );
     }
     return existing;
   }
 
   async #agentInstructions(agentId: string): Promise<string | null> {
-    const [agent] = await this.#sql<{ agent_identity: string; agent_task: string | null }[]>`select agent_identity, agent_task from agents where id = ${agentId}`;
+    const [agent] = await this.#sql<
+      { agent_identity: string; agent_task: string | null }[]
+    >`select agent_identity, agent_task from agents where id = ${agentId}`;
     const text = [agent?.agent_identity, agent?.agent_task].filter((part) => part && part.trim()).join('\n\n');
     return text || null;
   }

@@ -31,9 +31,20 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
 
   app.post<{ Body: schemas.CreateWidgetBody }>(
     '/api-keys/widget',
-    { schema: schemas.createWidgetToken, config: { scope: 'agents:write', roles: MANAGER_ROLES }, preHandler: [widgetLimit] },
+    {
+      schema: schemas.createWidgetToken,
+      config: { scope: 'agents:write', roles: MANAGER_ROLES },
+      preHandler: [widgetLimit],
+    },
     async (request, reply) =>
-      reply.code(201).send(ok(await widgetTokens.create(principalOf(request), request.body), 'Widget token created: copy it now, it is shown once')),
+      reply
+        .code(201)
+        .send(
+          ok(
+            await widgetTokens.create(principalOf(request), request.body),
+            'Widget token created: copy it now, it is shown once',
+          ),
+        ),
   );
 
   app.post<{ Body: schemas.RevokeWidgetBody }>(

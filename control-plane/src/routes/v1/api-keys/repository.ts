@@ -46,9 +46,14 @@ export function keyRecord(row: ApiKeyRow): KeyRecord {
   };
 }
 
-const COLUMNS = 'id, name, kind, key_prefix, last4, scopes, organisation_id, agent_id, ai_host, created_at, last_used_at, revoked_at';
+const COLUMNS =
+  'id, name, kind, key_prefix, last4, scopes, organisation_id, agent_id, ai_host, created_at, last_used_at, revoked_at';
 
-export async function activeWidgetTokens(sql: Queryable, organisationId: string, agentId: string): Promise<ApiKeyRow[]> {
+export async function activeWidgetTokens(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<ApiKeyRow[]> {
   return sql.unsafe<ApiKeyRow[]>(
     `select ${COLUMNS} from api_keys where organisation_id = $1 and agent_id = $2 and kind = 'widget'
        and revoked_at is null order by created_at, id`,
@@ -57,7 +62,10 @@ export async function activeWidgetTokens(sql: Queryable, organisationId: string,
 }
 
 export async function findKey(sql: Queryable, organisationId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await sql.unsafe<ApiKeyRow[]>(`select ${COLUMNS} from api_keys where organisation_id = $1 and id = $2`, [organisationId, keyId]);
+  const [row] = await sql.unsafe<ApiKeyRow[]>(
+    `select ${COLUMNS} from api_keys where organisation_id = $1 and id = $2`,
+    [organisationId, keyId],
+  );
   return row;
 }
 
@@ -73,7 +81,11 @@ export interface AgentSummaryRow {
   is_active: boolean;
 }
 
-export async function findAgent(sql: Queryable, organisationId: string, agentId: string): Promise<AgentSummaryRow | undefined> {
+export async function findAgent(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<AgentSummaryRow | undefined> {
   const [row] = await sql<AgentSummaryRow[]>`select id, name, agent_type, is_active from agents
     where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null`;
   return row;

@@ -1,18 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, NullableString, NullableTimestamp, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import {
+  Envelope,
+  Id,
+  NullableString,
+  NullableTimestamp,
+  Timestamp,
+  authErrors,
+  errors,
+} from '../../../http/schemas.ts';
 
 const keyFields = {
-    id: Type.String(),
-    name: Type.String(),
-    key_prefix: Type.String({ description: '8 characters' }),
-    last4: Type.String(),
-    scopes: Type.Array(Type.String()),
-    created_at: Timestamp,
-    last_used_at: NullableTimestamp,
-    revoked_at: NullableTimestamp,
-    organisation_id: Type.String(),
-    agent_id: NullableString,
-    ai_host: NullableString,
+  id: Type.String(),
+  name: Type.String(),
+  key_prefix: Type.String({ description: '8 characters' }),
+  last4: Type.String(),
+  scopes: Type.Array(Type.String()),
+  created_at: Timestamp,
+  last_used_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+  organisation_id: Type.String(),
+  agent_id: NullableString,
+  ai_host: NullableString,
 };
 
 export const KeyRecordSchema = Type.Object(keyFields, { $id: 'KeyRecord' });
@@ -63,7 +71,10 @@ export const CreateWidgetBody = Type.Object(
     agent_id: Id('A CHAT agent of the organisation'),
     name: Type.Optional(Type.String({ minLength: WIDGET_NAME_MIN, maxLength: WIDGET_NAME_MAX })),
   },
-  { additionalProperties: false, description: 'Widget tokens always carry only widget:bootstrap; sending `scopes` is refused.' },
+  {
+    additionalProperties: false,
+    description: 'Widget tokens always carry only widget:bootstrap; sending `scopes` is refused.',
+  },
 );
 export type CreateWidgetBody = Static<typeof CreateWidgetBody>;
 

@@ -38,7 +38,10 @@ export class WidgetTokenService {
       if (agent.agent_type !== 'CHAT') throw badField('agent_id', 'must be a CHAT agent');
       const active = await activeWidgetTokens(tx, principal.organisationId, body.agent_id);
       if (active.length >= MAX_ACTIVE_WIDGET_TOKENS) {
-        throw new ApiError('limit_reached', `The agent already has ${MAX_ACTIVE_WIDGET_TOKENS} active widget tokens; revoke one first`);
+        throw new ApiError(
+          'limit_reached',
+          `The agent already has ${MAX_ACTIVE_WIDGET_TOKENS} active widget tokens; revoke one first`,
+        );
       }
       const created = await insertApiKey(tx, {
         organisationId: principal.organisationId,

@@ -18,11 +18,17 @@ interface Column {
 
 const TIME_STYLE: Partial<ExcelJS.Style> = { numFmt: 'yyyy-mm-dd hh:mm:ss' };
 
-function overviewOf(row: HistoryRow): { score?: unknown; classification?: unknown; user_sentiment?: unknown; summary?: unknown } {
+function overviewOf(row: HistoryRow): {
+  score?: unknown;
+  classification?: unknown;
+  user_sentiment?: unknown;
+  summary?: unknown;
+} {
   return (row.overview ?? {}) as never;
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value));
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value);
 
 export const EXPORT_COLUMNS: readonly Column[] = [
   { header: 'Call ID', key: 'roomName', width: 28, value: (r) => r.room_name },
@@ -36,24 +42,51 @@ export const EXPORT_COLUMNS: readonly Column[] = [
   { header: 'Agent', key: 'agentName', width: 24, value: (r) => r.agent_name },
   { header: 'Status', key: 'callStatus', width: 13, value: (r) => r.call_status ?? '' },
   { header: 'Outcome', key: 'callOutcome', width: 12, value: (r) => r.call_outcome ?? '' },
-  { header: 'Duration (s)', key: 'duration', width: 12, value: (r) => (r.call_duration === null ? null : Math.round(r.call_duration / 1000)) },
-  { header: 'Score', key: 'score', width: 7, value: (r) => (typeof overviewOf(r).score === 'number' ? (overviewOf(r).score as number) : null) },
+  {
+    header: 'Duration (s)',
+    key: 'duration',
+    width: 12,
+    value: (r) => (r.call_duration === null ? null : Math.round(r.call_duration / 1000)),
+  },
+  {
+    header: 'Score',
+    key: 'score',
+    width: 7,
+    value: (r) => (typeof overviewOf(r).score === 'number' ? (overviewOf(r).score as number) : null),
+  },
   { header: 'Classification', key: 'classification', width: 14, value: (r) => text(overviewOf(r).classification) },
   { header: 'Sentiment', key: 'sentiment', width: 11, value: (r) => text(overviewOf(r).user_sentiment) },
   {
-    header: 'Summary', key: 'summary', width: 60,
-    value: (r) => (Array.isArray(overviewOf(r).summary) ? (overviewOf(r).summary as unknown[]).map(text).join('\n') : ''),
+    header: 'Summary',
+    key: 'summary',
+    width: 60,
+    value: (r) =>
+      Array.isArray(overviewOf(r).summary) ? (overviewOf(r).summary as unknown[]).map(text).join('\n') : '',
   },
   { header: 'Campaign ID', key: 'campaignId', width: 26, value: (r) => r.campaign_id ?? '' },
   { header: 'Recording', key: 'recordingUrl', width: 40, value: (r, base) => recordingLink(base, r.recording_url) },
-  { header: 'Custom variables', key: 'customVariables', width: 40, value: (r) => (Object.keys(r.custom_variables).length ? JSON.stringify(r.custom_variables) : '') },
+  {
+    header: 'Custom variables',
+    key: 'customVariables',
+    width: 40,
+    value: (r) => (Object.keys(r.custom_variables).length ? JSON.stringify(r.custom_variables) : ''),
+  },
 ];
 
 /** Writes the workbook to `out`, one row per call; resolves when the last byte is handed to the stream. */
-export async function writeCallWorkbook(out: Writable, batches: AsyncIterable<HistoryRow[]>, publicUrl: string): Promise<number> {
+export async function writeCallWorkbook(
+  out: Writable,
+  batches: AsyncIterable<HistoryRow[]>,
+  publicUrl: string,
+): Promise<number> {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet('Calls', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = EXPORT_COLUMNS.map(({ header, key, width, style }) => ({ header, key, width, ...(style ? { style } : {}) }));
+  sheet.columns = EXPORT_COLUMNS.map(({ header, key, width, style }) => ({
+    header,
+    key,
+    width,
+    ...(style ? { style } : {}),
+  }));
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
   let rows = 0;

@@ -40,10 +40,7 @@ export default async function callHistoryRoutes(app: FastifyInstance, options: C
           body.destroy(error instanceof Error ? error : new Error(String(error)));
         },
       );
-      return reply
-        .type(XLSX)
-        .header('content-disposition', `attachment; filename="calls-${day}.xlsx"`)
-        .send(body);
+      return reply.type(XLSX).header('content-disposition', `attachment; filename="calls-${day}.xlsx"`).send(body);
     },
   );
 

@@ -56,7 +56,8 @@ export function historyCondition(organisationId: string, filters: HistoryFilters
     const terms = [`c.participant_name ilike $${n}`, `c.phone_number ilike $${n}`, `c.room_name ilike $${n}`];
     const digits = filters.search.replace(/\D/g, '');
     // "+44 20 7946" finds +442079460000: the number's digits, wherever the search put its spaces and dashes.
-    if (digits.length >= 3) terms.push(`regexp_replace(coalesce(c.phone_number, ''), '\\D', '', 'g') like $${params.push(`%${digits}%`)}`);
+    if (digits.length >= 3)
+      terms.push(`regexp_replace(coalesce(c.phone_number, ''), '\\D', '', 'g') like $${params.push(`%${digits}%`)}`);
     if (isId(filters.search.toLowerCase())) terms.push(`c.id = $${params.push(filters.search.toLowerCase())}`);
     where.push(`(${terms.join(' or ')})`);
   }
@@ -67,8 +68,15 @@ export function historyCondition(organisationId: string, filters: HistoryFilters
   return { where: where.join(' and '), params };
 }
 
-export async function historyPage(sql: Queryable, condition: Condition, page: { limit: number; offset: number }): Promise<{ rows: HistoryRow[]; total: number }> {
-  const [counted] = await sql.unsafe<{ total: number }[]>(`select count(*)::int as total from call_records c where ${condition.where}`, condition.params as never[]);
+export async function historyPage(
+  sql: Queryable,
+  condition: Condition,
+  page: { limit: number; offset: number },
+): Promise<{ rows: HistoryRow[]; total: number }> {
+  const [counted] = await sql.unsafe<{ total: number }[]>(
+    `select count(*)::int as total from call_records c where ${condition.where}`,
+    condition.params as never[],
+  );
   const rows = await sql.unsafe<HistoryRow[]>(
     `select ${COLUMNS} from call_records c where ${condition.where}
       order by c.created_at desc, c.id desc limit $${condition.params.length + 1} offset $${condition.params.length + 2}`,
@@ -78,12 +86,19 @@ export async function historyPage(sql: Queryable, condition: Condition, page: { 
 }
 
 /** Rows newest first, `batchSize` at a time, `max` in all; each batch is its own query (no connection held between). */
-export async function* historyBatches(sql: Queryable, condition: Condition, max: number, batchSize: number): AsyncGenerator<HistoryRow[]> {
+export async function* historyBatches(
+  sql: Queryable,
+  condition: Condition,
+  max: number,
+  batchSize: number,
+): AsyncGenerator<HistoryRow[]> {
   let after: { created_at: Date; id: string } | undefined;
   let left = max;
   while (left > 0) {
     const params = [...condition.params];
-    const keyset = after ? ` and (c.created_at, c.id) < ($${params.push(after.created_at)}, $${params.push(after.id)})` : '';
+    const keyset = after
+      ? ` and (c.created_at, c.id) < ($${params.push(after.created_at)}, $${params.push(after.id)})`
+      : '';
     const rows = await sql.unsafe<HistoryRow[]>(
       `select ${COLUMNS} from call_records c where ${condition.where}${keyset}
         order by c.created_at desc, c.id desc limit $${params.push(Math.min(batchSize, left))}`,

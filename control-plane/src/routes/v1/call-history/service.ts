@@ -46,8 +46,14 @@ export class CallHistoryService {
   async list(principal: Principal, query: HistoryQuery) {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = query.page ?? 1;
-    const { rows, total } = await historyPage(this.#sql, historyCondition(principal.organisationId, query), { limit, offset: (page - 1) * limit });
-    return { sessions: rows.map(historyItem), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+    const { rows, total } = await historyPage(this.#sql, historyCondition(principal.organisationId, query), {
+      limit,
+      offset: (page - 1) * limit,
+    });
+    return {
+      sessions: rows.map(historyItem),
+      pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
+    };
   }
 
   /** The filters checked now (a 400 before any byte is sent); the rows read as the workbook is written. */
@@ -59,7 +65,10 @@ export class CallHistoryService {
     return historyBatches(this.#sql, condition, MAX_EXPORT_ROWS, EXPORT_BATCH_ROWS);
   }
 
-  async transcript(principal: Principal, roomName: string): Promise<{ roomName: string; sessionId: string; transcripts: TranscriptLine[] }> {
+  async transcript(
+    principal: Principal,
+    roomName: string,
+  ): Promise<{ roomName: string; sessionId: string; transcripts: TranscriptLine[] }> {
     const call = await findCallByRoom(this.#sql, principal.organisationId, roomName);
     if (!call) throw notFound('Call');
     return { roomName: call.room_name, sessionId: call.id, transcripts: await transcriptOf(this.#sql, call.id) };

@@ -12,14 +12,21 @@ import { InvitationService } from './service.ts';
 
 type OrgParams = { organisationId: string };
 
-export default async function invitationRoutes(app: FastifyInstance, options: { publicUrl: string; onMailQueued: () => void }) {
+export default async function invitationRoutes(
+  app: FastifyInstance,
+  options: { publicUrl: string; onMailQueued: () => void },
+) {
   const invitations = new InvitationService(app.sql, { ...options, organisations: app.organisationCache });
 
-  for (const [prefix, roles] of [['/organisations/:organisationId', undefined], ['/members/organisation/:organisationId', MANAGER_ROLES]] as const) {
+  for (const [prefix, roles] of [
+    ['/organisations/:organisationId', undefined],
+    ['/members/organisation/:organisationId', MANAGER_ROLES],
+  ] as const) {
     app.post<{ Params: OrgParams; Body: schemas.InviteBody }>(
       `${prefix}/invite`,
       { schema: schemas.invite, config: { scope: 'org:write', ...(roles && { roles }) } },
-      async (request, reply) => reply.code(201).send(ok(await invitations.invite(principalOf(request), request.body), 'Invitation sent')),
+      async (request, reply) =>
+        reply.code(201).send(ok(await invitations.invite(principalOf(request), request.body), 'Invitation sent')),
     );
     app.get<{ Params: OrgParams }>(
       `${prefix}/invitations`,

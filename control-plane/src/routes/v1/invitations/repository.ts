@@ -37,21 +37,40 @@ const SELECT = `select i.*, u.name as inviter_name, u.email as inviter_email
                   from invitations i join users u on u.id = i.invited_by_id`;
 
 export async function listInvitations(sql: Queryable, organisationId: string): Promise<InvitationRow[]> {
-  return sql.unsafe<InvitationRow[]>(`${SELECT} where i.organisation_id = $1 order by i.created_at desc, i.id desc`, [organisationId]);
+  return sql.unsafe<InvitationRow[]>(`${SELECT} where i.organisation_id = $1 order by i.created_at desc, i.id desc`, [
+    organisationId,
+  ]);
 }
 
-export async function findInvitation(sql: Queryable, organisationId: string, id: string): Promise<InvitationRow | undefined> {
-  const [row] = await sql.unsafe<InvitationRow[]>(`${SELECT} where i.organisation_id = $1 and i.id = $2`, [organisationId, id]);
+export async function findInvitation(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+): Promise<InvitationRow | undefined> {
+  const [row] = await sql.unsafe<InvitationRow[]>(`${SELECT} where i.organisation_id = $1 and i.id = $2`, [
+    organisationId,
+    id,
+  ]);
   return row;
 }
 
-export async function findInvitationByToken(sql: Queryable, token: string, lock = false): Promise<InvitationRow | undefined> {
-  const [row] = await sql.unsafe<InvitationRow[]>(`${SELECT} where i.token = $1${lock ? ' for update of i' : ''}`, [token]);
+export async function findInvitationByToken(
+  sql: Queryable,
+  token: string,
+  lock = false,
+): Promise<InvitationRow | undefined> {
+  const [row] = await sql.unsafe<InvitationRow[]>(`${SELECT} where i.token = $1${lock ? ' for update of i' : ''}`, [
+    token,
+  ]);
   return row;
 }
 
 /** The invitation for this address that inviting again would re-open: the newest not yet accepted. */
-export async function findReopenable(sql: Queryable, organisationId: string, email: string): Promise<InvitationRow | undefined> {
+export async function findReopenable(
+  sql: Queryable,
+  organisationId: string,
+  email: string,
+): Promise<InvitationRow | undefined> {
   const [row] = await sql.unsafe<InvitationRow[]>(
     `${SELECT} where i.organisation_id = $1 and lower(i.email) = lower($2) and i.status <> 'ACCEPTED'
       order by (i.status = 'PENDING') desc, i.created_at desc limit 1 for update of i`,

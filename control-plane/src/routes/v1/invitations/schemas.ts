@@ -3,7 +3,9 @@ import { RoleSchema } from '../../../accounts/schemas.ts';
 import { Envelope, Id, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id (own organisation)') });
-const TokenParams = Type.Object({ token: Type.String({ pattern: '^[0-9a-f]{64}$', description: '64 hexadecimal characters' }) });
+const TokenParams = Type.Object({
+  token: Type.String({ pattern: '^[0-9a-f]{64}$', description: '64 hexadecimal characters' }),
+});
 
 export const InviteBody = Type.Object(
   {
@@ -63,7 +65,8 @@ export type AcceptBody = Static<typeof AcceptBody>;
 
 export const acceptInvitation = {
   tags: ['invitations'],
-  summary: 'Accept an invitation: creates the user if needed and adds the membership (no API key: the token is the credential)',
+  summary:
+    'Accept an invitation: creates the user if needed and adds the membership (no API key: the token is the credential)',
   security: [],
   params: TokenParams,
   body: Type.Optional(AcceptBody),

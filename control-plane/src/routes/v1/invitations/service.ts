@@ -44,46 +44,53 @@ export class InvitationService {
     const role: Role = body.role ?? DEFAULT_MEMBER_ROLE;
     assertMayGrant(principal, role);
     const email = body.email.trim();
-    const id = await this.#sql.begin(async (tx) => {
-      const loaded = await loadOrganisation(tx, principal.organisationId);
-      if (!loaded) throw notFound('Organisation');
-      const existingUser = await findUserByEmail(tx, email);
-      const { owner, memberRows, organisation } = loaded;
-      if (existingUser && (owner.id === existingUser.id || memberRows.some((m) => m.user_id === existingUser.id))) {
-        throw new ApiError('invalid_state', 'email already belongs to a member of this organisation');
-      }
-      const token = randomBytes(32).toString('hex');
-      const expiresAt = new Date(Date.now() + INVITATION_VALIDITY_MS);
-      const previous = await findReopenable(tx, principal.organisationId, email);
-      if (previous && previous.status === 'PENDING' && previous.expires_at > new Date()) {
-        throw new ApiError('invalid_state', 'A pending invitation for this email already exists');
-      }
-      const invitationId = previous?.id ?? newId();
-      if (previous) {
-        await tx`update invitations set status = 'PENDING', token = ${token}, expires_at = ${expiresAt}, name = ${body.name},
+    const id = await this.#sql
+      .begin(async (tx) => {
+        const loaded = await loadOrganisation(tx, principal.organisationId);
+        if (!loaded) throw notFound('Organisation');
+        const existingUser = await findUserByEmail(tx, email);
+        const { owner, memberRows, organisation } = loaded;
+        if (existingUser && (owner.id === existingUser.id || memberRows.some((m) => m.user_id === existingUser.id))) {
+          throw new ApiError('invalid_state', 'email already belongs to a member of this organisation');
+        }
+        const token = randomBytes(32).toString('hex');
+        const expiresAt = new Date(Date.now() + INVITATION_VALIDITY_MS);
+        const previous = await findReopenable(tx, principal.organisationId, email);
+        if (previous && previous.status === 'PENDING' && previous.expires_at > new Date()) {
+          throw new ApiError('invalid_state', 'A pending invitation for this email already exists');
+        }
+        const invitationId = previous?.id ?? newId();
+        if (previous) {
+          await tx`update invitations set status = 'PENDING', token = ${token}, expires_at = ${expiresAt}, name = ${body.name},
                  role = ${role}, invited_by_id = ${principal.userId}, email = ${email}, updated_at = now()
                  where id = ${previous.id}`;
-      } else {
-        await tx`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
+        } else {
+          await tx`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
                  values (${invitationId}, ${principal.organisationId}, ${email}, ${body.name}, ${role}, ${principal.userId},
                          'PENDING', ${token}, ${expiresAt})`;
-      }
-      const inviter = presentOrganisation(loaded).members?.find((m) => m.userId === principal.userId)?.user;
-      await enqueueMail(tx, principal.organisationId, invitationMail({
-        to: email,
-        inviteeName: body.name,
-        inviterName: inviter?.name ?? 'A colleague',
-        organisationName: organisation.name,
-        role,
-        acceptUrl: `${this.#options.publicUrl}/invite/${token}`,
-        expiresAt,
-      }));
-      return invitationId;
-    }).catch((error: unknown) => {
-      // Two invitations for one address sent at the same moment: the unique index on open invitations decides.
-      if (isUniqueViolation(error)) throw new ApiError('invalid_state', 'A pending invitation for this email already exists');
-      throw error;
-    });
+        }
+        const inviter = presentOrganisation(loaded).members?.find((m) => m.userId === principal.userId)?.user;
+        await enqueueMail(
+          tx,
+          principal.organisationId,
+          invitationMail({
+            to: email,
+            inviteeName: body.name,
+            inviterName: inviter?.name ?? 'A colleague',
+            organisationName: organisation.name,
+            role,
+            acceptUrl: `${this.#options.publicUrl}/invite/${token}`,
+            expiresAt,
+          }),
+        );
+        return invitationId;
+      })
+      .catch((error: unknown) => {
+        // Two invitations for one address sent at the same moment: the unique index on open invitations decides.
+        if (isUniqueViolation(error))
+          throw new ApiError('invalid_state', 'A pending invitation for this email already exists');
+        throw error;
+      });
     this.#options.onMailQueued();
     const row = await findInvitation(this.#sql, principal.organisationId, id);
     if (!row) throw notFound('Invitation');

@@ -31,7 +31,8 @@ export default async function memberRoutes(app: FastifyInstance) {
   app.put<{ Params: MemberParams; Body: schemas.ChangeRoleBody }>(
     '/members/organisation/:organisationId/members/:userId',
     { schema: schemas.changeRole, config: { scope: 'org:write', ...managers } },
-    async (request) => ok(await members.changeRole(principalOf(request), request.params.userId, request.body.role), 'Role updated'),
+    async (request) =>
+      ok(await members.changeRole(principalOf(request), request.params.userId, request.body.role), 'Role updated'),
   );
 
   app.delete<{ Params: MemberParams }>(

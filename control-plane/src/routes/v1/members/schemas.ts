@@ -3,7 +3,10 @@ import { RoleSchema } from '../../../accounts/schemas.ts';
 import { Envelope, Id, authErrors, errors } from '../../../http/schemas.ts';
 
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id (own organisation)') });
-const MemberParams = Type.Object({ organisationId: Id('Organisation id (own organisation)'), userId: Id('User id of the member') });
+const MemberParams = Type.Object({
+  organisationId: Id('Organisation id (own organisation)'),
+  userId: Id('User id of the member'),
+});
 const MemberList = Envelope(Type.Array(Type.Ref('Member')));
 
 export const listMembers = {

@@ -9,7 +9,8 @@ export default async function organisationRoutes(app: FastifyInstance) {
   const organisations = new OrganisationService(app.sql, app.organisationCache);
 
   app.get('/organisations', { schema: schemas.listOrganisations, config: { scope: 'org:read' } }, async (request) =>
-    ok(await organisations.list(principalOf(request))));
+    ok(await organisations.list(principalOf(request))),
+  );
 
   app.get<{ Params: { id: string } }>(
     '/organisations/:id',

@@ -33,7 +33,9 @@ export class OrganisationService {
 
   async update(principal: Principal, body: UpdateOrganisationBody): Promise<OrganisationRecord> {
     const changes = Object.fromEntries(
-      (['name', 'description', 'type', 'visibility'] as const).filter((k) => body[k] !== undefined).map((k) => [k, body[k]]),
+      (['name', 'description', 'type', 'visibility'] as const)
+        .filter((k) => body[k] !== undefined)
+        .map((k) => [k, body[k]]),
     );
     if (Object.keys(changes).length) {
       const updated = await this.#sql`update organisations set ${this.#sql(changes)}, updated_at = now()

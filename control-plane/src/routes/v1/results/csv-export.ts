@@ -23,8 +23,23 @@ export interface CsvContext {
 
 export function csvHeader(fields: readonly Field[]): string[] {
   return [
-    'Called on', 'Caller', 'Phone', 'Source', 'Use case', 'Outcome', ...fields.map((f) => f.label),
-    'Minutes', 'Call status', 'Actions', 'Call score', 'Classification', 'Sentiment', 'They said', 'Original quote', 'Summary', 'Recording',
+    'Called on',
+    'Caller',
+    'Phone',
+    'Source',
+    'Use case',
+    'Outcome',
+    ...fields.map((f) => f.label),
+    'Minutes',
+    'Call status',
+    'Actions',
+    'Call score',
+    'Classification',
+    'Sentiment',
+    'They said',
+    'Original quote',
+    'Summary',
+    'Recording',
   ];
 }
 
@@ -39,10 +54,17 @@ function detail(field: Field, value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 
 export function csvCells(row: ResultCallRow, context: CsvContext): string[] {
-  const overview = (row.overview ?? {}) as { score?: unknown; classification?: unknown; user_sentiment?: unknown; summary?: unknown; result?: { quote?: unknown; quote_en?: unknown } };
+  const overview = (row.overview ?? {}) as {
+    score?: unknown;
+    classification?: unknown;
+    user_sentiment?: unknown;
+    summary?: unknown;
+    result?: { quote?: unknown; quote_en?: unknown };
+  };
   const captured = row.agent_result?.captured ?? {};
   return [
     zonedDateTime(row.started_at, context.timezone),
@@ -70,14 +92,19 @@ export function csvCells(row: ResultCallRow, context: CsvContext): string[] {
  * a plain number or phone number) gets an apostrophe in front, the OWASP advice for CSV injection.
  */
 export function csvField(value: string): string {
-  const safe = /^[=@\t\r]/.test(value) || (/^[+-]/.test(value) && !/^[+-][\d\s().-]*$/.test(value)) ? `'${value}` : value;
+  const safe =
+    /^[=@\t\r]/.test(value) || (/^[+-]/.test(value) && !/^[+-][\d\s().-]*$/.test(value)) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 export const csvLine = (cells: readonly string[]): string => `${cells.map(csvField).join(',')}\r\n`;
 
 /** Writes the whole file to `out` and ends it; resolves with the number of calls written. */
-export async function writeResultsCsv(out: Writable, batches: AsyncIterable<ResultCallRow[]>, context: CsvContext): Promise<number> {
+export async function writeResultsCsv(
+  out: Writable,
+  batches: AsyncIterable<ResultCallRow[]>,
+  context: CsvContext,
+): Promise<number> {
   let rows = 0;
   const write = async (chunk: string) => {
     if (!out.write(chunk)) await once(out, 'drain');

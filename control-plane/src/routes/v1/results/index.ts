@@ -47,7 +47,10 @@ export default async function resultsRoutes(app: FastifyInstance, options: Resul
       );
       return reply
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="results-${request.params.agentId}-${new Date().toISOString().slice(0, 10)}.csv"`)
+        .header(
+          'content-disposition',
+          `attachment; filename="results-${request.params.agentId}-${new Date().toISOString().slice(0, 10)}.csv"`,
+        )
         .send(body);
     },
   );

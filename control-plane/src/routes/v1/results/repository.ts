@@ -5,7 +5,13 @@
  */
 import type { ResultsConfig } from '@parley/engine/protocol';
 import type { Queryable } from '../../../db/database.ts';
-import { LIVE_STATUSES, UNPLACED_STATUSES, type AgentResult, type CallActions, type CallSource } from '../../../calls/call-records.ts';
+import {
+  LIVE_STATUSES,
+  UNPLACED_STATUSES,
+  type AgentResult,
+  type CallActions,
+  type CallSource,
+} from '../../../calls/call-records.ts';
 
 /** Spec: calls still ringing or in progress are counted only when they started more than this long ago. */
 export const STALE_LIVE_CALL_SECONDS = 2 * 60 * 60;
@@ -17,7 +23,11 @@ export interface ResultsAgent {
   results_config: ResultsConfig | null;
 }
 
-export async function resultsAgent(sql: Queryable, organisationId: string, agentId: string): Promise<ResultsAgent | undefined> {
+export async function resultsAgent(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<ResultsAgent | undefined> {
   const [agent] = await sql<ResultsAgent[]>`select id, name, timezone, results_config from agents
     where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null`;
   return agent;
@@ -44,8 +54,18 @@ export interface Condition {
   outcome(): string;
 }
 
-export function resultsCondition(scope: ResultsScope, parts: { useCase?: boolean; search?: boolean; outcome?: boolean } = {}): Condition {
-  const params: unknown[] = [scope.organisationId, scope.agentId, [...UNPLACED_STATUSES], [...LIVE_STATUSES], scope.from, scope.to];
+export function resultsCondition(
+  scope: ResultsScope,
+  parts: { useCase?: boolean; search?: boolean; outcome?: boolean } = {},
+): Condition {
+  const params: unknown[] = [
+    scope.organisationId,
+    scope.agentId,
+    [...UNPLACED_STATUSES],
+    [...LIVE_STATUSES],
+    scope.from,
+    scope.to,
+  ];
   let tracked: number | undefined;
   const outcome = () => {
     tracked ??= params.push(scope.trackedOutcomes);
@@ -65,14 +85,18 @@ export function resultsCondition(scope: ResultsScope, parts: { useCase?: boolean
     const n = params.push(`%${scope.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
     const terms = [`c.participant_name ilike $${n}`, `c.phone_number ilike $${n}`];
     const digits = scope.search.replace(/\D/g, '');
-    if (digits.length >= 3) terms.push(`regexp_replace(coalesce(c.phone_number, ''), '\\D', '', 'g') like $${params.push(`%${digits}%`)}`);
+    if (digits.length >= 3)
+      terms.push(`regexp_replace(coalesce(c.phone_number, ''), '\\D', '', 'g') like $${params.push(`%${digits}%`)}`);
     where.push(`(${terms.join(' or ')})`);
   }
   if (scope.outcome && parts.outcome !== false) where.push(`${outcome()} = $${params.push(scope.outcome)}`);
   return { where: where.join(' and '), params, outcome };
 }
 
-export async function totals(sql: Queryable, condition: Condition): Promise<{ calls: number; ms: number; outcomes: Map<string, number> }> {
+export async function totals(
+  sql: Queryable,
+  condition: Condition,
+): Promise<{ calls: number; ms: number; outcomes: Map<string, number> }> {
   const outcome = condition.outcome();
   const rows = await sql.unsafe<{ outcome: string; calls: number; ms: string }[]>(
     `select ${outcome} as outcome, count(*)::int as calls, coalesce(sum(c.call_duration), 0)::bigint as ms
@@ -86,7 +110,10 @@ export async function totals(sql: Queryable, condition: Condition): Promise<{ ca
   };
 }
 
-export async function useCaseCounts(sql: Queryable, condition: Condition): Promise<{ key: string; campaign_id: string | null; count: number }[]> {
+export async function useCaseCounts(
+  sql: Queryable,
+  condition: Condition,
+): Promise<{ key: string; campaign_id: string | null; count: number }[]> {
   return sql.unsafe(
     `select c.use_case_key as key, min(c.campaign_id) as campaign_id, count(*)::int as count
        from call_records c where ${condition.where} group by 1 order by 3 desc, 1`,
@@ -95,7 +122,10 @@ export async function useCaseCounts(sql: Queryable, condition: Condition): Promi
 }
 
 export async function count(sql: Queryable, condition: Condition): Promise<number> {
-  const [row] = await sql.unsafe<{ n: number }[]>(`select count(*)::int as n from call_records c where ${condition.where}`, [...condition.params] as never[]);
+  const [row] = await sql.unsafe<{ n: number }[]>(
+    `select count(*)::int as n from call_records c where ${condition.where}`,
+    [...condition.params] as never[],
+  );
   return row?.n ?? 0;
 }
 
@@ -121,7 +151,11 @@ export interface ResultCallRow {
 const ROW_COLUMNS = `c.id, c.room_name, c.started_at, c.call_duration, c.participant_name, c.phone_number, c.call_direction, c.source,
   c.use_case_key, c.call_status, c.outcome_class, c.agent_result, c.recording_url, c.overview, c.actions`;
 
-export async function resultRows(sql: Queryable, condition: Condition, page: { limit: number; offset: number }): Promise<ResultCallRow[]> {
+export async function resultRows(
+  sql: Queryable,
+  condition: Condition,
+  page: { limit: number; offset: number },
+): Promise<ResultCallRow[]> {
   const outcome = condition.outcome();
   const n = condition.params.length;
   return sql.unsafe<ResultCallRow[]>(
@@ -132,12 +166,18 @@ export async function resultRows(sql: Queryable, condition: Condition, page: { l
 }
 
 /** Rows newest first, a batch per query, keyset-paged: no connection is held while the export is written. */
-export async function* resultBatches(sql: Queryable, condition: Condition, batchSize: number): AsyncGenerator<ResultCallRow[]> {
+export async function* resultBatches(
+  sql: Queryable,
+  condition: Condition,
+  batchSize: number,
+): AsyncGenerator<ResultCallRow[]> {
   let after: { started_at: Date; id: string } | undefined;
   const outcome = condition.outcome();
   for (;;) {
     const params = [...condition.params];
-    const keyset = after ? ` and (c.started_at, c.id) < ($${params.push(after.started_at)}, $${params.push(after.id)})` : '';
+    const keyset = after
+      ? ` and (c.started_at, c.id) < ($${params.push(after.started_at)}, $${params.push(after.id)})`
+      : '';
     const rows = await sql.unsafe<ResultCallRow[]>(
       `select ${ROW_COLUMNS}, ${outcome} as outcome from call_records c where ${condition.where}${keyset}
         order by c.started_at desc, c.id desc limit $${params.push(batchSize)}`,

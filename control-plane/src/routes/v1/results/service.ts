@@ -39,12 +39,21 @@ export class ResultsService {
       repository.totals(this.#sql, repository.resultsCondition(scope, { search: false })),
       repository.useCaseCounts(this.#sql, repository.resultsCondition(scope, { search: false, useCase: false })),
     ]);
-    const outcomes = [...config.outcomes, NO_RESULT_OUTCOME].map((o) => ({ key: o.key, label: o.label, count: totals.outcomes.get(o.key) ?? 0 }));
+    const outcomes = [...config.outcomes, NO_RESULT_OUTCOME].map((o) => ({
+      key: o.key,
+      label: o.label,
+      count: totals.outcomes.get(o.key) ?? 0,
+    }));
     return {
       calls: totals.calls,
       minutes: Math.round((totals.ms / 60_000) * 100) / 100,
       outcomes,
-      fields: config.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, ...(f.choices ? { choices: f.choices } : {}) })),
+      fields: config.fields.map((f) => ({
+        key: f.key,
+        label: f.label,
+        type: f.type,
+        ...(f.choices ? { choices: f.choices } : {}),
+      })),
       useCases: useCases.map((u) => ({ key: u.key, label: useCaseLabel(u.key), count: u.count })),
     };
   }
@@ -53,7 +62,11 @@ export class ResultsService {
     const { config, scope } = await this.#scope(principal, agentId, query);
     if (query.outcome !== undefined) {
       const known = [...config.outcomes.map((o) => o.key), NO_RESULT_OUTCOME.key];
-      if (!known.includes(query.outcome)) throw badField('outcome', `must be an outcome the agent tracks or ${NO_RESULT_OUTCOME.key}: ${known.join(', ')}`);
+      if (!known.includes(query.outcome))
+        throw badField(
+          'outcome',
+          `must be an outcome the agent tracks or ${NO_RESULT_OUTCOME.key}: ${known.join(', ')}`,
+        );
       scope.outcome = query.outcome;
     }
     const page = query.page ?? 1;
@@ -79,7 +92,9 @@ export class ResultsService {
         callStatus: row.call_status,
         outcomeKey: row.outcome,
         outcomeLabel: labels.get(row.outcome) ?? row.outcome,
-        captured: Object.fromEntries(Object.entries(row.agent_result?.captured ?? {}).filter(([key]) => tracked.has(key))),
+        captured: Object.fromEntries(
+          Object.entries(row.agent_result?.captured ?? {}).filter(([key]) => tracked.has(key)),
+        ),
         recordingUrl: row.recording_url,
         resultSource: row.agent_result?.resultSource ?? null,
         flowPath: row.agent_result?.flowPath ?? null,
@@ -94,18 +109,29 @@ export class ResultsService {
    * The export's rows and how to write them, once the range is known to hold at most MAX_RESULTS_EXPORT calls
    * (checked before any byte is sent: a larger range is a 400).
    */
-  async export(principal: Principal, agentId: string, filters: ResultsFilters): Promise<{ context: CsvContext; batches: AsyncGenerator<repository.ResultCallRow[]>; agentName: string }> {
+  async export(
+    principal: Principal,
+    agentId: string,
+    filters: ResultsFilters,
+  ): Promise<{ context: CsvContext; batches: AsyncGenerator<repository.ResultCallRow[]>; agentName: string }> {
     const { agent, config, scope } = await this.#scope(principal, agentId, filters);
     const condition = repository.resultsCondition(scope);
     const calls = await repository.count(this.#sql, condition);
     if (calls > MAX_RESULTS_EXPORT) {
-      throw validationError([{
-        field: 'from',
-        message: `the range holds ${calls} calls; an export holds at most ${MAX_RESULTS_EXPORT}: narrow from/to or add filters`,
-      }]);
+      throw validationError([
+        {
+          field: 'from',
+          message: `the range holds ${calls} calls; an export holds at most ${MAX_RESULTS_EXPORT}: narrow from/to or add filters`,
+        },
+      ]);
     }
     return {
-      context: { fields: config.fields, outcomeLabels: outcomeLabels(config), timezone: agent.timezone, publicUrl: this.#publicUrl },
+      context: {
+        fields: config.fields,
+        outcomeLabels: outcomeLabels(config),
+        timezone: agent.timezone,
+        publicUrl: this.#publicUrl,
+      },
       batches: repository.resultBatches(this.#sql, condition, EXPORT_BATCH_ROWS),
       agentName: agent.name,
     };
@@ -119,7 +145,10 @@ export class ResultsService {
     const range = dateRange(filters);
     const agent = await repository.resultsAgent(this.#sql, principal.organisationId, agentId);
     if (!agent) throw notFound('Agent');
-    const config: ResultsConfig = { outcomes: agent.results_config?.outcomes ?? [], fields: agent.results_config?.fields ?? [] };
+    const config: ResultsConfig = {
+      outcomes: agent.results_config?.outcomes ?? [],
+      fields: agent.results_config?.fields ?? [],
+    };
     return {
       agent,
       config,

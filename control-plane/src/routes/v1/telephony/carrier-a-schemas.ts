@@ -9,7 +9,8 @@ import { TAGS } from './schemas.ts';
 const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Complete = Type.Boolean({
-  description: 'Whether every page of the account was read (for a connect naming phoneNumber: whether that number was). ' +
+  description:
+    'Whether every page of the account was read (for a connect naming phoneNumber: whether that number was). ' +
     'When false (a later page failed, or the account changed while it was read) what was read is imported and ' +
     'refreshed, and nothing is deactivated: sync again',
 });
@@ -23,27 +24,44 @@ const Counts = {
 };
 /** What carrier-a adds. */
 const CarrierACounts = {
-  pointed: Count("Numbers pointed at Parley's application by this request (those on no application, and the one named in phoneNumber)"),
+  pointed: Count(
+    "Numbers pointed at Parley's application by this request (those on no application, and the one named in phoneNumber)",
+  ),
   skippedSubaccount: Count('Numbers of subaccounts: never imported'),
 };
 
 export const ConnectBody = Type.Object(
   {
     organisationId: Id('Own organisation'),
-    authId: Type.Optional(Type.String({
-      pattern: '^[A-Za-z0-9]{20}$',
-      description: "The account's Auth ID (MA… for a main account). Omit to reconnect the connected account. The service's own main account is refused",
-    })),
-    authToken: Type.Optional(Type.String({
-      minLength: 1, maxLength: 256,
-      description: 'Omit on reconnect of the same account to reuse the stored one; a different authId needs its own',
-    })),
-    phoneNumber: Type.Optional(Type.String({
-      pattern: E164_PATTERN,
-      description: 'E.164. Import only this number, and move it to Parley\'s application at once even when another ' +
-        'application answers it. Omit to import every number of the account',
-    })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Default: the existing label, then "carrier-a account"' })),
+    authId: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9]{20}$',
+        description:
+          "The account's Auth ID (MA… for a main account). Omit to reconnect the connected account. The service's own main account is refused",
+      }),
+    ),
+    authToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Omit on reconnect of the same account to reuse the stored one; a different authId needs its own',
+      }),
+    ),
+    phoneNumber: Type.Optional(
+      Type.String({
+        pattern: E164_PATTERN,
+        description:
+          "E.164. Import only this number, and move it to Parley's application at once even when another " +
+          'application answers it. Omit to import every number of the account',
+      }),
+    ),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Default: the existing label, then "carrier-a account"',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -57,7 +75,7 @@ export const connect = {
     '`{PARLEY_PUBLIC_URL}/webhooks/carrier-a/voice`, hangup URL `…/webhooks/carrier-a/hangup`, both POST), or corrects ' +
     'the one there, and points each imported number on no application at it (READY). A number answering through ' +
     'another application is imported NEEDS_SETUP and left alone at the carrier until it is assigned to an agent; the ' +
-    'number named in phoneNumber is moved to Parley\'s application at once. Numbers of subaccounts are never imported, ' +
+    "number named in phoneNumber is moved to Parley's application at once. Numbers of subaccounts are never imported, " +
     'nor numbers without voice. No wallet funding; nothing billed. On reconnect of the same account authId and ' +
     'authToken may be omitted (the stored ones are reused). A whole-account connect refreshes present numbers and ' +
     'deactivates gone ones (only when the whole account was read); a connect naming phoneNumber deactivates nothing. ' +
@@ -70,19 +88,23 @@ export const connect = {
     '(nothing changed).',
   body: ConnectBody,
   response: {
-    201: Envelope(Type.Object({
-      integration: Type.Ref('TelephonyIntegration'),
-      reusedStoredCredentials: Type.Boolean(),
-      applicationCreated: Type.Boolean({ description: "Whether Parley's application was created on the account by this connect" }),
-      ...Counts,
-      ...CarrierACounts,
-      deactivated: Count('Numbers gone from the account, and numbers of a replaced account retired'),
-      complete: Complete,
-      number: Type.Unsafe<unknown>({
-        anyOf: [{ $ref: 'PhoneNumber' }, { type: 'null' }],
-        description: 'The number named in phoneNumber, as imported; null when none was named',
+    201: Envelope(
+      Type.Object({
+        integration: Type.Ref('TelephonyIntegration'),
+        reusedStoredCredentials: Type.Boolean(),
+        applicationCreated: Type.Boolean({
+          description: "Whether Parley's application was created on the account by this connect",
+        }),
+        ...Counts,
+        ...CarrierACounts,
+        deactivated: Count('Numbers gone from the account, and numbers of a replaced account retired'),
+        complete: Complete,
+        number: Type.Unsafe<unknown>({
+          anyOf: [{ $ref: 'PhoneNumber' }, { type: 'null' }],
+          description: 'The number named in phoneNumber, as imported; null when none was named',
+        }),
       }),
-    })),
+    ),
     ...authErrors,
     ...errors(404, 409, 502, 503),
   },
@@ -104,14 +126,18 @@ export const sync = {
     '/telephony/managed/{organisationId}), change_in_progress, change_timed_out; 400 and 502 as connect; 503.',
   body: SyncBody,
   response: {
-    200: Envelope(Type.Object({
-      ...Counts,
-      deactivated: Count('Numbers gone from the account'),
-      syncedAt: Timestamp,
-      complete: Complete,
-      ...CarrierACounts,
-      appId: Type.String({ description: "Id of Parley's application on the account (also config.app_id of the integration)" }),
-    })),
+    200: Envelope(
+      Type.Object({
+        ...Counts,
+        deactivated: Count('Numbers gone from the account'),
+        syncedAt: Timestamp,
+        complete: Complete,
+        ...CarrierACounts,
+        appId: Type.String({
+          description: "Id of Parley's application on the account (also config.app_id of the integration)",
+        }),
+      }),
+    ),
     ...authErrors,
     ...errors(404, 409, 502, 503),
   },

@@ -108,7 +108,8 @@ export class CarrierAService {
           credentials: { auth_id: credentials.authId, auth_token: credentials.authToken },
         });
         const counts = await this.#reconcile(tx, organisationId, integration.id, work, change.startedAtExact);
-        if (work.wholeAccount && work.read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
+        if (work.wholeAccount && work.read.complete)
+          await t.integrations.markSynced(tx, integration.id, change.startedAt);
         this.#logPartial(work, organisationId);
         return {
           integration: integrationRecord(integration),
@@ -119,7 +120,7 @@ export class CarrierAService {
           skippedSubaccount: work.skippedSubaccount,
           deactivated: counts.deactivated + retired,
           complete: work.read.complete,
-          number: body.phoneNumber ? (await readNumberByPhone(tx, organisationId, body.phoneNumber)) ?? null : null,
+          number: body.phoneNumber ? ((await readNumberByPhone(tx, organisationId, body.phoneNumber)) ?? null) : null,
         };
       });
     });
@@ -130,9 +131,11 @@ export class CarrierAService {
     const organisationId = principal.organisationId;
     const organisation = await t.organisation(t.sql, organisationId);
     if (receivesManagedNumbers(organisation)) {
-      throw new ApiError('conflict',
+      throw new ApiError(
+        'conflict',
         'This organisation gets its numbers from the service itself (managed numbers), not from a carrier-a account of ' +
-        `its own: see GET /telephony/managed/${organisationId}`);
+          `its own: see GET /telephony/managed/${organisationId}`,
+      );
     }
     await t.requireSelfServe(t.sql, organisationId);
     await t.requireIntegration(t.sql, organisationId, PROVIDER);
@@ -191,7 +194,13 @@ export class CarrierAService {
     return {
       appId: app.appId,
       applicationCreated: app.created,
-      read: { ...read, numbers: numbers.map((n) => ({ ...n, inbound: pointed.has(n.phoneNumber) ? 'parley' : inboundVia(n, app.appId) })) },
+      read: {
+        ...read,
+        numbers: numbers.map((n) => ({
+          ...n,
+          inbound: pointed.has(n.phoneNumber) ? 'parley' : inboundVia(n, app.appId),
+        })),
+      },
       wholeAccount: true,
       pointed: pointed.size,
       skippedSubaccount,
@@ -202,8 +211,13 @@ export class CarrierAService {
   async #bringInOne(client: CarrierAClient, phoneNumber: string): Promise<BroughtIn> {
     const found = await client.findNumber(phoneNumber);
     if (!found) throw badField('phoneNumber', 'is not a number of this carrier-a account');
-    if (found.subaccount) throw badField('phoneNumber', 'belongs to a subaccount of this carrier-a account: subaccount numbers are never imported');
-    if (!found.capabilities.voice) throw badField('phoneNumber', 'cannot take calls: voice is not enabled on it at the carrier');
+    if (found.subaccount)
+      throw badField(
+        'phoneNumber',
+        'belongs to a subaccount of this carrier-a account: subaccount numbers are never imported',
+      );
+    if (!found.capabilities.voice)
+      throw badField('phoneNumber', 'cannot take calls: voice is not enabled on it at the carrier');
     const app = await client.ensureApplication(this.#applicationUrls());
     const moved = inboundVia(found, app.appId) !== 'parley';
     if (moved) await client.pointAt(found, app.appId);
@@ -235,7 +249,10 @@ export class CarrierAService {
           pointed.add(number.phoneNumber);
         } catch (error) {
           if (error instanceof CarrierError && (error.code === 'rejected' || error.code === 'not_found')) {
-            this.#telephony.log.warn({ provider: PROVIDER, phoneNumber: number.phoneNumber, err: error }, "carrier refused to point a number at Parley's application");
+            this.#telephony.log.warn(
+              { provider: PROVIDER, phoneNumber: number.phoneNumber, err: error },
+              "carrier refused to point a number at Parley's application",
+            );
             continue;
           }
           abort.abort(error);
@@ -247,7 +264,13 @@ export class CarrierAService {
     return pointed;
   }
 
-  async #reconcile(tx: Queryable, organisationId: string, integrationId: string, work: BroughtIn, readStartedAt: string): Promise<ReconcileCounts> {
+  async #reconcile(
+    tx: Queryable,
+    organisationId: string,
+    integrationId: string,
+    work: BroughtIn,
+    readStartedAt: string,
+  ): Promise<ReconcileCounts> {
     // Only a whole, complete read of the account may deactivate numbers missing from it.
     const read = { ...work.read, complete: work.wholeAccount && work.read.complete };
     return reconcile(tx, { organisationId, provider: PROVIDER, integrationId, read, readStartedAt });
@@ -257,31 +280,48 @@ export class CarrierAService {
    * The credentials a connect uses: those sent, completed from the stored ones only for the account already
    * connected (a different authId needs its own authToken).
    */
-  #connectCredentials(body: ConnectBody, current: StoredIntegration | undefined): { credentials: CarrierACredentials; reused: boolean } {
+  #connectCredentials(
+    body: ConnectBody,
+    current: StoredIntegration | undefined,
+  ): { credentials: CarrierACredentials; reused: boolean } {
     const authId = body.authId?.toUpperCase() ?? current?.accountRef;
-    if (!authId) throw new ApiError('credentials_required', 'authId and authToken are required: no carrier-a account is connected yet');
+    if (!authId)
+      throw new ApiError(
+        'credentials_required',
+        'authId and authToken are required: no carrier-a account is connected yet',
+      );
     if (body.authToken) return { credentials: { authId, authToken: body.authToken }, reused: false };
     if (!current || current.accountRef !== authId) {
-      throw new ApiError('credentials_required', 'authToken is required: it is reused only when reconnecting the account already connected');
+      throw new ApiError(
+        'credentials_required',
+        'authToken is required: it is reused only when reconnecting the account already connected',
+      );
     }
     const authToken = this.#telephony.integrations.credentials(current).auth_token;
-    if (!authToken) throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
+    if (!authToken)
+      throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
     return { credentials: { authId, authToken }, reused: true };
   }
 
   #storedCredentials(integration: StoredIntegration): CarrierACredentials {
     const stored = this.#telephony.integrations.credentials(integration);
     const authToken = stored.auth_token;
-    if (!authToken) throw new ApiError('credentials_required', 'The stored carrier-a credentials are incomplete: connect the account again with its authToken');
+    if (!authToken)
+      throw new ApiError(
+        'credentials_required',
+        'The stored carrier-a credentials are incomplete: connect the account again with its authToken',
+      );
     return { authId: stored.auth_id ?? integration.accountRef, authToken };
   }
 
   /** 403: the service's own main account carries the numbers it rents to organisations; no organisation may take it. */
   #refuseServiceAccount(authId: string): void {
     if (!this.#telephony.isServiceAccount(PROVIDER, authId)) return;
-    throw new ApiError('forbidden',
+    throw new ApiError(
+      'forbidden',
       "authId is this service's own carrier-a account (the one its managed numbers are rented on), which cannot be " +
-      'connected as an organisation\'s account: connect a carrier-a account of your own');
+        "connected as an organisation's account: connect a carrier-a account of your own",
+    );
   }
 
   #applicationUrls() {
@@ -294,8 +334,10 @@ export class CarrierAService {
 
   #logPartial(work: BroughtIn, organisationId: string): void {
     if (work.read.complete) return;
-    this.#telephony.log.warn({ organisationId, provider: PROVIDER, pages: work.read.pages, err: work.read.failure },
-      'carrier read stopped part-way: nothing deactivated');
+    this.#telephony.log.warn(
+      { organisationId, provider: PROVIDER, pages: work.read.pages, err: work.read.failure },
+      'carrier read stopped part-way: nothing deactivated',
+    );
   }
 }
 
@@ -306,9 +348,12 @@ function appIdOf(integration: StoredIntegration | undefined): string | null {
 }
 
 /** The organisation's number with this E.164 value, as the API shows it. */
-async function readNumberByPhone(sql: Queryable, organisationId: string, phoneNumber: string): Promise<PhoneNumberRecord | undefined> {
+async function readNumberByPhone(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumber: string,
+): Promise<PhoneNumberRecord | undefined> {
   const [row] = await sql<{ id: string }[]>`select id from phone_numbers
     where organisation_id = ${organisationId} and phone_number = ${phoneNumber} and deleted_at is null`;
   return row && readNumber(sql, organisationId, row.id);
 }
-

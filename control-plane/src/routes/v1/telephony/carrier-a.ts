@@ -17,7 +17,10 @@ async function carrierARoutes(app: FastifyInstance, options: { telephony: Teleph
   app.post<{ Body: schemas.ConnectBody }>(
     '/telephony/carrier-a/connect',
     { schema: schemas.connect, config, preHandler: telephony.limits.route },
-    async (request, reply) => reply.code(201).send(ok(await carrierA.connect(principalOf(request), request.body), 'carrier-a account connected')),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(ok(await carrierA.connect(principalOf(request), request.body), 'carrier-a account connected')),
   );
 
   app.post<{ Body: schemas.SyncBody }>(

@@ -6,20 +6,37 @@ import { TAGS } from './schemas.ts';
 const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Complete = Type.Boolean({
-  description: 'Whether every page of the account was read. When false (a later page failed) what was read is imported ' +
+  description:
+    'Whether every page of the account was read. When false (a later page failed) what was read is imported ' +
     'and refreshed, and nothing is deactivated: sync again',
 });
 
 export const ConnectBody = Type.Object(
   {
     organisationId: Id('Own organisation'),
-    accountSid: Type.Optional(Type.String({ pattern: '^AC[0-9a-fA-F]{32}$', description: 'Omit to reconnect the connected account' })),
-    authToken: Type.Optional(Type.String({
-      minLength: 1, maxLength: 256,
-      description: 'Omit on reconnect of the same account to reuse the stored one; a different accountSid needs its own',
-    })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Default: the existing label, then "carrier-b account"' })),
-    amd: Type.Optional(Type.Boolean({ description: 'Answering machine detection; kept on reconnect when omitted, false for a new account' })),
+    accountSid: Type.Optional(
+      Type.String({ pattern: '^AC[0-9a-fA-F]{32}$', description: 'Omit to reconnect the connected account' }),
+    ),
+    authToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Omit on reconnect of the same account to reuse the stored one; a different accountSid needs its own',
+      }),
+    ),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Default: the existing label, then "carrier-b account"',
+      }),
+    ),
+    amd: Type.Optional(
+      Type.Boolean({
+        description: 'Answering machine detection; kept on reconnect when omitted, false for a new account',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -27,24 +44,26 @@ export type ConnectBody = Static<typeof ConnectBody>;
 
 export const connect = {
   tags: TAGS,
-  summary: 'Connect the organisation\'s own carrier-b account and import every voice number (all pages)',
+  summary: "Connect the organisation's own carrier-b account and import every voice number (all pages)",
   description:
     'No wallet funding needed. Reconnecting refreshes present numbers and deactivates gone ones (only when the whole ' +
-    'account was read). Switching to another account retires the previous account\'s numbers, refused with 409 ' +
+    "account was read). Switching to another account retires the previous account's numbers, refused with 409 " +
     'numbers_in_use while any agent answers on or dials out from one. Errors: 400 credentials_required (missing or ' +
     'incomplete credentials), 400 carrier_rejected (refused by the carrier); 403 self-serve telephony not enabled; ' +
     '409 change_in_progress (another connect or sync of the account is running), change_timed_out, numbers_in_use; ' +
     '502 the carrier failed; 503 lock_unavailable (nothing changed).',
   body: ConnectBody,
   response: {
-    201: Envelope(Type.Object({
-      integration: Type.Ref('TelephonyIntegration'),
-      reusedStoredCredentials: Type.Boolean(),
-      imported: Count('Numbers new to Parley (or active again)'),
-      updated: Count('Numbers refreshed'),
-      deactivated: Count('Numbers gone from the account, and numbers of a replaced account retired'),
-      complete: Complete,
-    })),
+    201: Envelope(
+      Type.Object({
+        integration: Type.Ref('TelephonyIntegration'),
+        reusedStoredCredentials: Type.Boolean(),
+        imported: Count('Numbers new to Parley (or active again)'),
+        updated: Count('Numbers refreshed'),
+        deactivated: Count('Numbers gone from the account, and numbers of a replaced account retired'),
+        complete: Complete,
+      }),
+    ),
     ...authErrors,
     ...errors(404, 409, 502, 503),
   },
@@ -55,7 +74,12 @@ export const SearchBody = Type.Object(
     organisationId: Id('Own organisation'),
     country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; default US' })),
     areaCode: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
-    contains: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z*]{1,16}$', description: 'Digits or letters the number contains; * matches any digit' })),
+    contains: Type.Optional(
+      Type.String({
+        pattern: '^[0-9A-Za-z*]{1,16}$',
+        description: 'Digits or letters the number contains; * matches any digit',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -71,31 +95,37 @@ const AvailableNumber = Type.Object({
 
 export const search = {
   tags: TAGS,
-  summary: 'Search carrier-b numbers for sale: Local, then Mobile, then TollFree; the first type with results (up to 20)',
+  summary:
+    'Search carrier-b numbers for sale: Local, then Mobile, then TollFree; the first type with results (up to 20)',
   description: 'Needs a funded wallet (402) and a connected account (404). `type` is null when no type has results.',
   body: SearchBody,
   response: {
-    200: Envelope(Type.Object({
-      country: Type.String(),
-      type: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: ['Local', 'Mobile', 'TollFree', null] }),
-      numbers: Type.Array(AvailableNumber),
-    })),
+    200: Envelope(
+      Type.Object({
+        country: Type.String(),
+        type: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: ['Local', 'Mobile', 'TollFree', null] }),
+        numbers: Type.Array(AvailableNumber),
+      }),
+    ),
     ...authErrors,
     ...errors(402, 404, 502, 503),
   },
 };
 
 export const PurchaseBody = Type.Object(
-  { organisationId: Id('Own organisation'), phoneNumber: Type.String({ pattern: E164_PATTERN, description: 'E.164, from a search result' }) },
+  {
+    organisationId: Id('Own organisation'),
+    phoneNumber: Type.String({ pattern: E164_PATTERN, description: 'E.164, from a search result' }),
+  },
   { additionalProperties: false },
 );
 export type PurchaseBody = Static<typeof PurchaseBody>;
 
 export const purchase = {
   tags: TAGS,
-  summary: 'Buy a carrier-b number on the organisation\'s own account',
+  summary: "Buy a carrier-b number on the organisation's own account",
   description:
-    'Buys at once (no confirm step or dry run) with the number\'s voice webhook pointed at Parley: ' +
+    "Buys at once (no confirm step or dry run) with the number's voice webhook pointed at Parley: " +
     '`{PARLEY_PUBLIC_URL}/webhooks/carrier-b/voice` (POST). The number is ACTIVE with routingStatus PURCHASED and no ' +
     'agent. The wallet must hold at least the minimum balance (1) but is not debited: the carrier bills the account. ' +
     'Errors: 400 carrier_rejected (number not available, credentials refused); 402; 404 no account connected.',
@@ -114,16 +144,18 @@ export const sync = {
     'bought, no funding needed. Errors as connect: 400, 404 no account connected, 409, 503.',
   body: SyncBody,
   response: {
-    200: Envelope(Type.Object({
-      remoteCount: Count('Voice numbers on the account, as read'),
-      imported: Count('Numbers new to Parley (or active again)'),
-      updated: Count('Numbers refreshed'),
-      needsSetup: Count('Numbers answering through another application (routingStatus NEEDS_SETUP)'),
-      skippedOtherProvider: Count('Numbers the organisation has active on another carrier: left alone'),
-      deactivated: Count('Numbers gone from the account'),
-      syncedAt: Timestamp,
-      complete: Complete,
-    })),
+    200: Envelope(
+      Type.Object({
+        remoteCount: Count('Voice numbers on the account, as read'),
+        imported: Count('Numbers new to Parley (or active again)'),
+        updated: Count('Numbers refreshed'),
+        needsSetup: Count('Numbers answering through another application (routingStatus NEEDS_SETUP)'),
+        skippedOtherProvider: Count('Numbers the organisation has active on another carrier: left alone'),
+        deactivated: Count('Numbers gone from the account'),
+        syncedAt: Timestamp,
+        complete: Complete,
+      }),
+    ),
     ...authErrors,
     ...errors(404, 409, 502, 503),
   },

@@ -5,7 +5,14 @@
  */
 import type { Principal } from '../../../auth/principal.ts';
 import { ApiError, notFound } from '../../../errors.ts';
-import { CarrierBClient, NUMBER_TYPES, SEARCH_LIMIT, type AvailableNumber, type CarrierBCredentials, type NumberType } from '../../../integrations/carriers/carrier-b.ts';
+import {
+  CarrierBClient,
+  NUMBER_TYPES,
+  SEARCH_LIMIT,
+  type AvailableNumber,
+  type CarrierBCredentials,
+  type NumberType,
+} from '../../../integrations/carriers/carrier-b.ts';
 import type { RemoteNumber } from '../../../integrations/carriers/carrier.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../../telephony/integrations.ts';
@@ -58,7 +65,11 @@ export class CarrierBService {
     const stored = this.#telephony.integrations.credentials(integration);
     const accountSid = stored.account_sid ?? integration.accountRef;
     const authToken = stored.auth_token;
-    if (!authToken) throw new ApiError('credentials_required', 'The stored carrier-b credentials are incomplete: connect the account again with its authToken');
+    if (!authToken)
+      throw new ApiError(
+        'credentials_required',
+        'The stored carrier-b credentials are incomplete: connect the account again with its authToken',
+      );
     return this.#clientFor({ accountSid, authToken });
   }
 
@@ -87,7 +98,13 @@ export class CarrierBService {
           config,
           credentials: { account_sid: credentials.accountSid, auth_token: credentials.authToken },
         });
-        const counts = await reconcile(tx, { organisationId, provider: PROVIDER, integrationId: integration.id, read, readStartedAt: change.startedAtExact });
+        const counts = await reconcile(tx, {
+          organisationId,
+          provider: PROVIDER,
+          integrationId: integration.id,
+          read,
+          readStartedAt: change.startedAtExact,
+        });
         if (read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
         this.#logPartial(read, organisationId);
         return {
@@ -146,7 +163,13 @@ export class CarrierBService {
       const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
       const read = await readVoiceNumbers(this.client(integration));
       return change.commit(async (tx) => {
-        const counts = await reconcile(tx, { organisationId, provider: PROVIDER, integrationId: integration.id, read, readStartedAt: change.startedAtExact });
+        const counts = await reconcile(tx, {
+          organisationId,
+          provider: PROVIDER,
+          integrationId: integration.id,
+          read,
+          readStartedAt: change.startedAtExact,
+        });
         if (read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
         this.#logPartial(read, organisationId);
         return { ...counts, syncedAt: change.startedAt, complete: read.complete };
@@ -158,17 +181,27 @@ export class CarrierBService {
    * The credentials a connect uses: those sent, completed from the stored ones only for the account already
    * connected (a different accountSid needs its own authToken).
    */
-  #connectCredentials(body: ConnectBody, current: StoredIntegration | undefined): { credentials: CarrierBCredentials; reused: boolean } {
+  #connectCredentials(
+    body: ConnectBody,
+    current: StoredIntegration | undefined,
+  ): { credentials: CarrierBCredentials; reused: boolean } {
     const accountSid = body.accountSid ?? current?.accountRef;
     if (!accountSid) {
-      throw new ApiError('credentials_required', 'accountSid and authToken are required: no carrier-b account is connected yet');
+      throw new ApiError(
+        'credentials_required',
+        'accountSid and authToken are required: no carrier-b account is connected yet',
+      );
     }
     if (body.authToken) return { credentials: { accountSid, authToken: body.authToken }, reused: false };
     if (!current || current.accountRef !== accountSid) {
-      throw new ApiError('credentials_required', 'authToken is required: it is reused only when reconnecting the account already connected');
+      throw new ApiError(
+        'credentials_required',
+        'authToken is required: it is reused only when reconnecting the account already connected',
+      );
     }
     const authToken = this.#telephony.integrations.credentials(current).auth_token;
-    if (!authToken) throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
+    if (!authToken)
+      throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
     return { credentials: { accountSid, authToken }, reused: true };
   }
 
@@ -182,8 +215,10 @@ export class CarrierBService {
 
   #logPartial(read: RemoteRead, organisationId: string): void {
     if (read.complete) return;
-    this.#telephony.log.warn({ organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
-      'carrier read stopped part-way: nothing deactivated');
+    this.#telephony.log.warn(
+      { organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
+      'carrier read stopped part-way: nothing deactivated',
+    );
   }
 }
 
@@ -192,4 +227,3 @@ async function readVoiceNumbers(client: CarrierBClient): Promise<RemoteRead> {
   const read = await readEveryPage(client.incomingNumbers());
   return { ...read, numbers: read.numbers.filter((n: RemoteNumber) => n.capabilities.voice) };
 }
-

@@ -17,7 +17,10 @@ async function carrierBRoutes(app: FastifyInstance, options: { telephony: Teleph
   app.post<{ Body: schemas.ConnectBody }>(
     '/telephony/carrier-b/connect',
     { schema: schemas.connect, config, preHandler: telephony.limits.route },
-    async (request, reply) => reply.code(201).send(ok(await carrierB.connect(principalOf(request), request.body), 'carrier-b account connected')),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(ok(await carrierB.connect(principalOf(request), request.body), 'carrier-b account connected')),
   );
 
   app.post<{ Body: schemas.SearchBody }>(
@@ -29,7 +32,8 @@ async function carrierBRoutes(app: FastifyInstance, options: { telephony: Teleph
   app.post<{ Body: schemas.PurchaseBody }>(
     '/telephony/carrier-b/purchase',
     { schema: schemas.purchase, config, preHandler: telephony.limits.route },
-    async (request, reply) => reply.code(201).send(ok(await carrierB.purchase(principalOf(request), request.body), 'Number purchased')),
+    async (request, reply) =>
+      reply.code(201).send(ok(await carrierB.purchase(principalOf(request), request.body), 'Number purchased')),
   );
 
   app.post<{ Body: schemas.SyncBody }>(

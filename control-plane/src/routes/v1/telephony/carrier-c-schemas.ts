@@ -10,20 +10,30 @@ const Credential = (description: string) => Type.String({ minLength: 1, maxLengt
 export const ConnectBody = Type.Object(
   {
     organisationId: Id('Own organisation'),
-    accountSid: Credential('The account SID (API settings of the carrier\'s dashboard)'),
-    apiKey: Credential('API key: the user name of the carrier\'s basic authentication'),
+    accountSid: Credential("The account SID (API settings of the carrier's dashboard)"),
+    apiKey: Credential("API key: the user name of the carrier's basic authentication"),
     apiToken: Credential('API token: its password'),
     appId: Type.String({
-      minLength: 1, maxLength: 64,
-      description: 'The flow (app) of the account whose streaming applet reaches Parley: imported numbers are pointed at it',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'The flow (app) of the account whose streaming applet reaches Parley: imported numbers are pointed at it',
     }),
     // A plain string, checked by the service: a value outside the list is its own 400 (subdomain_not_allowed).
-    subdomain: Type.Optional(Type.String({
-      maxLength: 253,
-      description: `The account's regional API host: ${CARRIER_C_SUBDOMAINS[0]} (Singapore, default) or ${CARRIER_C_SUBDOMAINS[1]} (Mumbai)`,
-      examples: [...CARRIER_C_SUBDOMAINS],
-    })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Default: the existing label, then "carrier-c account"' })),
+    subdomain: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        description: `The account's regional API host: ${CARRIER_C_SUBDOMAINS[0]} (Singapore, default) or ${CARRIER_C_SUBDOMAINS[1]} (Mumbai)`,
+        examples: [...CARRIER_C_SUBDOMAINS],
+      }),
+    ),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Default: the existing label, then "carrier-c account"',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,25 +45,29 @@ const Synced = Type.Object({
   skipped: Count('Numbers not taken: without voice, not in E.164, or active in the organisation on another carrier'),
   needsSetup: Count('Numbers answering through another flow: imported as NEEDS_SETUP and left alone at the carrier'),
   routed: Count('Numbers pointed at the appId flow by this request'),
-  deactivated: Count('Numbers gone from the account (only after a whole read), and numbers of a replaced account retired'),
+  deactivated: Count(
+    'Numbers gone from the account (only after a whole read), and numbers of a replaced account retired',
+  ),
   complete: Type.Boolean({
-    description: 'Whether every page was read. When false (a later page failed) what was read is imported and nothing is ' +
+    description:
+      'Whether every page was read. When false (a later page failed) what was read is imported and nothing is ' +
       'deactivated: sync again',
   }),
 });
 
 export const connect = {
   tags: TAGS,
-  summary: 'Connect the organisation\'s own carrier-c account, import its numbers (all pages) and point them at the appId flow',
+  summary:
+    "Connect the organisation's own carrier-c account, import its numbers (all pages) and point them at the appId flow",
   description:
     'Needs a funded wallet (402) and self-serve telephony (403). Credentials are always sent: reconnecting replaces ' +
     'them (and the appId, subdomain and label). Each voice number without a flow, or on the flow of the previous appId, ' +
     'is pointed at `appId` (VoiceUrl `http://my.exotel.com/{accountSid}/exoml/start_voice/{appId}`): the carrier takes ' +
-    'no other webhook for a number, so that flow\'s streaming applet is what reaches Parley. A number on another flow is ' +
+    "no other webhook for a number, so that flow's streaming applet is what reaches Parley. A number on another flow is " +
     'imported as NEEDS_SETUP and left alone until assigned to an agent. `metadata.routing` of each number records what ' +
-    'was done. Connecting another accountSid retires the previous account\'s numbers (409 numbers_in_use while an agent ' +
+    "was done. Connecting another accountSid retires the previous account's numbers (409 numbers_in_use while an agent " +
     'answers on or dials out from one). Errors: 400 subdomain_not_allowed, 400 carrier_rejected (credentials refused); ' +
-    '409 change_in_progress, change_timed_out, numbers_in_use; 429 also the carrier\'s own rate limit; 502 the carrier ' +
+    "409 change_in_progress, change_timed_out, numbers_in_use; 429 also the carrier's own rate limit; 502 the carrier " +
     'could not be reached or gave an invalid answer; 503 lock_unavailable (nothing changed).',
   body: ConnectBody,
   response: {

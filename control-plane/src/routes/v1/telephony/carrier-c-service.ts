@@ -78,12 +78,20 @@ export class CarrierCService {
     const { api_key: apiKey, api_token: apiToken } = stored;
     const appId = integration.config.app_id;
     if (!apiKey || !apiToken || typeof appId !== 'string') {
-      throw new ApiError('credentials_required', 'The stored carrier-c credentials are incomplete: connect the account again');
+      throw new ApiError(
+        'credentials_required',
+        'The stored carrier-c credentials are incomplete: connect the account again',
+      );
     }
-    const subdomain = typeof integration.config.subdomain === 'string' && isCarrierCSubdomain(integration.config.subdomain)
-      ? integration.config.subdomain
-      : DEFAULT_SUBDOMAIN;
-    return this.#clientFor({ accountSid: stored.account_sid ?? integration.accountRef, apiKey, apiToken }, subdomain, appId);
+    const subdomain =
+      typeof integration.config.subdomain === 'string' && isCarrierCSubdomain(integration.config.subdomain)
+        ? integration.config.subdomain
+        : DEFAULT_SUBDOMAIN;
+    return this.#clientFor(
+      { accountSid: stored.account_sid ?? integration.accountRef, apiKey, apiToken },
+      subdomain,
+      appId,
+    );
   }
 
   async connect(principal: Principal, body: ConnectBody): Promise<ConnectResult> {
@@ -92,13 +100,18 @@ export class CarrierCService {
     const subdomain = allowedSubdomain(body.subdomain);
     await t.requireSelfServe(t.sql, organisationId);
     await assertFunded(t.sql, organisationId);
-    const credentials: CarrierCCredentials = { accountSid: body.accountSid, apiKey: body.apiKey, apiToken: body.apiToken };
+    const credentials: CarrierCCredentials = {
+      accountSid: body.accountSid,
+      apiKey: body.apiKey,
+      apiToken: body.apiToken,
+    };
     return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'connect' }, async (change) => {
       const current = await t.integrations.active(t.sql, organisationId, PROVIDER);
       const replaced = current && current.accountRef !== credentials.accountSid ? current : undefined;
       // Refused before the carrier is asked anything; checked again in the commit, which is what counts.
       if (replaced) await assertNumbersFree(t.sql, replaced);
-      const formerApp = current && !replaced && typeof current.config.app_id === 'string' ? current.config.app_id : undefined;
+      const formerApp =
+        current && !replaced && typeof current.config.app_id === 'string' ? current.config.app_id : undefined;
       const client = this.#clientFor(credentials, subdomain, body.appId, formerApp);
       const work = await this.#readAndRoute(client, organisationId);
       const config = {
@@ -114,10 +127,17 @@ export class CarrierCService {
           provider: PROVIDER,
           accountRef: credentials.accountSid,
           config,
-          credentials: { account_sid: credentials.accountSid, api_key: credentials.apiKey, api_token: credentials.apiToken },
+          credentials: {
+            account_sid: credentials.accountSid,
+            api_key: credentials.apiKey,
+            api_token: credentials.apiToken,
+          },
         });
         const counts = await this.#apply(tx, organisationId, integration.id, work, change);
-        return { integration: integrationRecord(integration), synced: { ...counts, deactivated: counts.deactivated + retired } };
+        return {
+          integration: integrationRecord(integration),
+          synced: { ...counts, deactivated: counts.deactivated + retired },
+        };
       });
     });
   }
@@ -132,11 +152,18 @@ export class CarrierCService {
       // Read again under the claim: a connect that switched accounts just before is what this sync sees.
       const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
       const work = await this.#readAndRoute(this.client(integration), organisationId);
-      return change.commit(async (tx) => ({ synced: await this.#apply(tx, organisationId, integration.id, work, change) }));
+      return change.commit(async (tx) => ({
+        synced: await this.#apply(tx, organisationId, integration.id, work, change),
+      }));
     });
   }
 
-  #clientFor(credentials: CarrierCCredentials, subdomain: CarrierCSubdomain, appId: string, formerApp?: string): CarrierCClient {
+  #clientFor(
+    credentials: CarrierCCredentials,
+    subdomain: CarrierCSubdomain,
+    appId: string,
+    formerApp?: string,
+  ): CarrierCClient {
     return new CarrierCClient({
       baseUrl: regionalBaseUrl(this.#telephony.apiUrl(PROVIDER), subdomain),
       credentials,
@@ -154,16 +181,27 @@ export class CarrierCService {
   async #readAndRoute(client: CarrierCClient, organisationId: string): Promise<Work> {
     let unusable = 0;
     const pages = client.incomingNumbers();
-    const read = await readEveryPage((async function* () {
-      for await (const page of pages) {
-        unusable += page.unusable;
-        yield page.numbers;
-      }
-    })());
-    const elsewhere = await activeOnOtherCarriers(this.#telephony.sql, organisationId, read.numbers.map((n) => n.phoneNumber));
+    const read = await readEveryPage(
+      (async function* () {
+        for await (const page of pages) {
+          unusable += page.unusable;
+          yield page.numbers;
+        }
+      })(),
+    );
+    const elsewhere = await activeOnOtherCarriers(
+      this.#telephony.sql,
+      organisationId,
+      read.numbers.map((n) => n.phoneNumber),
+    );
     const routing = new Map<string, RoutingRecord>();
-    const record = (status: RoutingRecord['status'], reason?: string): RoutingRecord =>
-      ({ status, appId: client.appId, voiceUrl: client.voiceUrl, ...(reason ? { reason } : {}), at: new Date().toISOString() });
+    const record = (status: RoutingRecord['status'], reason?: string): RoutingRecord => ({
+      status,
+      appId: client.appId,
+      voiceUrl: client.voiceUrl,
+      ...(reason ? { reason } : {}),
+      at: new Date().toISOString(),
+    });
     let halted: CarrierError | undefined;
     let routed = 0;
     const numbers: RemoteNumber[] = [];
@@ -174,7 +212,10 @@ export class CarrierCService {
       if (number.inbound === 'parley') {
         routing.set(number.phoneNumber, record('already'));
       } else if (number.inbound === 'elsewhere') {
-        routing.set(number.phoneNumber, record('left_alone', 'answers through another flow: assign it to an agent to move it'));
+        routing.set(
+          number.phoneNumber,
+          record('left_alone', 'answers through another flow: assign it to an agent to move it'),
+        );
       } else if (halted) {
         routing.set(number.phoneNumber, record('pending', `not tried: ${halted.message}; sync again`));
       } else {
@@ -192,21 +233,38 @@ export class CarrierCService {
       }
     }
     if (halted) {
-      this.#telephony.log.warn({ organisationId, provider: PROVIDER, err: halted }, 'carrier stopped answering while numbers were routed');
+      this.#telephony.log.warn(
+        { organisationId, provider: PROVIDER, err: halted },
+        'carrier stopped answering while numbers were routed',
+      );
     }
     return { read: { ...read, numbers }, listed: read.numbers.length + unusable, routing, routed };
   }
 
   /** Applies the read in the change's commit: reconcile, the routing records, the sync time. */
-  async #apply(tx: TransactionSql, organisationId: string, integrationId: string, work: Work, change: Change): Promise<SyncCounts> {
+  async #apply(
+    tx: TransactionSql,
+    organisationId: string,
+    integrationId: string,
+    work: Work,
+    change: Change,
+  ): Promise<SyncCounts> {
     const t = this.#telephony;
     const { read } = work;
-    const counts = await reconcile(tx, { organisationId, provider: PROVIDER, integrationId, read, readStartedAt: change.startedAtExact });
+    const counts = await reconcile(tx, {
+      organisationId,
+      provider: PROVIDER,
+      integrationId,
+      read,
+      readStartedAt: change.startedAtExact,
+    });
     await recordRouting(tx, integrationId, work.routing);
     if (read.complete) await t.integrations.markSynced(tx, integrationId, change.startedAt);
     else {
-      t.log.warn({ organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
-        'carrier read stopped part-way: nothing deactivated');
+      t.log.warn(
+        { organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
+        'carrier read stopped part-way: nothing deactivated',
+      );
     }
     const synced = counts.imported + counts.updated;
     return {
@@ -232,7 +290,11 @@ function allowedSubdomain(subdomain: string | undefined): CarrierCSubdomain {
 }
 
 /** Numbers among `phoneNumbers` the organisation has active on another carrier: Parley leaves them alone. */
-async function activeOnOtherCarriers(sql: Queryable, organisationId: string, phoneNumbers: string[]): Promise<Set<string>> {
+async function activeOnOtherCarriers(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumbers: string[],
+): Promise<Set<string>> {
   if (!phoneNumbers.length) return new Set();
   const rows = await sql<{ phone_number: string }[]>`select phone_number from phone_numbers
     where organisation_id = ${organisationId} and status = 'ACTIVE' and deleted_at is null and provider <> ${PROVIDER}
@@ -241,11 +303,14 @@ async function activeOnOtherCarriers(sql: Queryable, organisationId: string, pho
 }
 
 /** Writes each number's routing record into its metadata (numbers of this account only). */
-async function recordRouting(tx: TransactionSql, integrationId: string, routing: Map<string, RoutingRecord>): Promise<void> {
+async function recordRouting(
+  tx: TransactionSql,
+  integrationId: string,
+  routing: Map<string, RoutingRecord>,
+): Promise<void> {
   if (!routing.size) return;
   const entries = [...routing].map(([phone_number, record]) => ({ phone_number, routing: record }));
   await tx`update phone_numbers p set metadata = p.metadata || jsonb_build_object('routing', v.routing)
     from jsonb_to_recordset(${(tx as unknown as Sql).json(entries as never)}) as v(phone_number text, routing jsonb)
     where p.integration_id = ${integrationId} and p.phone_number = v.phone_number and p.deleted_at is null`;
 }
-

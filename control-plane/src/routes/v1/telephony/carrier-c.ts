@@ -18,7 +18,10 @@ async function carrierCRoutes(app: FastifyInstance, options: { telephony: Teleph
   app.post<{ Body: schemas.ConnectBody }>(
     '/telephony/carrier-c/connect',
     { schema: schemas.connect, config, preHandler: telephony.limits.strict },
-    async (request, reply) => reply.code(201).send(ok(await carrierC.connect(principalOf(request), request.body), 'carrier-c account connected')),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(ok(await carrierC.connect(principalOf(request), request.body), 'carrier-c account connected')),
   );
 
   app.post<{ Body: schemas.SyncBody }>(

@@ -40,7 +40,12 @@ import {
   type NextAction,
 } from '../../../telephony/india-kyc.ts';
 import type { StoredIntegration } from '../../../telephony/integrations.ts';
-import { findActiveNumber, readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../../telephony/phone-numbers.ts';
+import {
+  findActiveNumber,
+  readNumber,
+  savePurchasedNumber,
+  type PhoneNumberRecord,
+} from '../../../telephony/phone-numbers.ts';
 import { assertFunded } from '../../../telephony/wallet.ts';
 import type { DidsQuery, KycBody, PurchaseBody, RenewBody } from './carrier-d-schemas.ts';
 
@@ -91,7 +96,10 @@ export class CarrierDService {
 
   /** The connection's account for the shared routing code, with the reseller-credential refusal read as ours. */
   account(integration: StoredIntegration): CarrierAccount {
-    return { routeInbound: (number, voiceUrl, signal) => partner(() => this.client(integration).routeInbound(number, voiceUrl, signal)) };
+    return {
+      routeInbound: (number, voiceUrl, signal) =>
+        partner(() => this.client(integration).routeInbound(number, voiceUrl, signal)),
+    };
   }
 
   async kyc(principal: Principal, step: KycStep, body: KycBody): Promise<KycResult> {
@@ -105,10 +113,14 @@ export class CarrierDService {
     if (step !== 'register' && !application) {
       throw new ApiError('invalid_state', 'No India profile yet: submit the register step first');
     }
-    const answer = await partner(() => step === 'register'
-      ? client.register(organisationId, application?.providerApplicationId ?? null, payload)
-      : client.submitStep(application!.providerApplicationId, step, payload));
-    const accountType = answer.accountType ?? (step === 'register' ? payload.account_type as 'individual' | 'business' : application!.accountType);
+    const answer = await partner(() =>
+      step === 'register'
+        ? client.register(organisationId, application?.providerApplicationId ?? null, payload)
+        : client.submitStep(application!.providerApplicationId, step, payload),
+    );
+    const accountType =
+      answer.accountType ??
+      (step === 'register' ? (payload.account_type as 'individual' | 'business') : application!.accountType);
     const view = kycView(answer, step, accountType);
     const credentials = this.#credentials(integration)!;
     await t.sql.begin(async (tx) => {
@@ -132,7 +144,9 @@ export class CarrierDService {
         acceptedBy: step === 'register' ? { userId: principal.userId, keyId: principal.keyId } : undefined,
       });
     });
-    return step === 'aadhaar' && answer.aadhaarVerificationUrl ? { ...view, aadhaarVerificationUrl: answer.aadhaarVerificationUrl } : view;
+    return step === 'aadhaar' && answer.aadhaarVerificationUrl
+      ? { ...view, aadhaarVerificationUrl: answer.aadhaarVerificationUrl }
+      : view;
   }
 
   async dids(principal: Principal, query: DidsQuery): Promise<DidsResult> {
@@ -140,14 +154,16 @@ export class CarrierDService {
     const organisationId = principal.organisationId;
     await requireIndia(t, organisationId);
     const client = this.client(await t.integrations.active(t.sql, organisationId, PROVIDER));
-    return partner(() => client.availableDids({
-      countryCode: (query.countryCode ?? query.country_code ?? DEFAULT_DIAL_CODE).replace(/^\+/, ''),
-      type: query.type,
-      number: query.number,
-      months: query.months,
-      page: query.page ?? 1,
-      perPage: query.perPage ?? query.per_page ?? DEFAULT_PER_PAGE,
-    }));
+    return partner(() =>
+      client.availableDids({
+        countryCode: (query.countryCode ?? query.country_code ?? DEFAULT_DIAL_CODE).replace(/^\+/, ''),
+        type: query.type,
+        number: query.number,
+        months: query.months,
+        page: query.page ?? 1,
+        perPage: query.perPage ?? query.per_page ?? DEFAULT_PER_PAGE,
+      }),
+    );
   }
 
   async purchase(principal: Principal, body: PurchaseBody): Promise<PhoneNumberRecord> {
@@ -156,9 +172,11 @@ export class CarrierDService {
     await requireIndia(t, organisationId);
     const integration = await requireConnection(t, organisationId);
     const application = await readApplication(t.sql, organisationId);
-    if (!application) throw new ApiError('invalid_state', 'No India profile yet: complete the KYC wizard, starting with register');
+    if (!application)
+      throw new ApiError('invalid_state', 'No India profile yet: complete the KYC wizard, starting with register');
     const phoneNumber = e164(body.didNumber);
-    if (!phoneNumber) throw badField('didNumber', 'must be the did_number of a number from GET /telephony/carrier-d/dids');
+    if (!phoneNumber)
+      throw badField('didNumber', 'must be the did_number of a number from GET /telephony/carrier-d/dids');
     await assertFunded(t.sql, organisationId);
     const client = this.client(integration);
 
@@ -169,39 +187,63 @@ export class CarrierDService {
     } catch (error) {
       if (!(error instanceof CarrierError) || error.code === 'credentials') throw error;
       await markVerificationUnavailable(t.sql, organisationId);
-      throw new ApiError('kyc_unconfirmed', 'The India numbering partner could not confirm the KYC status; nothing was bought. Try again shortly', { cause: error });
+      throw new ApiError(
+        'kyc_unconfirmed',
+        'The India numbering partner could not confirm the KYC status; nothing was bought. Try again shortly',
+        { cause: error },
+      );
     }
     const checked = await t.sql.begin(async (tx) => {
       const recorded = await recordLiveStatus(tx, organisationId, live);
-      await updateKycConfig(tx, integration.id, { state: recorded.state, lastStep: recorded.lastStep, nextAction: nextActionOf(recorded) });
+      await updateKycConfig(tx, integration.id, {
+        state: recorded.state,
+        lastStep: recorded.lastStep,
+        nextAction: nextActionOf(recorded),
+      });
       return recorded;
     });
     if (checked.state !== 'approved') {
-      throw new ApiError('kyc_not_approved', `KYC is not approved (${checked.state}): ${nextActionOf(checked).message}. Nothing was bought`);
+      throw new ApiError(
+        'kyc_not_approved',
+        `KYC is not approved (${checked.state}): ${nextActionOf(checked).message}. Nothing was bought`,
+      );
     }
 
     const months = body.months ?? 1;
     let bought;
     try {
-      bought = await partner(() => client.purchase({
-        didId: body.didId,
-        didNumber: body.didNumber,
-        months,
-        applicationId: application.providerApplicationId,
-        voiceUrl: t.inboundVoiceUrl(PROVIDER),
-      }));
+      bought = await partner(() =>
+        client.purchase({
+          didId: body.didId,
+          didNumber: body.didNumber,
+          months,
+          applicationId: application.providerApplicationId,
+          voiceUrl: t.inboundVoiceUrl(PROVIDER),
+        }),
+      );
     } catch (error) {
       throw purchaseRefusal(error);
     }
     if (!bought.orderId || !bought.botId || !bought.number) {
       // The partner may have charged the float for it: the operator reconciles from the log.
-      t.log.error({ organisationId, provider: PROVIDER, didId: body.didId, orderId: bought.orderId, botId: bought.botId },
-        'carrier-d purchase answered without an order id or bot id: number not recorded');
-      throw new ApiError('upstream_failed', 'The India numbering partner returned no order id or bot id; the number was not recorded. Contact support before trying again');
+      t.log.error(
+        { organisationId, provider: PROVIDER, didId: body.didId, orderId: bought.orderId, botId: bought.botId },
+        'carrier-d purchase answered without an order id or bot id: number not recorded',
+      );
+      throw new ApiError(
+        'upstream_failed',
+        'The India numbering partner returned no order id or bot id; the number was not recorded. Contact support before trying again',
+      );
     }
     const { orderId, botId, number } = bought;
     const id = await t.sql.begin(async (tx) => {
-      const numberId = await savePurchasedNumber(tx, { organisationId, provider: PROVIDER, integrationId: integration.id, remote: number, routingStatus: 'READY' });
+      const numberId = await savePurchasedNumber(tx, {
+        organisationId,
+        provider: PROVIDER,
+        integrationId: integration.id,
+        remote: number,
+        routingStatus: 'READY',
+      });
       await tx`update phone_numbers set metadata = metadata || ${(tx as unknown as Sql).json({ orderId, botId, months } as never)} where id = ${numberId}`;
       await saveRenewalRecord(tx, {
         organisationId,
@@ -257,8 +299,10 @@ function requireIndia(t: TelephonyContext, organisationId: string) {
 }
 
 function noConnection(): ApiError {
-  return new ApiError('not_found',
-    'No India connection: this server has no reseller account with the India numbering partner (PARLEY_CARRIER_D_USERNAME/PASSWORD)');
+  return new ApiError(
+    'not_found',
+    'No India connection: this server has no reseller account with the India numbering partner (PARLEY_CARRIER_D_USERNAME/PASSWORD)',
+  );
 }
 
 async function requireConnection(t: TelephonyContext, organisationId: string): Promise<StoredIntegration> {
@@ -273,7 +317,9 @@ async function partner<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (error instanceof CarrierError && error.code === 'credentials') {
-      throw new ApiError('upstream_failed', "The India numbering partner refused this server's reseller credentials", { cause: error });
+      throw new ApiError('upstream_failed', "The India numbering partner refused this server's reseller credentials", {
+        cause: error,
+      });
     }
     throw error;
   }
@@ -283,12 +329,19 @@ async function partner<T>(call: () => Promise<T>): Promise<T> {
 function purchaseRefusal(error: unknown): unknown {
   if (!(error instanceof CarrierError)) return error;
   if (error.carrierCode === 'insufficient_balance') {
-    return new ApiError('payment_required',
+    return new ApiError(
+      'payment_required',
       "The service's float at the India numbering partner does not cover this number, and an API key never tops it up: " +
-      'an owner or admin completes one purchase from the dashboard. Nothing was bought', { cause: error });
+        'an owner or admin completes one purchase from the dashboard. Nothing was bought',
+      { cause: error },
+    );
   }
   if (error.carrierCode === 'kyc_not_approved') {
-    return new ApiError('kyc_not_approved', 'The India numbering partner reports the KYC as not approved; nothing was bought', { cause: error });
+    return new ApiError(
+      'kyc_not_approved',
+      'The India numbering partner reports the KYC as not approved; nothing was bought',
+      { cause: error },
+    );
   }
   return error;
 }
@@ -296,7 +349,13 @@ function purchaseRefusal(error: unknown): unknown {
 function kycView(answer: PartnerApplication, step: KycStep, accountType: 'individual' | 'business'): KycResult {
   const state = stateOf(answer.status);
   const lastStep = answer.step ?? step;
-  const nextAction = nextActionOf({ state, lastStep, accountType, aadhaarVerified: answer.aadhaarVerified, rejectionReason: answer.rejectionReason });
+  const nextAction = nextActionOf({
+    state,
+    lastStep,
+    accountType,
+    aadhaarVerified: answer.aadhaarVerified,
+    rejectionReason: answer.rejectionReason,
+  });
   return {
     provider: { state, providerStatus: answer.status, rejectionReason: answer.rejectionReason },
     kyc: { state, lastStep, nextAction },

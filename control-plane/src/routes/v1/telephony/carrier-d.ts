@@ -29,13 +29,15 @@ async function carrierDRoutes(app: FastifyInstance, options: { telephony: Teleph
   app.post<{ Body: schemas.PurchaseBody }>(
     '/telephony/carrier-d/purchase',
     { schema: schemas.purchase, config: write, preHandler: telephony.limits.route },
-    async (request, reply) => reply.code(201).send(ok(await carrierD.purchase(principalOf(request), request.body), 'India number purchased')),
+    async (request, reply) =>
+      reply.code(201).send(ok(await carrierD.purchase(principalOf(request), request.body), 'India number purchased')),
   );
 
   app.post<{ Params: { id: string }; Body: schemas.RenewBody }>(
     '/telephony/carrier-d/numbers/:id/renew',
     { schema: schemas.renew, config: write, preHandler: telephony.limits.route },
-    async (request) => ok(await carrierD.renew(principalOf(request), request.params.id, request.body), 'India number renewed'),
+    async (request) =>
+      ok(await carrierD.renew(principalOf(request), request.params.id, request.body), 'India number renewed'),
   );
 }
 

@@ -16,12 +16,7 @@ import numberRoutes from './numbers.ts';
 import { sharedSchemas } from './schemas.ts';
 
 /** Every carrier this server speaks to: one line each. */
-const CARRIER_MODULES: readonly TelephonyCarrierModule[] = [
-  carrierA,
-  carrierB,
-  carrierC,
-  carrierD,
-];
+const CARRIER_MODULES: readonly TelephonyCarrierModule[] = [carrierA, carrierB, carrierC, carrierD];
 
 export type TelephonyRoutesOptions = TelephonyOptions;
 

@@ -29,31 +29,44 @@ const RateCardLine = Type.Object(
     pulseSeconds: NullableInteger('Billing block of a per-minute line: each started block is paid'),
     minimumSeconds: NullableInteger('Least billed per call'),
     managedOnly: Type.Boolean(),
-    effectiveFrom: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description: 'null: in effect from the start' }),
+    effectiveFrom: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'null: in effect from the start',
+    }),
   },
   { description: 'A line of the rate card (spec document 1, Wallet and billing)' },
 );
 
 const ManagedStatus = Type.Object({
   available: Type.Boolean({
-    description: 'The organisation can rent managed numbers: managed numbers are enabled for it, it is billed in India, it ' +
-      'has no carrier account of its own connected, and this server has the service\'s own carrier-a account configured',
+    description:
+      'The organisation can rent managed numbers: managed numbers are enabled for it, it is billed in India, it ' +
+      "has no carrier account of its own connected, and this server has the service's own carrier-a account configured",
   }),
   route: StringEnum(['managed', 'own_account', 'india_kyc', 'self_serve', 'none'] as const, {
-    description: 'How the organisation gets numbers: managed (rented here); own_account (through the carrier account it ' +
+    description:
+      'How the organisation gets numbers: managed (rented here); own_account (through the carrier account it ' +
       'connected); india_kyc (India numbers through the KYC wizard of /telephony/carrier-d); self_serve (connect a ' +
       'carrier account of its own); none (no way is enabled)',
   }),
-  planRequired: Type.Boolean({ description: "Renting needs a subscription plan: managed numbers are paid from the plan's wallet" }),
+  planRequired: Type.Boolean({
+    description: "Renting needs a subscription plan: managed numbers are paid from the plan's wallet",
+  }),
   outsideIndia: Type.Boolean({ description: 'The billing country is set and is not India' }),
-  country: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "The organisation's billing country (ISO 3166-1 alpha-2); null when not set" }),
+  country: Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    description: "The organisation's billing country (ISO 3166-1 alpha-2); null when not set",
+  }),
   useCases: Type.Array(UseCase, {
-    description: 'TRANSACTIONAL (service calls) is offered; PROMOTIONAL and FINANCIAL calls need the 140- and 1600-series ' +
+    description:
+      'TRANSACTIONAL (service calls) is offered; PROMOTIONAL and FINANCIAL calls need the 140- and 1600-series ' +
       'numbers Indian rules reserve for them, which are not rented here',
   }),
   unavailable: Type.Unsafe<{ code: string; message: string } | null>({
     type: ['object', 'null'],
-    description: 'Why available is false (the first reason): feature_disabled, billing_country_missing, outside_india, ' +
+    description:
+      'Why available is false (the first reason): feature_disabled, billing_country_missing, outside_india, ' +
       'own_carrier_account, not_configured. null when available',
     properties: { code: { type: 'string' }, message: { type: 'string' } },
   }),
@@ -61,7 +74,11 @@ const ManagedStatus = Type.Object({
     {
       required: Type.Boolean(),
       state: StringEnum(['not_started', 'in_progress', 'approved', 'rejected'] as const),
-      source: Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...CARRIERS, null], description: 'Where the state is read: the India KYC profile (carrier-d), or null when there is none' }),
+      source: Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        enum: [...CARRIERS, null],
+        description: 'Where the state is read: the India KYC profile (carrier-d), or null when there is none',
+      }),
       lastStep: NullableString,
       nextAction: Type.Unsafe<{ code: string; message: string } | null>({
         type: ['object', 'null'],
@@ -74,8 +91,12 @@ const ManagedStatus = Type.Object({
   phoneAccount: Type.Object(
     {
       provider: StringEnum(CARRIERS),
-      status: StringEnum(['not_opened', 'active'] as const, { description: 'active once the organisation rents a managed number' }),
-      serviceConfigured: Type.Boolean({ description: "This server has the service's own carrier-a account configured" }),
+      status: StringEnum(['not_opened', 'active'] as const, {
+        description: 'active once the organisation rents a managed number',
+      }),
+      serviceConfigured: Type.Boolean({
+        description: "This server has the service's own carrier-a account configured",
+      }),
       activeNumbers: Type.Integer({ minimum: 0 }),
     },
     { description: "The organisation's phone account on the service's carrier-a account" },
@@ -85,14 +106,19 @@ const ManagedStatus = Type.Object({
       currency: Type.String({ description: 'INR' }),
       numberMonthlyMinor: Minor('A number, per month: 50000 paise'),
       phoneLineMinuteMinor: Minor('The phone line, per minute: 50 paise'),
-      phoneLinePulseSeconds: Type.Integer({ minimum: 1, description: 'The phone line is billed in blocks of this many seconds (30)' }),
+      phoneLinePulseSeconds: Type.Integer({
+        minimum: 1,
+        description: 'The phone line is billed in blocks of this many seconds (30)',
+      }),
       phoneLineBlockMinor: Minor('The price of one block (25 paise)'),
       paidFrom: StringEnum(['organisation_wallet'] as const, { description: "The organisation's own wallet pays" }),
       rateCard: Type.Array(RateCardLine),
     },
     { description: 'Prices in minor units, from the rate card' },
   ),
-  numbers: Type.Array(Type.Ref('PhoneNumber'), { description: 'Active numbers rented by the service for the organisation (metadata.source managed), newest first' }),
+  numbers: Type.Array(Type.Ref('PhoneNumber'), {
+    description: 'Active numbers rented by the service for the organisation (metadata.source managed), newest first',
+  }),
 });
 
 export const managedStatus = {

@@ -8,7 +8,13 @@
  */
 import type { Principal } from '../../../auth/principal.ts';
 import type { Carrier } from '../../../integrations/carriers/carrier.ts';
-import { INDIA_PROVISIONING, MANAGED_NUMBERS, SELF_SERVE_TELEPHONY, type TelephonyContext, type TelephonyOrganisation } from '../../../telephony/context.ts';
+import {
+  INDIA_PROVISIONING,
+  MANAGED_NUMBERS,
+  SELF_SERVE_TELEPHONY,
+  type TelephonyContext,
+  type TelephonyOrganisation,
+} from '../../../telephony/context.ts';
 import type { StoredIntegration } from '../../../telephony/integrations.ts';
 import { listActiveNumbers, type PhoneNumberRecord } from '../../../telephony/phone-numbers.ts';
 
@@ -29,7 +35,9 @@ const OWN_ACCOUNT_CARRIERS: readonly Carrier[] = ['carrier-a', 'carrier-b', 'car
  * in India, the only country they are offered in. Its carrier-a sync is refused (409): the managed route is its way.
  */
 export function receivesManagedNumbers(organisation: TelephonyOrganisation): boolean {
-  return organisation.features.includes(MANAGED_NUMBERS) && organisation.billingCountry?.toUpperCase() === MANAGED_COUNTRY;
+  return (
+    organisation.features.includes(MANAGED_NUMBERS) && organisation.billingCountry?.toUpperCase() === MANAGED_COUNTRY
+  );
 }
 
 export const USE_CASE_IDS = ['TRANSACTIONAL', 'PROMOTIONAL', 'FINANCIAL'] as const;
@@ -48,9 +56,24 @@ export interface UseCase {
  * of which the service rents: only transactional and service calls are offered.
  */
 export const USE_CASES: readonly UseCase[] = [
-  { id: 'TRANSACTIONAL', offered: true, label: 'Transactional and service calls', example: 'Appointment reminders, order and delivery updates, customer support' },
-  { id: 'PROMOTIONAL', offered: false, label: 'Promotional calls', example: 'Offers and sales campaigns (need a registered 140-series telemarketing number)' },
-  { id: 'FINANCIAL', offered: false, label: 'Calls of regulated financial firms', example: 'Bank, insurance or lending calls (need a 1600-series number)' },
+  {
+    id: 'TRANSACTIONAL',
+    offered: true,
+    label: 'Transactional and service calls',
+    example: 'Appointment reminders, order and delivery updates, customer support',
+  },
+  {
+    id: 'PROMOTIONAL',
+    offered: false,
+    label: 'Promotional calls',
+    example: 'Offers and sales campaigns (need a registered 140-series telemarketing number)',
+  },
+  {
+    id: 'FINANCIAL',
+    offered: false,
+    label: 'Calls of regulated financial firms',
+    example: 'Bank, insurance or lending calls (need a 1600-series number)',
+  },
 ];
 
 /** A line of the rate card (spec document 1, Wallet and billing). */
@@ -78,18 +101,38 @@ export const MANAGED_CURRENCY = 'INR';
 /** The managed lines of the rate card, until the billing issue keeps the rate card in the database. */
 export const MANAGED_RATE_CARD: readonly RateCardLine[] = [
   {
-    key: 'number_rental_month', label: 'Phone number, per month', unit: 'MONTH', priceMinor: NUMBER_RENTAL_MONTH_MINOR,
-    currency: MANAGED_CURRENCY, tier: null, pulseSeconds: null, minimumSeconds: null, managedOnly: true, effectiveFrom: null,
+    key: 'number_rental_month',
+    label: 'Phone number, per month',
+    unit: 'MONTH',
+    priceMinor: NUMBER_RENTAL_MONTH_MINOR,
+    currency: MANAGED_CURRENCY,
+    tier: null,
+    pulseSeconds: null,
+    minimumSeconds: null,
+    managedOnly: true,
+    effectiveFrom: null,
   },
   {
-    key: 'phone_line_minute', label: 'Phone line, per minute', unit: 'MINUTE', priceMinor: PHONE_LINE_MINUTE_MINOR,
-    currency: MANAGED_CURRENCY, tier: null, pulseSeconds: PHONE_LINE_PULSE_SECONDS, minimumSeconds: PHONE_LINE_PULSE_SECONDS,
-    managedOnly: true, effectiveFrom: null,
+    key: 'phone_line_minute',
+    label: 'Phone line, per minute',
+    unit: 'MINUTE',
+    priceMinor: PHONE_LINE_MINUTE_MINOR,
+    currency: MANAGED_CURRENCY,
+    tier: null,
+    pulseSeconds: PHONE_LINE_PULSE_SECONDS,
+    minimumSeconds: PHONE_LINE_PULSE_SECONDS,
+    managedOnly: true,
+    effectiveFrom: null,
   },
 ];
 
 export type ManagedRoute = 'managed' | 'own_account' | 'india_kyc' | 'self_serve' | 'none';
-export type UnavailableCode = 'feature_disabled' | 'billing_country_missing' | 'outside_india' | 'own_carrier_account' | 'not_configured';
+export type UnavailableCode =
+  | 'feature_disabled'
+  | 'billing_country_missing'
+  | 'outside_india'
+  | 'own_carrier_account'
+  | 'not_configured';
 export type VerificationState = 'not_started' | 'in_progress' | 'approved' | 'rejected';
 
 export interface ManagedStatus {
@@ -174,22 +217,39 @@ function unavailableReason(
     return { code: 'feature_disabled', message: 'Managed numbers are not enabled for this organisation' };
   }
   if (country === null) {
-    return { code: 'billing_country_missing', message: 'Set the billing country first: managed numbers are offered to organisations billed in India' };
+    return {
+      code: 'billing_country_missing',
+      message: 'Set the billing country first: managed numbers are offered to organisations billed in India',
+    };
   }
   if (country !== MANAGED_COUNTRY) {
-    return { code: 'outside_india', message: `Managed numbers are offered to organisations billed in India; this one is billed in ${country}` };
+    return {
+      code: 'outside_india',
+      message: `Managed numbers are offered to organisations billed in India; this one is billed in ${country}`,
+    };
   }
   if (ownAccount) {
-    return { code: 'own_carrier_account', message: 'The organisation has a carrier account of its own connected: get numbers through it' };
+    return {
+      code: 'own_carrier_account',
+      message: 'The organisation has a carrier account of its own connected: get numbers through it',
+    };
   }
   if (!serviceConfigured) {
-    return { code: 'not_configured', message: 'This server has no carrier-a account of its own to rent numbers on (PARLEY_CARRIER_A_SERVICE_AUTH_ID)' };
+    return {
+      code: 'not_configured',
+      message: 'This server has no carrier-a account of its own to rent numbers on (PARLEY_CARRIER_A_SERVICE_AUTH_ID)',
+    };
   }
   return null;
 }
 
 /** How the organisation gets numbers, the first that applies. */
-function purchaseRoute(organisation: TelephonyOrganisation, country: string | null, ownAccount: boolean, managed: boolean): ManagedRoute {
+function purchaseRoute(
+  organisation: TelephonyOrganisation,
+  country: string | null,
+  ownAccount: boolean,
+  managed: boolean,
+): ManagedRoute {
   if (ownAccount) return 'own_account';
   if (managed) return 'managed';
   if (country === MANAGED_COUNTRY && organisation.features.includes(INDIA_PROVISIONING)) return 'india_kyc';
@@ -203,16 +263,30 @@ function purchaseRoute(organisation: TelephonyOrganisation, country: string | nu
  */
 function verification(india: StoredIntegration | undefined): ManagedStatus['verification'] {
   const status = typeof india?.config.kyc_status === 'string' ? india.config.kyc_status.toLowerCase() : null;
-  const lastStep = [india?.config.last_kyc_step, india?.config.kyc_step].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
-  const state: VerificationState = status === null
-    ? 'not_started'
-    : ['approved', 'verified', 'completed'].includes(status) ? 'approved'
-      : ['rejected', 'failed'].includes(status) ? 'rejected'
-        : 'in_progress';
+  const lastStep =
+    [india?.config.last_kyc_step, india?.config.kyc_step].find((v): v is string => typeof v === 'string' && v !== '') ??
+    null;
+  const state: VerificationState =
+    status === null
+      ? 'not_started'
+      : ['approved', 'verified', 'completed'].includes(status)
+        ? 'approved'
+        : ['rejected', 'failed'].includes(status)
+          ? 'rejected'
+          : 'in_progress';
   const nextAction: Record<VerificationState, { code: string; message: string } | null> = {
-    not_started: { code: 'start_verification', message: 'Verify the business: start the India KYC wizard (POST /telephony/carrier-d/kyc/register)' },
-    in_progress: { code: 'continue_verification', message: `Continue the India KYC wizard${lastStep ? ` after step ${lastStep}` : ''}` },
-    rejected: { code: 'resubmit_verification', message: 'The business verification was rejected: correct the details and submit the KYC wizard again' },
+    not_started: {
+      code: 'start_verification',
+      message: 'Verify the business: start the India KYC wizard (POST /telephony/carrier-d/kyc/register)',
+    },
+    in_progress: {
+      code: 'continue_verification',
+      message: `Continue the India KYC wizard${lastStep ? ` after step ${lastStep}` : ''}`,
+    },
+    rejected: {
+      code: 'resubmit_verification',
+      message: 'The business verification was rejected: correct the details and submit the KYC wizard again',
+    },
     approved: null,
   };
   return { required: true, state, source: india ? 'carrier-d' : null, lastStep, nextAction: nextAction[state] };

@@ -39,13 +39,17 @@ export default async function numberRoutes(app: FastifyInstance, options: { tele
     '/telephony/numbers/:id/agent',
     { schema: schemas.assignAgent, config: { scope: 'numbers:write' }, preHandler },
     async (request) =>
-      ok(await routing.assign(principalOf(request).organisationId, request.params.id, request.body.agentId), 'Number assigned'),
+      ok(
+        await routing.assign(principalOf(request).organisationId, request.params.id, request.body.agentId),
+        'Number assigned',
+      ),
   );
 
   app.delete<{ Params: NumberParams; Querystring: schemas.UnassignQuery }>(
     '/telephony/numbers/:id/agent',
     { schema: schemas.unassignAgent, config: { scope: 'numbers:write' }, preHandler },
-    async (request) => ok(await routing.unassign(principalOf(request).organisationId, request.params.id), 'Number unassigned'),
+    async (request) =>
+      ok(await routing.unassign(principalOf(request).organisationId, request.params.id), 'Number unassigned'),
   );
 
   app.put<{ Params: NumberParams; Body: schemas.CallingScopeBody }>(
@@ -53,8 +57,16 @@ export default async function numberRoutes(app: FastifyInstance, options: { tele
     { schema: schemas.setCallingScope, config: { scope: 'numbers:write' }, preHandler },
     async (request) => {
       const { callingScope, allowedCountries } = request.body;
-      const scope = { callingScope, allowedCountries: callingScope === 'ALLOWED_COUNTRIES' ? allowedCountries ?? [] : [] };
-      const number = await setCallingScope(telephony.sql, principalOf(request).organisationId, request.params.id, scope);
+      const scope = {
+        callingScope,
+        allowedCountries: callingScope === 'ALLOWED_COUNTRIES' ? (allowedCountries ?? []) : [],
+      };
+      const number = await setCallingScope(
+        telephony.sql,
+        principalOf(request).organisationId,
+        request.params.id,
+        scope,
+      );
       if (!number) throw notFound('Phone number');
       return ok(number, 'Calling scope updated');
     },

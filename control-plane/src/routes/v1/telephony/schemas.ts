@@ -29,21 +29,35 @@ export const PhoneNumberSchema = Type.Object(
     routingStatus: Type.Unsafe<string | null>({
       type: ['string', 'null'],
       enum: [...ROUTING_STATUSES, null],
-      description: 'ASSIGNED while an agent answers; otherwise PURCHASED (bought through Parley), READY, or NEEDS_SETUP ' +
+      description:
+        'ASSIGNED while an agent answers; otherwise PURCHASED (bought through Parley), READY, or NEEDS_SETUP ' +
         '(answering through another application at the carrier, left alone until assigned)',
     }),
     capabilities: Type.Object({ voice: Type.Boolean(), sms: Type.Boolean() }),
     agentId: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The agent answering inbound calls' }),
-    agent: Type.Unsafe<{ id: string; name: string } | null>({ type: ['object', 'null'], properties: AgentRef.properties }),
+    agent: Type.Unsafe<{ id: string; name: string } | null>({
+      type: ['object', 'null'],
+      properties: AgentRef.properties,
+    }),
     assignedAgents: Type.Array(AgentRef, { description: 'Agents answering inbound calls on the number' }),
-    outboundAgents: Type.Array(AgentRef, { description: 'Agents dialling out with the number as their caller number (callingNumber)' }),
+    outboundAgents: Type.Array(AgentRef, {
+      description: 'Agents dialling out with the number as their caller number (callingNumber)',
+    }),
     customerRatePerMin: NullableNumber,
     monthlyCostUsd: NullableNumber,
-    callingScope: StringEnum(CALLING_SCOPES, { description: 'Where the number may call: SAME_COUNTRY (default), ALLOWED_COUNTRIES (its country and allowedCountries) or ANY. A destination outside it is refused with 403' }),
-    allowedCountries: Type.Array(Type.String(), { description: 'ISO 3166 alpha-2 countries it may also call under ALLOWED_COUNTRIES' }),
+    callingScope: StringEnum(CALLING_SCOPES, {
+      description:
+        'Where the number may call: SAME_COUNTRY (default), ALLOWED_COUNTRIES (its country and allowedCountries) or ANY. A destination outside it is refused with 403',
+    }),
+    allowedCountries: Type.Array(Type.String(), {
+      description: 'ISO 3166 alpha-2 countries it may also call under ALLOWED_COUNTRIES',
+    }),
     metadata: Type.Object(
       { source: NullableString, type: NullableString, region: NullableString, capabilities: JsonObject },
-      { additionalProperties: true, description: 'source: import or purchase; type, region and capabilities as the carrier gives them' },
+      {
+        additionalProperties: true,
+        description: 'source: import or purchase; type, region and capabilities as the carrier gives them',
+      },
     ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -60,7 +74,8 @@ export const TelephonyIntegrationSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     config: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Settings (label, connected_at, amd, …); each stored credential appears only as the literal "configured"',
+      description:
+        'Settings (label, connected_at, amd, …); each stored credential appears only as the literal "configured"',
     }),
   },
   { $id: 'TelephonyIntegration', description: 'A carrier account connected by the organisation' },
@@ -72,8 +87,12 @@ const PhoneNumberRef = Type.Ref('PhoneNumber');
 const OrganisationParams = Type.Object({ organisationId: Id('Own organisation') });
 
 const Overview = Type.Object({
-  featureEnabled: Type.Boolean({ description: 'Self-serve telephony (connecting own carrier accounts) is on for the organisation' }),
-  processorEnabled: Type.Boolean({ description: 'The organisation pays through the second payment processor (billing country IN)' }),
+  featureEnabled: Type.Boolean({
+    description: 'Self-serve telephony (connecting own carrier accounts) is on for the organisation',
+  }),
+  processorEnabled: Type.Boolean({
+    description: 'The organisation pays through the second payment processor (billing country IN)',
+  }),
   paid: Type.Boolean({ description: 'The wallet has received a payment' }),
   wallet: Type.Unsafe({
     type: ['object', 'null'],
@@ -88,7 +107,9 @@ const Overview = Type.Object({
       countryProviderRates: { type: 'object', additionalProperties: true },
     },
   }),
-  integrations: Type.Array(Type.Ref('TelephonyIntegration'), { description: 'Connected carrier accounts, newest first' }),
+  integrations: Type.Array(Type.Ref('TelephonyIntegration'), {
+    description: 'Connected carrier accounts, newest first',
+  }),
   numbers: Type.Array(PhoneNumberRef, { description: 'Active numbers, newest first' }),
 });
 
@@ -118,7 +139,7 @@ export const assignAgent = {
   tags: TAGS,
   summary: "Route the number's inbound calls to an agent (MCP tool numbers_assign)",
   description:
-    'Not in the spec: Parley\'s routing route. The agent must be an active VOICE agent of the organisation. For a number ' +
+    "Not in the spec: Parley's routing route. The agent must be an active VOICE agent of the organisation. For a number " +
     "of a connected carrier account, the number's voice webhook is first pointed at Parley's inbound URL " +
     '(`{PARLEY_PUBLIC_URL}/webhooks/<provider>/voice`; any application or SIP trunk on it is cleared), then the number ' +
     'becomes ASSIGNED. Assigning an ASSIGNED number to another agent replaces its agent. 404 number (active) or agent ' +
@@ -135,7 +156,7 @@ export const unassignAgent = {
   tags: TAGS,
   summary: 'Detach the number from its agent (MCP tool numbers_unassign)',
   description:
-    'Not in the spec: Parley\'s routing route. The number returns to the routing status it had before assignment ' +
+    "Not in the spec: Parley's routing route. The number returns to the routing status it had before assignment " +
     '(PURCHASED or READY; a NEEDS_SETUP number that assignment moved to Parley comes back READY). The carrier keeps ' +
     "sending the number's calls to Parley, which answers that no agent takes them. Unassigning an unassigned number " +
     'changes nothing. 404 number not found or not active.',
@@ -148,7 +169,12 @@ export const CallingScopeBody = Type.Object(
   {
     organisationId: Id('Own organisation'),
     callingScope: StringEnum(CALLING_SCOPES),
-    allowedCountries: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2, upper case' }), { maxItems: 250, uniqueItems: true })),
+    allowedCountries: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 alpha-2, upper case' }), {
+        maxItems: 250,
+        uniqueItems: true,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -157,9 +183,10 @@ export type CallingScopeBody = Static<typeof CallingScopeBody>;
 export const setCallingScope = {
   tags: TAGS,
   summary: 'Set where the number may call',
-  description: 'Not in the spec: Parley\'s calling scope of a carrier number (the spec shows callingScope on SIP configurations). '
-    + 'POST /voice/session and /voice/callback refuse with 403 a destination outside it. SAME_COUNTRY is the default; '
-    + 'allowedCountries counts only with ALLOWED_COUNTRIES and is cleared otherwise. 404 when the number is not the organisation\'s.',
+  description:
+    "Not in the spec: Parley's calling scope of a carrier number (the spec shows callingScope on SIP configurations). " +
+    'POST /voice/session and /voice/callback refuse with 403 a destination outside it. SAME_COUNTRY is the default; ' +
+    "allowedCountries counts only with ALLOWED_COUNTRIES and is cleared otherwise. 404 when the number is not the organisation's.",
   params: NumberParams,
   body: CallingScopeBody,
   response: { 200: Envelope(PhoneNumberRef), ...authErrors, ...errors(404) },

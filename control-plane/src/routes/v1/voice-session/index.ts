@@ -21,7 +21,11 @@ export default async function voiceSessionPlacementRoutes(app: FastifyInstance, 
 
   app.post<{ Body: schemas.CallbackBody }>(
     '/voice/callback',
-    { schema: schemas.placeCallback, config: { scope: 'calls:create' }, preHandler: [app.limit('callPlacement', 'ip')] },
+    {
+      schema: schemas.placeCallback,
+      config: { scope: 'calls:create' },
+      preHandler: [app.limit('callPlacement', 'ip')],
+    },
     async (request, reply) => {
       const placed = await options.placement.placeCallback(principalOf(request), request.body);
       return reply.code(201).send(ok(placed, placed.message));

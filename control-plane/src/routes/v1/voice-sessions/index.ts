@@ -16,7 +16,8 @@ export default async function voiceSessionRoutes(app: FastifyInstance, options: 
   app.post<{ Body: schemas.CreateCallBody }>(
     '/voice-sessions',
     { schema: schemas.createCall, config: { scope: 'calls:create' }, preHandler: [app.limit('callPlacement', 'ip')] },
-    async (request, reply) => reply.code(201).send(ok(await calls.create(principalOf(request), request.body), 'Call record created')),
+    async (request, reply) =>
+      reply.code(201).send(ok(await calls.create(principalOf(request), request.body), 'Call record created')),
   );
 
   app.get<{ Querystring: schemas.StatsQuery }>(

@@ -4,7 +4,16 @@
  * descriptions here are Parley's design.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, NullableString, NullableTimestamp, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import {
+  Envelope,
+  Id,
+  NullableString,
+  NullableTimestamp,
+  StringEnum,
+  Timestamp,
+  authErrors,
+  errors,
+} from '../../../http/schemas.ts';
 import { CALL_DIRECTIONS, CALL_SOURCES, CALL_STATUSES, CALL_TYPES } from '../../../calls/call-records.ts';
 
 const TAGS = ['calls'];
@@ -12,88 +21,142 @@ const TAGS = ['calls'];
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
 
-const JsonObject = (description?: string) => Type.Record(Type.String(), Type.Unknown(), description ? { description } : {});
+const JsonObject = (description?: string) =>
+  Type.Record(Type.String(), Type.Unknown(), description ? { description } : {});
 const NullableObject = (description: string) =>
   Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, description });
 const NullableInteger = (description: string) => Type.Unsafe<number | null>({ type: ['integer', 'null'], description });
 
-export const CallRecordSchema = Type.Object({
-  id: Type.String({ description: 'Session id: 24-character hexadecimal' }),
-  roomName: Type.String({ description: 'The Call ID shown to users; unique' }),
-  orgId: Type.String(),
-  agentId: Type.String(),
-  campaignId: NullableString,
-  participantName: Type.String({ description: 'First letter upper case, the rest lower case' }),
-  phoneNumber: NullableString,
-  createdById: NullableString,
-  createdAt: Timestamp,
-  endedAt: NullableTimestamp,
-  customVariables: JsonObject(),
-  scheduledTime: NullableTimestamp,
-  scheduledStatus: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'PENDING, DISPATCHED, CANCELLED or FAILED for scheduled calls' }),
-  callingNumber: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'OUTBOUND: the caller number; INBOUND: the number that was called' }),
-  metaData: JsonObject('Client metadata; `endReason` says why the call ended'),
-  callType: StringEnum(CALL_TYPES),
-  callDirection: StringEnum(CALL_DIRECTIONS),
-  callStatus: Type.Unsafe<string | null>({
-    type: ['string', 'null'],
-    enum: [...CALL_STATUSES, null],
-    description: 'null: a record only. SCHEDULED/QUEUED: waiting to be placed; INITIATED: handed to an engine; RINGING; IN_PROGRESS: answered; '
-      + 'COMPLETED: over (callOutcome says how); FAILED: could not be carried out; CANCELLED: a scheduled call called off.',
-  }),
-  callDuration: NullableInteger('Milliseconds'),
-  callOutcome: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'completed, no_answer, busy, rejected, voicemail, failed' }),
-  callOutcomeDetail: NullableString,
-  isBilled: Type.Boolean(),
-  billedAt: NullableTimestamp,
-  agentName: Type.String(),
-  greetingMessage: NullableString,
-  recordingUrl: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'Relative path of the recording endpoint under /api/v1' }),
-  overview: NullableObject('Call overview: score (1–10, null with no conversation), classification, user_sentiment, summary (≤ 3), result'),
-  actions: Type.Object({
-    tracking: Type.String({ description: 'One-line summary of the items, e.g. "2 tool calls (1 failed): lookup; keys pressed: 1 2"' }),
-    items: Type.Array(JsonObject(), { description: 'Tool calls ({type: tool_call, name, ok, durationMs, atMs}) and keys pressed ({type: dtmf, digit, atMs}) in call order' }),
-  }),
-  agentResult: NullableObject('The result for the agent: outcomeKey, outcomeLabel, captured, resultSource (flow or analysis), flowPath, decidedAt. Written only by the service.'),
-  source: StringEnum(CALL_SOURCES, { description: 'How the call came about' }),
-  useCase: NullableString,
-  answeredAt: NullableTimestamp,
-  startedAt: Type.String({ format: 'date-time', description: 'When the call was placed (a record only: when it was created)' }),
-  updatedAt: Timestamp,
-  latency: NullableObject("The engine's latency report: greetingMs and per-turn figures, ms"),
-  analysisStatus: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'Post-call analysis: pending, done, failed, or skipped (no language model)' }),
-  analysisError: NullableString,
-  organisation: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String() })),
-  agent: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), language: Type.String(), gender: NullableString })),
-  createdBy: Type.Optional(Type.Unsafe<{ id: string; name: string; email: string } | null>({
-    type: ['object', 'null'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
-  })),
-}, { description: 'A call record (spec document 1)' });
+export const CallRecordSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Session id: 24-character hexadecimal' }),
+    roomName: Type.String({ description: 'The Call ID shown to users; unique' }),
+    orgId: Type.String(),
+    agentId: Type.String(),
+    campaignId: NullableString,
+    participantName: Type.String({ description: 'First letter upper case, the rest lower case' }),
+    phoneNumber: NullableString,
+    createdById: NullableString,
+    createdAt: Timestamp,
+    endedAt: NullableTimestamp,
+    customVariables: JsonObject(),
+    scheduledTime: NullableTimestamp,
+    scheduledStatus: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'PENDING, DISPATCHED, CANCELLED or FAILED for scheduled calls',
+    }),
+    callingNumber: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'OUTBOUND: the caller number; INBOUND: the number that was called',
+    }),
+    metaData: JsonObject('Client metadata; `endReason` says why the call ended'),
+    callType: StringEnum(CALL_TYPES),
+    callDirection: StringEnum(CALL_DIRECTIONS),
+    callStatus: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      enum: [...CALL_STATUSES, null],
+      description:
+        'null: a record only. SCHEDULED/QUEUED: waiting to be placed; INITIATED: handed to an engine; RINGING; IN_PROGRESS: answered; ' +
+        'COMPLETED: over (callOutcome says how); FAILED: could not be carried out; CANCELLED: a scheduled call called off.',
+    }),
+    callDuration: NullableInteger('Milliseconds'),
+    callOutcome: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'completed, no_answer, busy, rejected, voicemail, failed',
+    }),
+    callOutcomeDetail: NullableString,
+    isBilled: Type.Boolean(),
+    billedAt: NullableTimestamp,
+    agentName: Type.String(),
+    greetingMessage: NullableString,
+    recordingUrl: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'Relative path of the recording endpoint under /api/v1',
+    }),
+    overview: NullableObject(
+      'Call overview: score (1–10, null with no conversation), classification, user_sentiment, summary (≤ 3), result',
+    ),
+    actions: Type.Object({
+      tracking: Type.String({
+        description: 'One-line summary of the items, e.g. "2 tool calls (1 failed): lookup; keys pressed: 1 2"',
+      }),
+      items: Type.Array(JsonObject(), {
+        description:
+          'Tool calls ({type: tool_call, name, ok, durationMs, atMs}) and keys pressed ({type: dtmf, digit, atMs}) in call order',
+      }),
+    }),
+    agentResult: NullableObject(
+      'The result for the agent: outcomeKey, outcomeLabel, captured, resultSource (flow or analysis), flowPath, decidedAt. Written only by the service.',
+    ),
+    source: StringEnum(CALL_SOURCES, { description: 'How the call came about' }),
+    useCase: NullableString,
+    answeredAt: NullableTimestamp,
+    startedAt: Type.String({
+      format: 'date-time',
+      description: 'When the call was placed (a record only: when it was created)',
+    }),
+    updatedAt: Timestamp,
+    latency: NullableObject("The engine's latency report: greetingMs and per-turn figures, ms"),
+    analysisStatus: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'Post-call analysis: pending, done, failed, or skipped (no language model)',
+    }),
+    analysisError: NullableString,
+    organisation: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String() })),
+    agent: Type.Optional(
+      Type.Object({ id: Type.String(), name: Type.String(), language: Type.String(), gender: NullableString }),
+    ),
+    createdBy: Type.Optional(
+      Type.Unsafe<{ id: string; name: string; email: string } | null>({
+        type: ['object', 'null'],
+        properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
+      }),
+    ),
+  },
+  { description: 'A call record (spec document 1)' },
+);
 
 const OneCall = Envelope(CallRecordSchema);
 
-export const CreateCallBody = Type.Object({
-  roomName: Type.String({ minLength: 1, maxLength: 128, description: 'The Call ID; unique (a taken one is 409)' }),
-  orgId: Id('Own organisation'),
-  agentId: Id('An agent of the organisation'),
-  participantName: Type.String({ minLength: 1, maxLength: 255, description: 'Stored with its first letter upper case and the rest lower case' }),
-  createdById: Type.Optional(Id('A member of the organisation; default the key owner')),
-  phoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
-  callType: Type.Optional(StringEnum(CALL_TYPES, { description: 'chat for CHAT agents, and only for them. Default: chat for a CHAT agent, sip with a phoneNumber, else web' })),
-  callDirection: Type.Optional(StringEnum(CALL_DIRECTIONS, { description: 'Default OUTBOUND' })),
-  campaignId: Type.Optional(Id('Links the call to a campaign')),
-  customVariables: Type.Optional(JsonObject()),
-  metaData: Type.Optional(JsonObject('Stored as sent, except flowResult, which only the service writes')),
-  useCase: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The results' use case `use:<name>`" })),
-  agentResult: Type.Optional(Type.Unknown({ description: 'Ignored: a call\'s result is written only by the service' })),
-}, { additionalProperties: false });
+export const CreateCallBody = Type.Object(
+  {
+    roomName: Type.String({ minLength: 1, maxLength: 128, description: 'The Call ID; unique (a taken one is 409)' }),
+    orgId: Id('Own organisation'),
+    agentId: Id('An agent of the organisation'),
+    participantName: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Stored with its first letter upper case and the rest lower case',
+    }),
+    createdById: Type.Optional(Id('A member of the organisation; default the key owner')),
+    phoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
+    callType: Type.Optional(
+      StringEnum(CALL_TYPES, {
+        description:
+          'chat for CHAT agents, and only for them. Default: chat for a CHAT agent, sip with a phoneNumber, else web',
+      }),
+    ),
+    callDirection: Type.Optional(StringEnum(CALL_DIRECTIONS, { description: 'Default OUTBOUND' })),
+    campaignId: Type.Optional(Id('Links the call to a campaign')),
+    customVariables: Type.Optional(JsonObject()),
+    metaData: Type.Optional(JsonObject('Stored as sent, except flowResult, which only the service writes')),
+    useCase: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "The results' use case `use:<name>`" }),
+    ),
+    agentResult: Type.Optional(
+      Type.Unknown({ description: "Ignored: a call's result is written only by the service" }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type CreateCallBody = Static<typeof CreateCallBody>;
 
 export const createCall = {
   tags: TAGS,
   summary: 'Create a call record (no call is placed)',
-  description: "Only a record: no call, no audio. The agent's totalCalls goes up by one and its lastUsed is set. callType chat goes "
-    + 'with CHAT agents only (400). An unknown body field is a 400 naming it.',
+  description:
+    "Only a record: no call, no audio. The agent's totalCalls goes up by one and its lastUsed is set. callType chat goes " +
+    'with CHAT agents only (400). An unknown body field is a 400 naming it.',
   body: CreateCallBody,
   response: { 201: OneCall, ...authErrors, ...errors(404, 409) },
 };
@@ -115,16 +178,20 @@ export const getCallByRoom = {
   response: { 200: OneCall, ...authErrors, ...errors(404) },
 };
 
-export const EndCallBody = Type.Object({
-  reason: Type.Optional(Type.String({ maxLength: 500, description: 'Stored in metaData.endReason' })),
-}, { additionalProperties: false });
+export const EndCallBody = Type.Object(
+  {
+    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Stored in metaData.endReason' })),
+  },
+  { additionalProperties: false },
+);
 export type EndCallBody = Static<typeof EndCallBody>;
 
 export const endCall = {
   tags: TAGS,
   summary: 'End a call: COMPLETED, endedAt now, callDuration, metaData.endReason',
-  description: 'callDuration runs from when the call was answered (a record never answered: from its creation) to now. When an engine is '
-    + 'still running the call it is told to hang up. A call that has already ended is returned unchanged.',
+  description:
+    'callDuration runs from when the call was answered (a record never answered: from its creation) to now. When an engine is ' +
+    'still running the call it is told to hang up. A call that has already ended is returned unchanged.',
   params: RoomParams,
   body: Type.Optional(EndCallBody),
   response: { 200: OneCall, ...authErrors, ...errors(404) },
@@ -158,11 +225,19 @@ export type StatsQuery = Static<typeof StatsQuery>;
 export const stats = {
   tags: TAGS,
   summary: 'Counts of calls: total, answered, not answered, failed',
-  description: 'total counts every call but scheduled ones not yet placed; answered: the call was picked up by a person; notAnswered: '
-    + 'no answer, busy, rejected or voicemail; failed: it could not be carried out. Calls still running, and records only, are in total alone.',
+  description:
+    'total counts every call but scheduled ones not yet placed; answered: the call was picked up by a person; notAnswered: ' +
+    'no answer, busy, rejected or voicemail; failed: it could not be carried out. Calls still running, and records only, are in total alone.',
   querystring: StatsQuery,
   response: {
-    200: Envelope(Type.Object({ total: Type.Integer(), answered: Type.Integer(), notAnswered: Type.Integer(), failed: Type.Integer() })),
+    200: Envelope(
+      Type.Object({
+        total: Type.Integer(),
+        answered: Type.Integer(),
+        notAnswered: Type.Integer(),
+        failed: Type.Integer(),
+      }),
+    ),
     ...authErrors,
     ...errors(404),
   },

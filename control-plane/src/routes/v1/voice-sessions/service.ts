@@ -9,9 +9,22 @@ import type { Queryable, Sql } from '../../../db/database.ts';
 import { badField, notFound } from '../../../errors.ts';
 import { createCall, findCallById, findCallByRoom, finishCall } from '../../../calls/call-repository.ts';
 import {
-  callRecord, capitaliseName, NOT_ANSWERED_CLASSES, UNPLACED_STATUSES, type CallRecord, type CallRow, type CallSource, type CallType,
+  callRecord,
+  capitaliseName,
+  NOT_ANSWERED_CLASSES,
+  UNPLACED_STATUSES,
+  type CallRecord,
+  type CallRow,
+  type CallSource,
+  type CallType,
 } from '../../../calls/call-records.ts';
-import { DEFAULT_LIST_LIMIT, type CreateCallBody, type EndCallBody, type ListCallsQuery, type StatsQuery } from './schemas.ts';
+import {
+  DEFAULT_LIST_LIMIT,
+  type CreateCallBody,
+  type EndCallBody,
+  type ListCallsQuery,
+  type StatsQuery,
+} from './schemas.ts';
 
 export interface CallStats {
   total: number;
@@ -35,11 +48,15 @@ export class VoiceSessionService {
       const [agent] = await tx<{ agent_type: 'VOICE' | 'CHAT' }[]>`select agent_type from agents
         where id = ${body.agentId} and organisation_id = ${organisationId} and deleted_at is null`;
       if (!agent) throw notFound('Agent');
-      const callType: CallType = body.callType ?? (agent.agent_type === 'CHAT' ? 'chat' : body.phoneNumber ? 'sip' : 'web');
+      const callType: CallType =
+        body.callType ?? (agent.agent_type === 'CHAT' ? 'chat' : body.phoneNumber ? 'sip' : 'web');
       if ((agent.agent_type === 'CHAT') !== (callType === 'chat')) {
-        throw badField('callType', agent.agent_type === 'CHAT'
-          ? `must be chat: the agent is a CHAT agent`
-          : `cannot be chat: the agent is a VOICE agent (use sip, web or websocket)`);
+        throw badField(
+          'callType',
+          agent.agent_type === 'CHAT'
+            ? `must be chat: the agent is a CHAT agent`
+            : `cannot be chat: the agent is a VOICE agent (use sip, web or websocket)`,
+        );
       }
       const createdById = body.createdById ?? principal.userId;
       if (body.createdById && !(await isPersonOf(tx, organisationId, body.createdById))) {
@@ -79,8 +96,15 @@ export class VoiceSessionService {
     return {
       ...callRecord(row),
       organisation: { id: related!.org_id, name: related!.org_name, type: related!.org_type },
-      agent: { id: related!.agent_id, name: related!.agent_name, language: related!.agent_language, gender: related!.agent_gender },
-      createdBy: related!.user_id ? { id: related!.user_id, name: related!.user_name!, email: related!.user_email! } : null,
+      agent: {
+        id: related!.agent_id,
+        name: related!.agent_name,
+        language: related!.agent_language,
+        gender: related!.agent_gender,
+      },
+      createdBy: related!.user_id
+        ? { id: related!.user_id, name: related!.user_name!, email: related!.user_email! }
+        : null,
     };
   }
 
@@ -98,10 +122,16 @@ export class VoiceSessionService {
     const finished = await this.#sql.begin(async (tx) => {
       const row = await findCallByRoom(tx, principal.organisationId, roomName);
       if (!row) throw notFound('Call');
-      return { row, done: await finishCall(tx, row.id, { status: 'COMPLETED', reason: body.reason ?? 'ended_by_api' }) };
+      return {
+        row,
+        done: await finishCall(tx, row.id, { status: 'COMPLETED', reason: body.reason ?? 'ended_by_api' }),
+      };
     });
     if (finished.done?.wasLive) {
-      this.#bus.publish(subjects.callControl(finished.row.id), callCodecs.control.encode({ type: 'end', reason: body.reason ?? 'ended_by_api' }));
+      this.#bus.publish(
+        subjects.callControl(finished.row.id),
+        callCodecs.control.encode({ type: 'end', reason: body.reason ?? 'ended_by_api' }),
+      );
     }
     return { call: callRecord(finished.done?.row ?? finished.row), ended: finished.done !== undefined };
   }
@@ -119,7 +149,7 @@ export class VoiceSessionService {
   }
 
   async stats(principal: Principal, query: StatsQuery): Promise<CallStats> {
-    const exclude = query.callType ? null : query.excludeCallType ?? null;
+    const exclude = query.callType ? null : (query.excludeCallType ?? null);
     const [counts] = await this.#sql<CallStats[]>`
       select count(*)::int as total,
              count(*) filter (where outcome_class = 'answered')::int as answered,

@@ -12,18 +12,26 @@ export const VOICE_GENDERS = ['MALE', 'FEMALE', 'NEUTRAL'] as const;
 const LANGUAGE_PATTERN = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
 
 export const VoicesQuery = Type.Object({
-  provider: Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: 'Only voices of this provider (one of `data.providers[].name`: flite, espeak, openai, elevenlabs)',
-  })),
-  language: Type.Optional(Type.String({
-    pattern: LANGUAGE_PATTERN,
-    description:
-      'Only voices for this BCP-47 language, case-insensitive: `en` matches en-US and en-GB; `en-US` matches en-US ' +
-      'and voices tagged plain `en`. Voices tagged `mul` speak every language of their model and always match.',
-  })),
-  gender: Type.Optional(StringEnum(VOICE_GENDERS, { description: 'Only voices of this gender; voices whose provider states none are left out' })),
+  provider: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Only voices of this provider (one of `data.providers[].name`: flite, espeak, openai, elevenlabs)',
+    }),
+  ),
+  language: Type.Optional(
+    Type.String({
+      pattern: LANGUAGE_PATTERN,
+      description:
+        'Only voices for this BCP-47 language, case-insensitive: `en` matches en-US and en-GB; `en-US` matches en-US ' +
+        'and voices tagged plain `en`. Voices tagged `mul` speak every language of their model and always match.',
+    }),
+  ),
+  gender: Type.Optional(
+    StringEnum(VOICE_GENDERS, {
+      description: 'Only voices of this gender; voices whose provider states none are left out',
+    }),
+  ),
 });
 export type VoicesQuery = Static<typeof VoicesQuery>;
 
@@ -38,14 +46,20 @@ const Voice = Type.Object({
 const Provider = Type.Object({
   name: Type.String(),
   default: Type.Boolean({ description: 'Agents that name no voiceProvider speak with this one' }),
-  available: Type.Boolean({ description: 'False when its voices could not be listed just now; they are missing from `voices`' }),
+  available: Type.Boolean({
+    description: 'False when its voices could not be listed just now; they are missing from `voices`',
+  }),
   message: Type.Optional(Type.String({ description: 'Why the provider is not available' })),
 });
 
 export const VoicesData = Type.Object({
-  voices: Type.Array(Voice, { description: 'Default provider first, then in the order the installation configures them' }),
+  voices: Type.Array(Voice, {
+    description: 'Default provider first, then in the order the installation configures them',
+  }),
   total: Type.Integer({ description: 'Voices in `voices`, after the filters' }),
-  providers: Type.Array(Provider, { description: 'Every text-to-speech provider the installation serves, filters aside' }),
+  providers: Type.Array(Provider, {
+    description: 'Every text-to-speech provider the installation serves, filters aside',
+  }),
 });
 export type VoicesData = Static<typeof VoicesData>;
 

@@ -27,17 +27,24 @@ export class VoiceCatalogue {
 
   async list(query: VoicesQuery): Promise<VoicesData> {
     const listing = await this.#listing();
-    const voices = ordered(listing).filter((voice) =>
-      (query.provider === undefined || voice.provider === query.provider) &&
-      (query.language === undefined || speaks(voice.language, query.language)) &&
-      (query.gender === undefined || voice.gender === query.gender));
+    const voices = ordered(listing).filter(
+      (voice) =>
+        (query.provider === undefined || voice.provider === query.provider) &&
+        (query.language === undefined || speaks(voice.language, query.language)) &&
+        (query.gender === undefined || voice.gender === query.gender),
+    );
     const failed = new Map(listing.failures.map((f) => [f.provider, f.message]));
     return {
       voices,
       total: voices.length,
       providers: listing.providers.map((name) => {
         const message = failed.get(name);
-        return { name, default: name === listing.defaultProvider, available: message === undefined, ...(message === undefined ? {} : { message }) };
+        return {
+          name,
+          default: name === listing.defaultProvider,
+          available: message === undefined,
+          ...(message === undefined ? {} : { message }),
+        };
       }),
     };
   }
@@ -59,7 +66,9 @@ export class VoiceCatalogue {
   async #ask(): Promise<Listing> {
     let reply: TtsVoicesReply;
     try {
-      const message = await this.#bus.request(subjects.ttsVoices(), ttsVoicesCodecs.request.encode({}), { timeoutMs: TTS_VOICES_TIMEOUT_MS });
+      const message = await this.#bus.request(subjects.ttsVoices(), ttsVoicesCodecs.request.encode({}), {
+        timeoutMs: TTS_VOICES_TIMEOUT_MS,
+      });
       reply = ttsVoicesCodecs.reply.decode(message.data);
     } catch (error) {
       if (isBusError(error)) {
@@ -69,9 +78,14 @@ export class VoiceCatalogue {
           { cause: error },
         );
       }
-      throw new ApiError('upstream_failed', 'The text-to-speech worker gave an answer this server cannot read (are both on the same Parley version?)', { cause: error });
+      throw new ApiError(
+        'upstream_failed',
+        'The text-to-speech worker gave an answer this server cannot read (are both on the same Parley version?)',
+        { cause: error },
+      );
     }
-    if (!reply.ok) throw new ApiError('upstream_failed', `The text-to-speech worker refused to list voices: ${reply.message}`);
+    if (!reply.ok)
+      throw new ApiError('upstream_failed', `The text-to-speech worker refused to list voices: ${reply.message}`);
     return reply;
   }
 }
