@@ -1,6 +1,7 @@
 /**
- * First start: with an empty database, create an organisation (every feature on), its owner and an API key with
- * every scope, print the key once, and write it to $PARLEY_DATA_DIR/bootstrap.json (mode 0600) for scripts.
+ * First start: with an empty database, create an organisation (every feature on, its wallet credited with
+ * PARLEY_BOOTSTRAP_CREDIT_USD so that a first call can be placed), its owner and an API key with every scope, print
+ * the key once, and write it to $PARLEY_DATA_DIR/bootstrap.json (mode 0600) for scripts.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -18,8 +19,14 @@ export interface BootstrapFile {
   userId: string;
 }
 
-/** Creates the first organisation when there is none; returns it, or undefined when the database had data. */
-export async function bootstrapIfEmpty(sql: Sql): Promise<ProvisionedOrganisation | undefined> {
+/** Who the journal names for the bootstrap credit. */
+export const BOOTSTRAP_CREDIT_ACTOR = 'parley start (first start)';
+
+/**
+ * Creates the first organisation when there is none, its wallet credited with `creditMinor` (US cents); returns it,
+ * or undefined when the database had data.
+ */
+export async function bootstrapIfEmpty(sql: Sql, creditMinor: number): Promise<ProvisionedOrganisation | undefined> {
   return sql.begin(async (tx) => {
     // Two processes starting on one empty database: the lock makes the second wait, then see the first's work.
     await tx`select pg_advisory_xact_lock(hashtext('parley.bootstrap'))`;
@@ -30,6 +37,11 @@ export async function bootstrapIfEmpty(sql: Sql): Promise<ProvisionedOrganisatio
       ownerEmail: BOOTSTRAP_OWNER_EMAIL,
       ownerName: 'Owner',
       features: FEATURES,
+      credit: {
+        amountMinor: creditMinor,
+        reason: 'Bootstrap credit (PARLEY_BOOTSTRAP_CREDIT_USD)',
+        actor: BOOTSTRAP_CREDIT_ACTOR,
+      },
     });
   });
 }

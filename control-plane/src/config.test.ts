@@ -18,10 +18,19 @@ describe('configuration', () => {
       publicUrl: 'http://127.0.0.1:3000',
       mediaUrl: 'ws://127.0.0.1:3100',
       requireAll: false,
+      bootstrapCreditMinor: 1000,
     });
     expect(config.dataDir).toBe(path.resolve('.parley'));
     expect(config.roles).toEqual([...ALL_ROLES]);
     expect(config.rateLimits).toEqual(RATE_LIMIT_DEFAULTS);
+  });
+
+  it('reads the bootstrap credit in dollars and refuses amounts it would have to round', () => {
+    expect(loadConfig({ PARLEY_BOOTSTRAP_CREDIT_USD: '2.5' }).bootstrapCreditMinor).toBe(250);
+    expect(loadConfig({ PARLEY_BOOTSTRAP_CREDIT_USD: '0' }).bootstrapCreditMinor).toBe(0);
+    for (const bad of ['-1', '1.001', 'ten', '1e3']) {
+      expect(() => loadConfig({ PARLEY_BOOTSTRAP_CREDIT_USD: bad })).toThrow(/PARLEY_BOOTSTRAP_CREDIT_USD/);
+    }
   });
 
   it('reads the product variables', () => {

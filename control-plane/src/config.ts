@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
+import { parseDollars } from './wallet/money.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
 import {
   CARRIER_API_DEFAULTS,
@@ -53,11 +54,16 @@ export interface Config {
   carrierAServiceAuthId: string | undefined;
   /** PARLEY_CARRIER_D_USERNAME / PARLEY_CARRIER_D_PASSWORD: the service's reseller account at the India numbering partner. */
   carrierDReseller: { username: string; password: string } | undefined;
+  /** PARLEY_BOOTSTRAP_CREDIT_USD in US cents: what the first start puts in the bootstrap organisation's wallet. */
+  bootstrapCreditMinor: number;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
   engine: EngineConfig;
 }
+
+/** The first start's wallet credit: 10 USD, enough for a few minutes of calls on a new install. */
+const DEFAULT_BOOTSTRAP_CREDIT_MINOR = 1000;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -93,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     carrierApiUrls: readCarrierApiUrls(env),
     carrierAServiceAuthId: nonEmpty(env.PARLEY_CARRIER_A_SERVICE_AUTH_ID),
     carrierDReseller: readReseller(nonEmpty(env.PARLEY_CARRIER_D_USERNAME), nonEmpty(env.PARLEY_CARRIER_D_PASSWORD)),
+    bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
   };
@@ -199,6 +206,14 @@ function readReseller(username: string | undefined, password: string | undefined
   if (!username !== !password)
     throw new ConfigError('PARLEY_CARRIER_D_USERNAME and PARLEY_CARRIER_D_PASSWORD are set together');
   return username && password ? { username, password } : undefined;
+}
+
+function readDollars(env: Env, name: string, fallbackMinor: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallbackMinor;
+  const minor = parseDollars(raw);
+  if (minor === undefined) throw new ConfigError(`${name} must be an amount in dollars such as 10 or 2.50`);
+  return minor;
 }
 
 function readPort(env: Env, name: string, fallback: number): number {

@@ -45,7 +45,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     const applied = await migrate(database.sql, database.schema);
     log.info({ database: database.description, schema: database.schema, applied }, 'database ready');
 
-    const bootstrapped = await bootstrapIfEmpty(database.sql);
+    const bootstrapped = await bootstrapIfEmpty(database.sql, config.bootstrapCreditMinor);
 
     const keys = new KeyStore(database.sql, bus, (error) => log.error({ err: error }, 'key store'));
     keys.listen();

@@ -90,6 +90,30 @@ describe('parley CLI', () => {
     });
   });
 
+  it("credits a new organisation's wallet with --credit, journaled with who and why", async () => {
+    const result = await runCli(
+      ['org', 'create', '--name', 'Funded', '--owner-email', 'cfo@funded.test', '--credit', '5.50', '--json'],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const out = json(result);
+    expect(out.creditUsd).toBe('5.50');
+    await withCliDatabase(async (db) => {
+      const [wallet] = await db.sql`select balance_minor::int as balance, currency from wallet_balances
+        where organisation_id = ${out.organisationId as string}`;
+      expect(wallet).toEqual({ balance: 550, currency: 'USD' });
+      const journal = await db.sql`select amount_minor::int as amount, balance_after_minor::int as after, reason, actor
+        from wallet_adjustments where organisation_id = ${out.organisationId as string}`;
+      expect(journal).toEqual([
+        { amount: 550, after: 550, reason: 'Sign-up credit (parley org create --credit)', actor: 'parley org create' },
+      ]);
+      // Without --credit the wallet is not opened at all: nothing is journaled.
+      const [unfunded] = await db.sql<{ count: number }[]>`select count(*)::int as count from wallet_adjustments
+        where organisation_id = ${organisationId}`;
+      expect(unfunded?.count).toBe(0);
+    });
+  });
+
   it('switches organisation features', async () => {
     const result = await runCli(
       ['org', 'features', organisationId, '--enable', 'flow_agents,managed_numbers', '--json'],
@@ -129,6 +153,11 @@ describe('parley CLI', () => {
       [['keys', 'revoke', 'abc'], /key id/],
       [['keys', 'revoke', '0123456789abcdef01234567'], /no API key/],
       [['org', 'create', '--name', 'X', '--owner-email', 'not-mail'], /--owner-email/],
+      [['org', 'create', '--name', 'X', '--owner-email', 'x@y.test', '--credit=-5'], /--credit must be an amount/],
+      [
+        ['org', 'create', '--name', 'X', '--owner-email', 'x@y.test', '--credit', '1.005'],
+        /--credit must be an amount/,
+      ],
       [['org', 'features', organisationId, '--enable', 'teleportation'], /unknown feature "teleportation"/],
       [['frobnicate'], /unknown command "frobnicate"/],
       [['start', '--roles', 'dialer'], /unknown role "dialer"/],

@@ -60,6 +60,13 @@ describe('parley start on embedded defaults', () => {
     });
     const ready = await fetch(`${server.url}/readyz`);
     expect(await ready.json()).toMatchObject({ status: 'ready', bus: { detail: 'in-process' } });
+    // The bootstrap organisation can place a first call: its wallet holds PARLEY_BOOTSTRAP_CREDIT_USD (default 10).
+    const overview = await fetch(`${server.url}/api/v1/telephony/overview/${bootstrap.organisationId}`, {
+      headers: { authorization: `Bearer ${bootstrap.apiKey}` },
+    });
+    expect(((await overview.json()) as { data: unknown }).data).toMatchObject({
+      wallet: { balance: 10, currency: 'USD' },
+    });
 
     // The CLI, run beside the server, talks to the server's embedded database through its socket.
     const created = await runCli(

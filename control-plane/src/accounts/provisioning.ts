@@ -5,6 +5,7 @@ import type { Queryable, Sql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { generateApiKey } from '../auth/api-key.ts';
 import { CUSTOMER_SCOPES, type Scope } from '../auth/scopes.ts';
+import { adjustWallet } from '../wallet/wallet.ts';
 import type { OrganisationRow, UserRow } from './records.ts';
 import { findUserByEmail } from './repository.ts';
 
@@ -31,6 +32,8 @@ export interface OrganisationInput {
   ownerEmail: string;
   ownerName?: string;
   features?: readonly Feature[];
+  /** A first credit of the organisation's wallet, journaled as an adjustment; none when absent or 0. */
+  credit?: { amountMinor: number; reason: string; actor: string };
 }
 
 /** Creates an organisation with its owner (reusing an existing user of that e-mail) and a key with every scope. */
@@ -54,6 +57,7 @@ export async function provisionOrganisationIn(
            values (${organisationId}, ${input.name}, ${userId}, ${[...(input.features ?? [])]})`;
   await tx`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${organisationId}, ${userId}, 'OWNER')`;
   const apiKey = await insertApiKey(tx, { organisationId, userId, name: 'Owner key', scopes: CUSTOMER_SCOPES });
+  if (input.credit && input.credit.amountMinor > 0) await adjustWallet(tx, { organisationId, ...input.credit });
   return { organisationId, userId, apiKey };
 }
 

@@ -13,7 +13,7 @@ import { agentRecord } from '../routes/v1/agents/records.ts';
 import { toAgentSnapshot } from '../routes/v1/agents/snapshot.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
 import type { Sql } from '../db/database.ts';
-import { assertFunded } from '../telephony/wallet.ts';
+import { assertFunded } from '../wallet/wallet.ts';
 import { createCall, finishCall, markAnswered } from './call-repository.ts';
 import { LIVE_STATUSES, type CallRow } from './call-records.ts';
 import { callLimits, roomNameFor, type EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';

@@ -24,7 +24,7 @@ import { toAgentSnapshot } from '../routes/v1/agents/snapshot.ts';
 import { prepareTools, webhookToolSpecs } from '../routes/v1/agents/function-tools.ts';
 import type { FunctionToolsInput } from '../routes/v1/agents/field-schemas.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
-import { assertFunded } from '../telephony/wallet.ts';
+import { assertFunded } from '../wallet/wallet.ts';
 import { createCall, finishCall } from './call-repository.ts';
 import type { CallRow } from './call-records.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';

@@ -16,7 +16,7 @@ import type { AgentRecord } from '../routes/v1/agents/records.ts';
 import { toAgentSnapshot } from '../routes/v1/agents/snapshot.ts';
 import { prepareTools, webhookToolSpecs } from '../routes/v1/agents/function-tools.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
-import { assertFunded } from '../telephony/wallet.ts';
+import { assertFunded } from '../wallet/wallet.ts';
 import { createCall } from './call-repository.ts';
 import { callLimits, roomNameFor, type EngineDispatcher } from './engine-dispatch.ts';
 import type { PlaceCallRequest } from './placement.ts';

@@ -13,6 +13,7 @@ export interface CommandArgs {
     name?: string;
     'owner-email'?: string;
     'owner-name'?: string;
+    credit?: string;
     org?: string;
     scopes?: string;
     user?: string;

@@ -14,8 +14,9 @@ export const USAGE = `Usage: parley <command>
 
   start [--roles r1,r2]                 run the platform (default: every role, in this process)
   migrate                               apply pending database migrations
-  org create --name N --owner-email E [--owner-name N] [--json]
-                                        create an organisation, its owner and an API key with every scope
+  org create --name N --owner-email E [--owner-name N] [--credit USD] [--json]
+                                        create an organisation, its owner and an API key with every scope,
+                                        its wallet credited with --credit dollars (default none)
   org features ID [--enable a,b] [--disable c] [--json]
                                         switch organisation features (${'flow_agents, self_serve_telephony, india_provisioning, managed_numbers'})
   keys create --org ID --scopes a,b --name N [--user ID] [--json]
@@ -29,6 +30,7 @@ const OPTIONS = {
   name: { type: 'string' },
   'owner-email': { type: 'string' },
   'owner-name': { type: 'string' },
+  credit: { type: 'string' },
   org: { type: 'string' },
   scopes: { type: 'string' },
   user: { type: 'string' },

@@ -1,7 +1,10 @@
 import { broadcastRevocation, CliError, list, print, requireFlag, withDatabase, type CommandArgs } from '../command.ts';
 import { FEATURES, provisionOrganisation, setFeatures, type Feature } from '../../accounts/provisioning.ts';
 import { isId } from '../../db/ids.ts';
+import { formatDollars, parseDollars } from '../../wallet/money.ts';
 
+/** Who the wallet journal names for a credit given here. */
+const CLI_ACTOR = 'parley org create';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export async function runOrg(args: CommandArgs): Promise<number> {
@@ -15,8 +18,15 @@ async function create(args: CommandArgs): Promise<number> {
   const name = requireFlag(args, 'name');
   const ownerEmail = requireFlag(args, 'owner-email');
   if (!EMAIL.test(ownerEmail)) throw new CliError('--owner-email must be an e-mail address');
+  const creditMinor = args.flags.credit === undefined ? 0 : parseDollars(args.flags.credit);
+  if (creditMinor === undefined) throw new CliError('--credit must be an amount in dollars such as 10 or 2.50');
   const created = await withDatabase((db) =>
-    provisionOrganisation(db.sql, { name, ownerEmail, ownerName: args.flags['owner-name'] }),
+    provisionOrganisation(db.sql, {
+      name,
+      ownerEmail,
+      ownerName: args.flags['owner-name'],
+      credit: { amountMinor: creditMinor, reason: 'Sign-up credit (parley org create --credit)', actor: CLI_ACTOR },
+    }),
   );
   print(
     args.flags.json,
@@ -26,10 +36,14 @@ async function create(args: CommandArgs): Promise<number> {
       apiKey: created.apiKey.key,
       apiKeyId: created.apiKey.id,
       scopes: created.apiKey.scopes,
+      creditUsd: formatDollars(creditMinor),
     },
     [
       `Organisation ${created.organisationId} created; owner user ${created.userId}.`,
       `API key with every scope (shown once): ${created.apiKey.key}`,
+      creditMinor > 0
+        ? `Wallet credited with ${formatDollars(creditMinor)} USD.`
+        : 'The wallet is empty: calls and number purchases answer 402 until it is credited (--credit).',
     ].join('\n'),
   );
   return 0;

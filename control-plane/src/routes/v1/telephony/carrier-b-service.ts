@@ -18,7 +18,7 @@ import type { TelephonyContext } from '../../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../../telephony/integrations.ts';
 import { readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../../telephony/phone-numbers.ts';
 import { readEveryPage, reconcile, type RemoteRead } from '../../../telephony/reconciler.ts';
-import { assertFunded } from '../../../telephony/wallet.ts';
+import { assertFunded } from '../../../wallet/wallet.ts';
 import type { ConnectBody, PurchaseBody, SearchBody, SyncBody } from './carrier-b-schemas.ts';
 import { assertNumbersFree, retireReplacedAccount } from '../../../telephony/account-switch.ts';
 

@@ -22,7 +22,7 @@ import type { Change } from '../../../telephony/change-lock.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../../telephony/integrations.ts';
 import { readEveryPage, reconcile, type RemoteRead } from '../../../telephony/reconciler.ts';
-import { assertFunded } from '../../../telephony/wallet.ts';
+import { assertFunded } from '../../../wallet/wallet.ts';
 import type { ConnectBody, SyncBody } from './carrier-c-schemas.ts';
 import { assertNumbersFree, retireReplacedAccount } from '../../../telephony/account-switch.ts';
 

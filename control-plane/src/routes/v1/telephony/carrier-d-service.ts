@@ -46,7 +46,7 @@ import {
   savePurchasedNumber,
   type PhoneNumberRecord,
 } from '../../../telephony/phone-numbers.ts';
-import { assertFunded } from '../../../telephony/wallet.ts';
+import { assertFunded } from '../../../wallet/wallet.ts';
 import type { DidsQuery, KycBody, PurchaseBody, RenewBody } from './carrier-d-schemas.ts';
 
 export const PROVIDER = 'carrier-d';

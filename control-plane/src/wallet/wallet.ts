@@ -1,15 +1,18 @@
 /**
- * The wallet checks telephony needs (spec document 2: carrier-b search needs a funded wallet; number purchases
- * and renewals need a wallet at or above the minimum balance, default 1, without being debited; 402 otherwise).
- * Until the billing issue lands the balance is read from wallet_balances (migration 004), which billing will own.
+ * The organisation's wallet as the rest of Parley needs it today: what it holds, whether it can pay for a call or
+ * a number (spec document 2: searches, purchases and calls need at least the minimum balance, default 1; 402
+ * otherwise), and the operator's credits. Nothing is debited yet: metering lands with the billing issue, whose
+ * ledger takes over `wallet_adjustments` as its ADJUSTMENT entries.
  */
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
+import { MINOR_PER_MAJOR } from './money.ts';
+import { insertAdjustment, readWalletRow, type AdjustmentRow } from './repository.ts';
 
 /** Spec document 3: minimum wallet balance for number purchases and renewals, default 1 (major unit), in minor units. */
 export const MINIMUM_BALANCE_MINOR = 100;
-/** Minor units per major unit of the wallet currencies (USD cents, INR paise). */
-const MINOR_PER_MAJOR = 100;
+/** The currency of a wallet opened by a credit (pay-as-you-go wallets are in US dollars). */
+export const DEFAULT_CURRENCY = 'USD';
 
 /** The wallet as spec document 1 shows it: balance in major units. */
 export interface WalletSummary {
@@ -23,11 +26,8 @@ export interface WalletState extends WalletSummary {
 }
 
 export async function readWallet(sql: Queryable, organisationId: string): Promise<WalletState | undefined> {
-  const [row] = await sql<{ balance_minor: string; currency: string; has_paid: boolean }[]>`
-    select balance_minor, currency, has_paid from wallet_balances where organisation_id = ${organisationId}`;
-  if (!row) return undefined;
-  const balanceMinor = Number(row.balance_minor);
-  return { balanceMinor, balance: balanceMinor / MINOR_PER_MAJOR, currency: row.currency, hasPaid: row.has_paid };
+  const row = await readWalletRow(sql, organisationId);
+  return row && { ...row, balance: row.balanceMinor / MINOR_PER_MAJOR };
 }
 
 /**
@@ -42,7 +42,7 @@ export async function assertFunded(
   const wallet = await readWallet(sql, organisationId);
   if (!wallet || wallet.balanceMinor < minimumMinor) {
     const minimum = (minimumMinor / MINOR_PER_MAJOR).toFixed(2);
-    const currency = wallet?.currency ?? 'USD';
+    const currency = wallet?.currency ?? DEFAULT_CURRENCY;
     const has = wallet ? `holds ${wallet.balance.toFixed(2)} ${currency}` : 'has no funds yet';
     throw new ApiError(
       'payment_required',
@@ -50,4 +50,12 @@ export async function assertFunded(
     );
   }
   return wallet;
+}
+
+/** An operator's credit (positive) or debit (negative) of `amountMinor`, journaled with who and why. */
+export function adjustWallet(
+  tx: Queryable,
+  adjustment: { organisationId: string; amountMinor: number; reason: string; actor: string },
+): Promise<AdjustmentRow> {
+  return insertAdjustment(tx, { ...adjustment, currency: DEFAULT_CURRENCY });
 }
