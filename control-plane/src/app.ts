@@ -10,7 +10,7 @@ import type { Config } from './config.ts';
 import type { Sql } from './db/database.ts';
 import type { KeyStore } from './auth/key-store.ts';
 import { OrganisationCache } from './accounts/organisation-cache.ts';
-import { sharedSchemas } from './accounts/schemas.ts';
+import { sharedSchemas } from './routes/v1/account-schemas.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -36,7 +36,7 @@ import analyticsRoutes from './routes/v1/analytics/index.ts';
 import invitePageRoutes from './routes/pages/invite.ts';
 import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
 import webhookRoutes from './routes/webhooks/index.ts';
-import { createPhoneCalls, type PhoneCalls } from './calls/phone-calls.ts';
+import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 

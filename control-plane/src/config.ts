@@ -7,12 +7,7 @@ import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { parseDollars } from './wallet/money.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
-import {
-  CARRIER_API_DEFAULTS,
-  CARRIERS,
-  carrierApiUrlVariable,
-  type Carrier,
-} from './integrations/carriers/carrier.ts';
+import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './carriers/carrier.ts';
 
 export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
 export type Role = (typeof ALL_ROLES)[number];

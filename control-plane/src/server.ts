@@ -11,15 +11,15 @@ import { bootstrapIfEmpty, writeBootstrapFile } from './bootstrap.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { createMailer } from './integrations/email/mailer.ts';
-import { EmailOutboxJob } from './jobs/email-outbox.ts';
+import { EmailOutboxJob } from './integrations/email/outbox-job.ts';
 import { loadKeyRing } from './secrets/load-key-ring.ts';
 import { GreetingCache } from './greetings/greeting-cache.ts';
 import { CallAnalyst } from './calls/analysis/call-analyst.ts';
-import { CallEventPersister } from './calls/call-event-persister.ts';
-import { CallSweeper } from './calls/call-sweeper.ts';
-import { CarrierCallControl } from './calls/carrier-call-control.ts';
-import { CallScheduler } from './calls/call-scheduler.ts';
-import { PostCallAnalysisJob } from './jobs/post-call-analysis.ts';
+import { CallEventPersister } from './calls/events/call-event-persister.ts';
+import { CallSweeper } from './calls/jobs/call-sweeper.ts';
+import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
+import { CallScheduler } from './calls/jobs/call-scheduler.ts';
+import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { AgentSnapshot } from '@parley/engine/protocol';
 import { KeyRing } from '../src/secrets/key-ring.ts';
-import { agentRecord, type AgentRow } from '../src/routes/v1/agents/records.ts';
-import { findAgent } from '../src/routes/v1/agents/repository.ts';
-import { toAgentSnapshot } from '../src/routes/v1/agents/snapshot.ts';
+import { agentRecord, type AgentRow } from '../src/agents/records.ts';
+import { findAgent } from '../src/agents/repository.ts';
+import { toAgentSnapshot } from '../src/agents/snapshot.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '@parley/engine/bus';
 import { RATE_LIMIT_DEFAULTS } from '../src/rate-limits.ts';
-import { LLM_WORKER_WAIT_MS } from '../src/routes/v1/ai-enhancement/field-enhancer.ts';
+import { LLM_WORKER_WAIT_MS } from '../src/enhancement/field-enhancer.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, startTestLlm, type TestLlm } from './support/workers.ts';

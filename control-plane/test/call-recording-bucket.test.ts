@@ -17,7 +17,7 @@ import { S3ObjectStore, type S3BucketConfig } from '@parley/engine/storage';
 import { startFakeS3, type FakeS3 } from '@parley/engine/testing';
 import { buildApp } from '../src/app.ts';
 import { KeyStore } from '../src/auth/key-store.ts';
-import { CallEventPersister } from '../src/calls/call-event-persister.ts';
+import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
 import { RATE_LIMIT_DEFAULTS } from '../src/rate-limits.ts';
 import { KeyRing } from '../src/secrets/key-ring.ts';
 import { PUBLIC_URL } from './support/app.ts';

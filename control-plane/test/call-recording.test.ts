@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '@parley/engine/protocol';
-import { CallEventPersister } from '../src/calls/call-event-persister.ts';
+import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
 import { newId } from '../src/db/ids.ts';
 import { parseRange } from '../src/routes/v1/voice-sessions/recording.ts';
 import { startTestApp, type TestApp } from './support/app.ts';

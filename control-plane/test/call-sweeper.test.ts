@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_CALL_DURATION_MS,
   ENGINE_SILENCE_MS,
   MAX_DURATION_MARGIN_MS,
-} from '../src/calls/call-sweeper.ts';
+} from '../src/calls/jobs/call-sweeper.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus } from './support/workers.ts';

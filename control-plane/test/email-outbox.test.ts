@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMailer, type Mailer } from '../src/integrations/email/mailer.ts';
-import { EmailOutboxJob, OUTBOX_MAX_ATTEMPTS } from '../src/jobs/email-outbox.ts';
+import { EmailOutboxJob, OUTBOX_MAX_ATTEMPTS } from '../src/integrations/email/outbox-job.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 

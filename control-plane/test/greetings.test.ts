@@ -9,7 +9,7 @@ import type { Bus } from '@parley/engine/bus';
 import { callCodecs, greetingCodecs, isAudioFrame, subjects, type CallSpec } from '@parley/engine/protocol';
 import { GreetingCache } from '../src/greetings/greeting-cache.ts';
 import { findGreeting, saveGreeting } from '../src/greetings/greeting-store.ts';
-import { toAgentSnapshot } from '../src/routes/v1/agents/snapshot.ts';
+import { toAgentSnapshot } from '../src/agents/snapshot.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { seedOrganisation, type SeededOrganisation } from './support/seed.ts';

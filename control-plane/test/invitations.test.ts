@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVITATION_VALIDITY_MS } from '../src/routes/v1/invitations/service.ts';
+import { INVITATION_VALIDITY_MS } from '../src/accounts/invitation-service.ts';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, seedUser, type SeededOrganisation } from './support/seed.ts';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '@parley/engine/protocol';
 import { SimStream } from '@parley/engine/testing';
-import { CallScheduler } from '../src/calls/call-scheduler.ts';
+import { CallScheduler } from '../src/calls/jobs/call-scheduler.ts';
 import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
 import { seedAgent, seedCall, seedOrganisation, updateAgentColumns } from './support/seed.ts';
 

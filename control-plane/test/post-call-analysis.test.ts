@@ -7,14 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Bus } from '@parley/engine/bus';
 import { CallAnalyst } from '../src/calls/analysis/call-analyst.ts';
-import { queueAnalysis } from '../src/calls/call-repository.ts';
+import { queueAnalysis } from '../src/calls/repository/call-repository.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { newId } from '../src/db/ids.ts';
 import {
   NO_LANGUAGE_MODEL_SKIP,
   PostCallAnalysisJob,
   type PostCallAnalysisOptions,
-} from '../src/jobs/post-call-analysis.ts';
+} from '../src/calls/analysis/post-call-job.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, updateAgentColumns, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, startTestLlm, type TestLlm } from './support/workers.ts';

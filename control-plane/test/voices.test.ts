@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Bus } from '@parley/engine/bus';
 import type { WorkerRoleHandle } from '@parley/engine';
-import { VOICES_CACHE_TTL_MS } from '../src/routes/v1/voices/voice-catalogue.ts';
+import { VOICES_CACHE_TTL_MS } from '../src/voices/voice-catalogue.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, OFFLINE_SPEECH, startFakeElevenLabs, startTestTts } from './support/workers.ts';

@@ -5,7 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NO_RESULT_OUTCOME, type ResultsConfig } from '@parley/engine/protocol';
-import type { AgentResult } from '../call-records.ts';
+import type { AgentResult } from '../repository/call-records.ts';
 
 type Field = ResultsConfig['fields'][number];
 

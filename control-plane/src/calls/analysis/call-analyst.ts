@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Bus } from '@parley/engine/bus';
 import type { ResultsConfig } from '@parley/engine/protocol';
-import type { AgentResult } from '../call-records.ts';
+import type { AgentResult } from '../repository/call-records.ts';
 import { agentResultFrom, agentResultSchema, normaliseAgentResult, tracksResults } from './agent-result.ts';
 import type { AnalysisInput } from './analysis-input.ts';
 import { OVERVIEW_TOOL, REPORT_TOOL, overviewPrompt, reportPrompt } from './analysis-prompts.ts';

@@ -15,15 +15,15 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { REFUSALS, type CarrierCalls } from '../../calls/carrier-calls.ts';
-import type { CallRow } from '../../calls/call-records.ts';
+import { REFUSALS, type CarrierCalls } from '../../calls/launch/carrier-calls.ts';
+import type { CallRow } from '../../calls/repository/call-records.ts';
 import {
   isVoiceCarrier,
   voiceCarriers,
   type CarrierDocument,
   type VoiceCarrierName,
   type WebhookRequest,
-} from '../../calls/voice-carriers/index.ts';
+} from '../../carriers/voice-carriers.ts';
 
 const CallParams = Type.Object({
   carrier: Type.String({ minLength: 1, maxLength: 32 }),

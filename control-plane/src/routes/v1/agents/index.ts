@@ -10,14 +10,14 @@ import { ok } from '../../../http/envelope.ts';
 import { validatorCompiler } from '../../../http/validation.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { KeyRing } from '../../../secrets/key-ring.ts';
-import type { AgentListeners } from './events.ts';
+import type { AgentListeners } from '../../../agents/events.ts';
 
-export type { AgentDeletedEvent, AgentListeners, AgentSavedEvent } from './events.ts';
-import { FlowRejectedError } from './flow-rules.ts';
+export type { AgentDeletedEvent, AgentListeners, AgentSavedEvent } from '../../../agents/events.ts';
+import { FlowRejectedError } from '../../../agents/flow-rules.ts';
 import * as schemas from './schemas.ts';
-import { AgentService } from './service.ts';
-import type { AgentRecord } from './records.ts';
-import { greetingRoutes } from './greeting-routes.ts';
+import { AgentService } from '../../../agents/service.ts';
+import type { AgentRecord } from '../../../agents/records.ts';
+import { greetingRoutes } from './greetings.ts';
 
 export interface AgentRoutesOptions extends AgentListeners {
   /** The key ring of secrets at rest (webhook bearer tokens). */

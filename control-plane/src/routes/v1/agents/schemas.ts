@@ -2,39 +2,31 @@
  * Route schemas of /voice/agents and its companions (spec document 2, Agents; list, delete, duplicate, the
  * instruction budget and the flow-agents read are Parley's design where the spec says "not shown").
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { FlowDefinition } from '@parley/engine/protocol';
-import { Envelope, Id, NullableString, NullableTimestamp, StringEnum, Timestamp } from '../../../http/schemas.ts';
-import { AGENT_TYPES, writableFields } from './field-schemas.ts';
+import { Envelope, Id, NullableString, NullableTimestamp, Timestamp } from '../../../http/schemas.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  CreateAgentBody,
+  UpdateAgentBody,
+  GetAgentQuery,
+  ListAgentsQuery,
+  DuplicateBody,
+  BudgetQuery,
+} from '../../../agents/types.ts';
+export {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  CreateAgentBody,
+  UpdateAgentBody,
+  GetAgentQuery,
+  ListAgentsQuery,
+  DuplicateBody,
+  BudgetQuery,
+} from '../../../agents/types.ts';
 
 const TAGS = ['agents'];
-/** List pages: 20 agents unless asked, at most 100 (spec: list limits). */
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-
-const { name, agentIdentity, ...optionalFields } = writableFields;
-const Optional = Type.Partial(Type.Object(optionalFields));
-
-export const CreateAgentBody = Type.Object(
-  { name, agentIdentity, ...Optional.properties },
-  {
-    additionalProperties: false,
-    description: 'agentTask is required unless builderMode is FLOW; greetingMessage is required for VOICE agents.',
-  },
-);
-export type CreateAgentBody = Static<typeof CreateAgentBody>;
-
-export const UpdateAgentBody = Type.Object(
-  {
-    ...Type.Partial(Type.Object(writableFields)).properties,
-    isActive: Type.Optional(
-      Type.Boolean({ description: 'false pauses the agent: it places and takes no calls until set true again.' }),
-    ),
-  },
-  { additionalProperties: false, description: 'Only sent fields change. Every change increments version.' },
-);
-export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
-
 const NullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] });
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 const NullableObject = (description: string) =>
@@ -193,16 +185,6 @@ export const createAgent = {
   response: { 201: SavedAgent, ...agentErrors() },
 };
 
-export const GetAgentQuery = Type.Object({
-  includeTools: Type.Optional(
-    StringEnum(['decrypted'] as const, {
-      description:
-        'decrypted: functionTools with bearer tokens in clear and built-in tools left out. Otherwise tokens come back encrypted.',
-    }),
-  ),
-});
-export type GetAgentQuery = Static<typeof GetAgentQuery>;
-
 export const getAgent = {
   tags: TAGS,
   summary: 'One agent; deleted agents are 404',
@@ -223,18 +205,6 @@ export const updateAgent = {
   body: UpdateAgentBody,
   response: { 200: SavedAgent, ...agentErrors(404) },
 };
-
-export const ListAgentsQuery = Type.Object({
-  organisationId: Type.Optional(Id('Own organisation (optional)')),
-  agentType: Type.Optional(StringEnum(AGENT_TYPES)),
-  isActive: Type.Optional(Type.Boolean({ description: 'true: active agents only; false: paused agents only' })),
-  search: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive, in name and description' }),
-  ),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-});
-export type ListAgentsQuery = Static<typeof ListAgentsQuery>;
 
 export const listAgents = {
   tags: TAGS,
@@ -265,16 +235,6 @@ export const deleteAgent = {
   response: { 200: Envelope(Type.Object({ deleted: Type.Literal(true), id: Type.String() })), ...agentErrors(404) },
 };
 
-export const DuplicateBody = Type.Object(
-  {
-    name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: "Default: the source's name plus ' (copy)'" }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type DuplicateBody = Static<typeof DuplicateBody>;
-
 export const duplicateAgent = {
   tags: TAGS,
   summary: 'Copy an agent',
@@ -286,12 +246,6 @@ export const duplicateAgent = {
   body: Type.Optional(DuplicateBody),
   response: { 201: SavedAgent, ...agentErrors(404) },
 };
-
-export const BudgetQuery = Type.Object({
-  organisationId: Type.Optional(Id('Own organisation (optional)')),
-  agentId: Type.Optional(Id('An agent whose use of the budget to report')),
-});
-export type BudgetQuery = Static<typeof BudgetQuery>;
 
 export const instructionBudget = {
   tags: TAGS,

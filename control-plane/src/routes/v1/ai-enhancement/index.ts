@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
-import { FieldEnhancer } from './field-enhancer.ts';
+import { FieldEnhancer } from '../../../enhancement/field-enhancer.ts';
 import * as schemas from './schemas.ts';
 
 export default async function aiEnhancementRoutes(app: FastifyInstance) {

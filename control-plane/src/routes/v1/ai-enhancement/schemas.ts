@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
-import { FIELD_TYPES } from './field-prompts.ts';
+import { FIELD_TYPES } from '../../../enhancement/field-prompts.ts';
 
 /** Spec document 2: enhance-fields takes 1 to 7 fields, one per field type. */
 export const ENHANCE_FIELDS_MIN = 1;

@@ -7,7 +7,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import { CallAnalyst } from '../../../calls/analysis/call-analyst.ts';
 import * as schemas from './schemas.ts';
-import { AnalyticsService } from './service.ts';
+import { AnalyticsService } from '../../../calls/analysis/analytics-service.ts';
 
 export interface AnalyticsRoutesOptions {
   /** The LLM workers' model name, recorded on reports; unknown to the API alone ("default"). */

@@ -4,42 +4,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, NullableString, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import { AnalyzeBody, AnyObject, TokenUsage } from '../../../calls/analysis/types.ts';
+export { AnalyzeBody, MAX_TRANSCRIPT_TEXT } from '../../../calls/analysis/types.ts';
 
 const TAGS = ['analytics'];
-/** Longest transcript accepted, characters: hours of speech, within the 1 MB body limit. */
-export const MAX_TRANSCRIPT_TEXT = 200_000;
-
-const AnyObject = (description: string) =>
-  Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description });
-const TokenUsage = Type.Object({
-  prompt_tokens: Type.Integer(),
-  completion_tokens: Type.Integer(),
-  total_tokens: Type.Integer(),
-});
-
-export const AnalyzeBody = Type.Object(
-  {
-    room_name: Type.String({
-      minLength: 1,
-      maxLength: 128,
-      description: 'The call (its room name) in your organisation',
-    }),
-    transcriptText: Type.String({
-      minLength: 1,
-      maxLength: MAX_TRANSCRIPT_TEXT,
-      description: 'Analysed as given; lines "Speaker: words" let the report count speakers and turns',
-    }),
-    instructions: Type.Optional(
-      Type.String({
-        maxLength: 20_000,
-        description: "What the agent was told to do; default the agent's identity and task",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type AnalyzeBody = Static<typeof AnalyzeBody>;
-
 export const ReportSchema = Type.Object({
   id: Type.String(),
   roomName: Type.String(),

@@ -4,7 +4,7 @@ import { MANAGER_ROLES } from '../../../auth/scopes.ts';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import * as schemas from './schemas.ts';
-import { WidgetTokenService } from './widget-service.ts';
+import { WidgetTokenService } from '../../../auth/widget-token-service.ts';
 
 export default async function apiKeyRoutes(app: FastifyInstance) {
   const widgetTokens = new WidgetTokenService(app.sql, app.keys);

@@ -8,6 +8,8 @@ import {
   authErrors,
   errors,
 } from '../../../http/schemas.ts';
+import { CreateWidgetBody, RevokeWidgetBody } from '../../../auth/types.ts';
+export { CreateWidgetBody, RevokeWidgetBody, WIDGET_NAME_MIN, WIDGET_NAME_MAX } from '../../../auth/types.ts';
 
 const keyFields = {
   id: Type.String(),
@@ -61,23 +63,6 @@ export const listWidgetTokens = {
   },
 };
 
-/** Spec document 3: a widget token's name is 3 to 255 characters. */
-export const WIDGET_NAME_MIN = 3;
-export const WIDGET_NAME_MAX = 255;
-
-export const CreateWidgetBody = Type.Object(
-  {
-    organisation_id: Id('Own organisation'),
-    agent_id: Id('A CHAT agent of the organisation'),
-    name: Type.Optional(Type.String({ minLength: WIDGET_NAME_MIN, maxLength: WIDGET_NAME_MAX })),
-  },
-  {
-    additionalProperties: false,
-    description: 'Widget tokens always carry only widget:bootstrap; sending `scopes` is refused.',
-  },
-);
-export type CreateWidgetBody = Static<typeof CreateWidgetBody>;
-
 export const createWidgetToken = {
   tags: ['widget-tokens'],
   summary: 'Mint a public widget token bound to one chat agent (OWNER or ADMIN; at most 3 active per agent)',
@@ -88,12 +73,6 @@ export const createWidgetToken = {
     ...errors(404, 409),
   },
 };
-
-export const RevokeWidgetBody = Type.Object(
-  { organisation_id: Id('Own organisation'), agent_id: Id('The chat agent'), key_id: Id('The widget token') },
-  { additionalProperties: false },
-);
-export type RevokeWidgetBody = Static<typeof RevokeWidgetBody>;
 
 export const revokeWidgetToken = {
   tags: ['widget-tokens'],

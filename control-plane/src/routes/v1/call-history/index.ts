@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
-import { writeCallWorkbook } from './excel-export.ts';
+import { writeCallWorkbook } from '../../../calls/history/excel-export.ts';
 import * as schemas from './schemas.ts';
-import { CallHistoryService } from './service.ts';
+import { CallHistoryService } from '../../../calls/history/history-service.ts';
 
 export interface CallHistoryRoutesOptions {
   /** Base URL of this server, for the full recording links of the export. */

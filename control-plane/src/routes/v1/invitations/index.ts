@@ -8,7 +8,7 @@ import { MANAGER_ROLES } from '../../../auth/scopes.ts';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import * as schemas from './schemas.ts';
-import { InvitationService } from './service.ts';
+import { InvitationService } from '../../../accounts/invitation-service.ts';
 
 type OrgParams = { organisationId: string };
 

@@ -1,21 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RoleSchema } from '../../../accounts/schemas.ts';
+import { RoleSchema } from '../account-schemas.ts';
 import { Envelope, Id, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import { InviteBody } from '../../../accounts/types.ts';
+export { InviteBody } from '../../../accounts/types.ts';
 
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id (own organisation)') });
 const TokenParams = Type.Object({
   token: Type.String({ pattern: '^[0-9a-f]{64}$', description: '64 hexadecimal characters' }),
 });
-
-export const InviteBody = Type.Object(
-  {
-    email: Type.String({ format: 'email', maxLength: 320 }),
-    name: Type.String({ minLength: 2, maxLength: 255 }),
-    role: Type.Optional(RoleSchema),
-  },
-  { additionalProperties: false, description: 'role defaults to VIEWER; nobody grants a role above their own' },
-);
-export type InviteBody = Static<typeof InviteBody>;
 
 export const invite = {
   tags: ['invitations'],

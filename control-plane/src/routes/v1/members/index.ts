@@ -4,7 +4,7 @@ import { MANAGER_ROLES } from '../../../auth/scopes.ts';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import * as schemas from './schemas.ts';
-import { MemberService } from './service.ts';
+import { MemberService } from '../../../accounts/member-service.ts';
 
 type OrgParams = { organisationId: string };
 type MemberParams = { organisationId: string; userId: string };

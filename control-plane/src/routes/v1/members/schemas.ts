@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RoleSchema } from '../../../accounts/schemas.ts';
+import { RoleSchema } from '../account-schemas.ts';
 import { Envelope, Id, authErrors, errors } from '../../../http/schemas.ts';
 
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id (own organisation)') });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import * as schemas from './schemas.ts';
-import { OrganisationService } from './service.ts';
+import { OrganisationService } from '../../../accounts/organisation-service.ts';
 
 export default async function organisationRoutes(app: FastifyInstance) {
   const organisations = new OrganisationService(app.sql, app.organisationCache);

@@ -1,5 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { Envelope, Id, authErrors, errors } from '../../../http/schemas.ts';
+import { UpdateOrganisationBody } from '../../../accounts/types.ts';
+export { UpdateOrganisationBody } from '../../../accounts/types.ts';
 
 const OrganisationList = Envelope(Type.Array(Type.Ref('Organisation')));
 const OneOrganisation = Envelope(Type.Ref('Organisation'));
@@ -16,17 +18,6 @@ export const getOrganisation = {
   params: Type.Object({ id: Id('Organisation id') }),
   response: { 200: OneOrganisation, ...authErrors, ...errors(404) },
 };
-
-export const UpdateOrganisationBody = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-    type: Type.Optional(StringEnum(['PERSONAL', 'TEAM'] as const)),
-    visibility: Type.Optional(StringEnum(['PRIVATE', 'PUBLIC'] as const)),
-  },
-  { description: 'Only these fields are writable; any other field sent is ignored (spec: silently ignored).' },
-);
-export type UpdateOrganisationBody = Static<typeof UpdateOrganisationBody>;
 
 export const updateOrganisation = {
   tags: ['organisations'],

@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
-import { writeResultsCsv } from './csv-export.ts';
+import { writeResultsCsv } from '../../../calls/results/csv-export.ts';
 import * as schemas from './schemas.ts';
-import { ResultsService } from './service.ts';
+import { ResultsService } from '../../../calls/results/results-service.ts';
 
 export interface ResultsRoutesOptions {
   /** Base URL of this server, for the export's full recording links. */

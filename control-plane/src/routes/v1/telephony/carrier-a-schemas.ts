@@ -2,11 +2,12 @@
  * Route schemas of /telephony/carrier-a/… (spec document 2, Telephony and phone numbers). The spec leaves the body's
  * field types and the connect response out; what is here is Parley's design, in carrier-b's image.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { Envelope, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 import { TAGS } from './schemas.ts';
+import { ConnectBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
+export { ConnectBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
 
-const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Complete = Type.Boolean({
   description:
@@ -29,43 +30,6 @@ const CarrierACounts = {
   ),
   skippedSubaccount: Count('Numbers of subaccounts: never imported'),
 };
-
-export const ConnectBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    authId: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z0-9]{20}$',
-        description:
-          "The account's Auth ID (MA… for a main account). Omit to reconnect the connected account. The service's own main account is refused",
-      }),
-    ),
-    authToken: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description: 'Omit on reconnect of the same account to reuse the stored one; a different authId needs its own',
-      }),
-    ),
-    phoneNumber: Type.Optional(
-      Type.String({
-        pattern: E164_PATTERN,
-        description:
-          "E.164. Import only this number, and move it to Parley's application at once even when another " +
-          'application answers it. Omit to import every number of the account',
-      }),
-    ),
-    label: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Default: the existing label, then "carrier-a account"',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ConnectBody = Static<typeof ConnectBody>;
 
 export const connect = {
   tags: TAGS,
@@ -109,9 +73,6 @@ export const connect = {
     ...errors(404, 409, 502, 503),
   },
 };
-
-export const SyncBody = Type.Object({ organisationId: Id('Own organisation') }, { additionalProperties: false });
-export type SyncBody = Static<typeof SyncBody>;
 
 export const sync = {
   tags: TAGS,

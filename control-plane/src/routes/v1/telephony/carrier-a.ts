@@ -7,7 +7,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-a-schemas.ts';
-import { CarrierAService, PROVIDER } from './carrier-a-service.ts';
+import { CarrierAService, PROVIDER } from '../../../carriers/carrier-a/numbers.ts';
 
 async function carrierARoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;

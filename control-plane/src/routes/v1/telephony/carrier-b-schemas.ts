@@ -1,46 +1,16 @@
 /** Route schemas of /telephony/carrier-b/… (spec document 2, Telephony and phone numbers). */
-import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, NullableString, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { Envelope, NullableString, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 import { TAGS } from './schemas.ts';
+import { ConnectBody, SearchBody, PurchaseBody, SyncBody } from '../../../carriers/carrier-b/types.ts';
+export { ConnectBody, SearchBody, PurchaseBody, SyncBody } from '../../../carriers/carrier-b/types.ts';
 
-const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Complete = Type.Boolean({
   description:
     'Whether every page of the account was read. When false (a later page failed) what was read is imported ' +
     'and refreshed, and nothing is deactivated: sync again',
 });
-
-export const ConnectBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    accountSid: Type.Optional(
-      Type.String({ pattern: '^AC[0-9a-fA-F]{32}$', description: 'Omit to reconnect the connected account' }),
-    ),
-    authToken: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description:
-          'Omit on reconnect of the same account to reuse the stored one; a different accountSid needs its own',
-      }),
-    ),
-    label: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Default: the existing label, then "carrier-b account"',
-      }),
-    ),
-    amd: Type.Optional(
-      Type.Boolean({
-        description: 'Answering machine detection; kept on reconnect when omitted, false for a new account',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ConnectBody = Static<typeof ConnectBody>;
 
 export const connect = {
   tags: TAGS,
@@ -69,22 +39,6 @@ export const connect = {
   },
 };
 
-export const SearchBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; default US' })),
-    areaCode: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
-    contains: Type.Optional(
-      Type.String({
-        pattern: '^[0-9A-Za-z*]{1,16}$',
-        description: 'Digits or letters the number contains; * matches any digit',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type SearchBody = Static<typeof SearchBody>;
-
 const AvailableNumber = Type.Object({
   phoneNumber: Type.String(),
   friendlyName: NullableString,
@@ -112,15 +66,6 @@ export const search = {
   },
 };
 
-export const PurchaseBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    phoneNumber: Type.String({ pattern: E164_PATTERN, description: 'E.164, from a search result' }),
-  },
-  { additionalProperties: false },
-);
-export type PurchaseBody = Static<typeof PurchaseBody>;
-
 export const purchase = {
   tags: TAGS,
   summary: "Buy a carrier-b number on the organisation's own account",
@@ -132,9 +77,6 @@ export const purchase = {
   body: PurchaseBody,
   response: { 201: Envelope(Type.Ref('PhoneNumber')), ...authErrors, ...errors(402, 404, 502, 503) },
 };
-
-export const SyncBody = Type.Object({ organisationId: Id('Own organisation') }, { additionalProperties: false });
-export type SyncBody = Static<typeof SyncBody>;
 
 export const sync = {
   tags: TAGS,

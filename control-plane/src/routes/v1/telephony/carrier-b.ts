@@ -7,7 +7,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-b-schemas.ts';
-import { CarrierBService, PROVIDER } from './carrier-b-service.ts';
+import { CarrierBService, PROVIDER } from '../../../carriers/carrier-b/numbers.ts';
 
 async function carrierBRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;

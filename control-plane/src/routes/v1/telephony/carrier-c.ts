@@ -8,7 +8,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-c-schemas.ts';
-import { CarrierCService, PROVIDER } from './carrier-c-service.ts';
+import { CarrierCService, PROVIDER } from '../../../carriers/carrier-c/numbers.ts';
 
 async function carrierCRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;

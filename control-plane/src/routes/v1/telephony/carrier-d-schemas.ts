@@ -1,13 +1,17 @@
 /** Route schemas of /telephony/carrier-d/… (spec document 2, India numbers (carrier-d)). */
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
-import { KYC_STATES, KYC_STEPS } from '../../../telephony/india-kyc.ts';
+import { KYC_STATES, KYC_STEPS } from '../../../carriers/carrier-d/india-kyc.ts';
 import { TAGS } from './schemas.ts';
-
-/** Longest rental term bought or renewed at once, in months: the partner's longest plan is a year. */
-export const MAX_MONTHS = 12;
-/** Numbers per page of the inventory: the partner's largest page. */
-export const MAX_PER_PAGE = 100;
+import { KycBody, DidsQuery, PurchaseBody, RenewBody } from '../../../carriers/carrier-d/types.ts';
+export {
+  KycBody,
+  DidsQuery,
+  PurchaseBody,
+  RenewBody,
+  MAX_MONTHS,
+  MAX_PER_PAGE,
+} from '../../../carriers/carrier-d/types.ts';
 
 const INDIA_CONNECTION =
   "The India connection is the organisation's carrier-d integration: created by its first KYC step (register) on the " +
@@ -23,27 +27,6 @@ export const KycParams = Type.Object({
   }),
 });
 export type KycParams = Static<typeof KycParams>;
-
-export const KycBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    payload: Type.Optional(
-      Type.Object(
-        {},
-        {
-          additionalProperties: true,
-          description:
-            "The step's fields (default {}): register: account_type (individual or business), full_name, email, phone, " +
-            "billing_address, term_and_condition (true: the customer agreed to the partner's terms), business_name " +
-            '(businesses); pan: pan_holder_name, pan_number; aadhaar: optional redirect_url; gst: gst_number (15 ' +
-            'characters); final: nothing. Only these fields are sent to the partner.',
-        },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type KycBody = Static<typeof KycBody>;
 
 const NextAction = Type.Object({
   code: Type.String({
@@ -90,27 +73,7 @@ export const kyc = {
   },
 };
 
-const Months = (options: { description: string; default?: number }) =>
-  Type.Integer({ minimum: 1, maximum: MAX_MONTHS, ...options });
-
 export const DidsParams = Type.Object({ organisationId: Id('Own organisation') });
-export const DidsQuery = Type.Object(
-  {
-    countryCode: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{1,4}$', description: 'Dial code; default 91' })),
-    country_code: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{1,4}$', description: 'Alias of countryCode' })),
-    type: Type.Optional(
-      Type.Integer({ minimum: 1, description: "The partner's number type: 1 local, 2 mobile, 3 toll-free" }),
-    ),
-    number: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Digits the number contains' })),
-    months: Type.Optional(Months({ description: 'Rental term the number must be offered for' })),
-    page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1' })),
-    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Default 20' })),
-    per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Alias of perPage' })),
-  },
-  { additionalProperties: false },
-);
-export type DidsQuery = Static<typeof DidsQuery>;
-
 const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
 
 export const dids = {
@@ -150,17 +113,6 @@ export const dids = {
   },
 };
 
-export const PurchaseBody = Type.Object(
-  {
-    organisationId: Id('Own organisation'),
-    didId: Type.Integer({ minimum: 1, description: 'id of a number from GET /telephony/carrier-d/dids' }),
-    didNumber: Type.String({ minLength: 1, maxLength: 20, description: 'did_number of that number' }),
-    months: Type.Optional(Months({ default: 1, description: 'Rental term in months, default 1' })),
-  },
-  { additionalProperties: false },
-);
-export type PurchaseBody = Static<typeof PurchaseBody>;
-
 export const purchase = {
   tags: TAGS,
   summary: 'Buy an Indian number from the numbering partner',
@@ -179,9 +131,6 @@ export const purchase = {
 };
 
 export const RenewParams = Type.Object({ id: Id('Phone number id of an active India number') });
-export const RenewBody = Type.Object({ organisationId: Id('Own organisation') }, { additionalProperties: false });
-export type RenewBody = Static<typeof RenewBody>;
-
 export const renew = {
   tags: TAGS,
   summary: 'Renew an India number for its rental term',

@@ -7,7 +7,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-d-schemas.ts';
-import { CarrierDService, PROVIDER } from './carrier-d-service.ts';
+import { CarrierDService, PROVIDER } from '../../../carriers/carrier-d/numbers.ts';
 
 async function carrierDRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { validatorCompiler } from '../../../http/validation.ts';
-import { asApiError } from '../../../telephony/carrier-errors.ts';
+import { asApiError } from '../../../carriers/carrier-errors.ts';
 import { TelephonyContext, type TelephonyCarrierModule, type TelephonyOptions } from '../../../telephony/context.ts';
 import { carrierA } from './carrier-a.ts';
 import { carrierB } from './carrier-b.ts';

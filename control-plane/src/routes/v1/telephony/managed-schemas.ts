@@ -4,9 +4,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
-import { CARRIERS } from '../../../integrations/carriers/carrier.ts';
+import { CARRIERS } from '../../../carriers/carrier.ts';
 import { TAGS } from './schemas.ts';
-import { USE_CASE_IDS } from './managed-service.ts';
+import { USE_CASE_IDS } from '../../../telephony/managed.ts';
 
 const Minor = (description: string) => Type.Integer({ minimum: 0, description });
 const NullableInteger = (description: string) => Type.Unsafe<number | null>({ type: ['integer', 'null'], description });

@@ -4,7 +4,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './managed-schemas.ts';
-import { managedStatus } from './managed-service.ts';
+import { managedStatus } from '../../../telephony/managed.ts';
 
 export default async function managedRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;

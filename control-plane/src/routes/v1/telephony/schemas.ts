@@ -3,10 +3,10 @@
  * the overview and numbers reads, and the routing routes (assign and unassign: Parley's design, the spec leaves
  * them out). Carrier routes reference the records as `PhoneNumber` and `TelephonyIntegration`.
  */
-import { CALLING_SCOPES } from '../../../calls/calling-scope.ts';
+import { CALLING_SCOPES } from '../../../calls/launch/calling-scope.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
-import { CARRIERS } from '../../../integrations/carriers/carrier.ts';
+import { CARRIERS } from '../../../carriers/carrier.ts';
 import { ROUTING_STATUSES } from '../../../telephony/phone-numbers.ts';
 
 export const TAGS = ['telephony'];

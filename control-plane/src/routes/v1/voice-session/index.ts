@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
-import type { CallPlacement } from '../../../calls/placement.ts';
+import type { CallPlacement } from '../../../calls/launch/placement.ts';
 import * as schemas from './schemas.ts';
 
 export default async function voiceSessionPlacementRoutes(app: FastifyInstance, options: { placement: CallPlacement }) {

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
-import { FunctionToolsInput } from '../agents/field-schemas.ts';
+import { FunctionToolsInput } from '../../../agents/field-schemas.ts';
 
 const JsonObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import * as schemas from './schemas.ts';
-import { VoiceSessionService } from './service.ts';
+import { VoiceSessionService } from '../../../calls/sessions/session-service.ts';
 import { recordingRoute, type RecordingRouteOptions } from './recording.ts';
 
 export default async function voiceSessionRoutes(app: FastifyInstance, options: Partial<RecordingRouteOptions> = {}) {

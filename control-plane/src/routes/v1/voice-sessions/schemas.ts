@@ -3,7 +3,7 @@
  * statistics. Where the spec leaves values out (callStatus beyond COMPLETED, the record's extra fields) the
  * descriptions here are Parley's design.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import {
   Envelope,
   Id,
@@ -14,15 +14,26 @@ import {
   authErrors,
   errors,
 } from '../../../http/schemas.ts';
-import { CALL_DIRECTIONS, CALL_SOURCES, CALL_STATUSES, CALL_TYPES } from '../../../calls/call-records.ts';
+import { CALL_DIRECTIONS, CALL_SOURCES, CALL_STATUSES, CALL_TYPES } from '../../../calls/repository/call-records.ts';
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  CreateCallBody,
+  EndCallBody,
+  ListCallsQuery,
+  StatsQuery,
+  JsonObject,
+} from '../../../calls/sessions/types.ts';
+export {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  CreateCallBody,
+  EndCallBody,
+  ListCallsQuery,
+  StatsQuery,
+} from '../../../calls/sessions/types.ts';
 
 const TAGS = ['calls'];
-/** Records per page of the organisation list unless asked (spec: list limits). */
-export const DEFAULT_LIST_LIMIT = 20;
-export const MAX_LIST_LIMIT = 100;
-
-const JsonObject = (description?: string) =>
-  Type.Record(Type.String(), Type.Unknown(), description ? { description } : {});
 const NullableObject = (description: string) =>
   Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, description });
 const NullableInteger = (description: string) => Type.Unsafe<number | null>({ type: ['integer', 'null'], description });
@@ -118,39 +129,6 @@ export const CallRecordSchema = Type.Object(
 
 const OneCall = Envelope(CallRecordSchema);
 
-export const CreateCallBody = Type.Object(
-  {
-    roomName: Type.String({ minLength: 1, maxLength: 128, description: 'The Call ID; unique (a taken one is 409)' }),
-    orgId: Id('Own organisation'),
-    agentId: Id('An agent of the organisation'),
-    participantName: Type.String({
-      minLength: 1,
-      maxLength: 255,
-      description: 'Stored with its first letter upper case and the rest lower case',
-    }),
-    createdById: Type.Optional(Id('A member of the organisation; default the key owner')),
-    phoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
-    callType: Type.Optional(
-      StringEnum(CALL_TYPES, {
-        description:
-          'chat for CHAT agents, and only for them. Default: chat for a CHAT agent, sip with a phoneNumber, else web',
-      }),
-    ),
-    callDirection: Type.Optional(StringEnum(CALL_DIRECTIONS, { description: 'Default OUTBOUND' })),
-    campaignId: Type.Optional(Id('Links the call to a campaign')),
-    customVariables: Type.Optional(JsonObject()),
-    metaData: Type.Optional(JsonObject('Stored as sent, except flowResult, which only the service writes')),
-    useCase: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: "The results' use case `use:<name>`" }),
-    ),
-    agentResult: Type.Optional(
-      Type.Unknown({ description: "Ignored: a call's result is written only by the service" }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type CreateCallBody = Static<typeof CreateCallBody>;
-
 export const createCall = {
   tags: TAGS,
   summary: 'Create a call record (no call is placed)',
@@ -178,14 +156,6 @@ export const getCallByRoom = {
   response: { 200: OneCall, ...authErrors, ...errors(404) },
 };
 
-export const EndCallBody = Type.Object(
-  {
-    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Stored in metaData.endReason' })),
-  },
-  { additionalProperties: false },
-);
-export type EndCallBody = Static<typeof EndCallBody>;
-
 export const endCall = {
   tags: TAGS,
   summary: 'End a call: COMPLETED, endedAt now, callDuration, metaData.endReason',
@@ -197,14 +167,6 @@ export const endCall = {
   response: { 200: OneCall, ...authErrors, ...errors(404) },
 };
 
-export const ListCallsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  callType: Type.Optional(StringEnum(CALL_TYPES)),
-  agentId: Type.Optional(Id('Not in the spec (MCP tool sessions_by_agent): only calls of this agent')),
-});
-export type ListCallsQuery = Static<typeof ListCallsQuery>;
-
 export const listCalls = {
   tags: TAGS,
   summary: "The organisation's call records, newest first",
@@ -213,14 +175,6 @@ export const listCalls = {
   querystring: ListCallsQuery,
   response: { 200: Envelope(Type.Array(CallRecordSchema)), ...authErrors },
 };
-
-export const StatsQuery = Type.Object({
-  orgId: Type.Optional(Id('Own organisation (another one is 404)')),
-  agentId: Type.Optional(Id()),
-  callType: Type.Optional(StringEnum(CALL_TYPES)),
-  excludeCallType: Type.Optional(StringEnum(CALL_TYPES, { description: 'Ignored when callType is sent' })),
-});
-export type StatsQuery = Static<typeof StatsQuery>;
 
 export const stats = {
   tags: TAGS,

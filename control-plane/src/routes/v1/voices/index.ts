@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import * as schemas from './schemas.ts';
-import { VoiceCatalogue } from './voice-catalogue.ts';
+import { VoiceCatalogue } from '../../../voices/voice-catalogue.ts';
 
 export default async function voiceRoutes(app: FastifyInstance) {
   const catalogue = new VoiceCatalogue(app.bus);

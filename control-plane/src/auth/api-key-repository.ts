@@ -1,0 +1,92 @@
+import type { Queryable } from '../db/database.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  kind: 'management' | 'widget';
+  key_prefix: string;
+  last4: string;
+  scopes: string[];
+  organisation_id: string;
+  agent_id: string | null;
+  ai_host: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** The API key / widget token record of spec document 1 (snake_case, as the spec writes it). */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  key_prefix: string;
+  last4: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  organisation_id: string;
+  agent_id: string | null;
+  ai_host: string | null;
+}
+
+export function keyRecord(row: ApiKeyRow): KeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    last4: row.last4,
+    scopes: row.scopes,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+    organisation_id: row.organisation_id,
+    agent_id: row.agent_id,
+    ai_host: row.ai_host,
+  };
+}
+
+const COLUMNS =
+  'id, name, kind, key_prefix, last4, scopes, organisation_id, agent_id, ai_host, created_at, last_used_at, revoked_at';
+
+export async function activeWidgetTokens(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<ApiKeyRow[]> {
+  return sql.unsafe<ApiKeyRow[]>(
+    `select ${COLUMNS} from api_keys where organisation_id = $1 and agent_id = $2 and kind = 'widget'
+       and revoked_at is null order by created_at, id`,
+    [organisationId, agentId],
+  );
+}
+
+export async function findKey(sql: Queryable, organisationId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql.unsafe<ApiKeyRow[]>(
+    `select ${COLUMNS} from api_keys where organisation_id = $1 and id = $2`,
+    [organisationId, keyId],
+  );
+  return row;
+}
+
+export async function findKeyById(sql: Queryable, keyId: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql.unsafe<ApiKeyRow[]>(`select ${COLUMNS} from api_keys where id = $1`, [keyId]);
+  return row;
+}
+
+export interface AgentSummaryRow {
+  id: string;
+  name: string;
+  agent_type: 'VOICE' | 'CHAT';
+  is_active: boolean;
+}
+
+export async function findAgent(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<AgentSummaryRow | undefined> {
+  const [row] = await sql<AgentSummaryRow[]>`select id, name, agent_type, is_active from agents
+    where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null`;
+  return row;
+}

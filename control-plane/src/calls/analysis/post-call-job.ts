@@ -1,0 +1,195 @@
+/**
+ * Post-call analysis (DESIGN.md §3 step 6; spec: "Overviews are produced automatically a few minutes after a call
+ * ends"): for each ended call, its overview and, for a PROMPT agent that tracks results, its agent result. FLOW
+ * agents' results are the flow's own `result` event, written by the event persister; this job never replaces one.
+ *
+ * Work is leased from call_analysis_jobs (one row per call) the way the e-mail outbox leases mail: a claim, under
+ * FOR UPDATE SKIP LOCKED, pushes next_attempt_at forward by the claim time, counts the attempt and stamps a lease
+ * token; the result is written only with that token, in the transaction that marks the job done. So two runners
+ * never analyse one call at once, a runner whose claim lapsed cannot overwrite a newer result, and a crash mid-way
+ * leaves the claim to lapse and the job to be taken again.
+ *
+ * A failed attempt (no LLM worker, a model error, an answer that does not fit after its retry) is tried again after
+ * RETRY_BASE_SECONDS, doubled each time, and after MAX_ATTEMPTS recorded as failed on the call
+ * (analysisStatus, analysisError). With no language model configured a job is recorded as skipped at once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Sql } from '../../db/database.ts';
+import { ApiError } from '../../errors.ts';
+import type { CallAnalyst, OverviewAnalysis } from './call-analyst.ts';
+import { loadAnalysisInput } from './analysis-input.ts';
+import { json } from '../repository/call-repository.ts';
+
+/** How often due jobs are looked for when nothing wakes the job, ms. */
+export const ANALYSIS_POLL_INTERVAL_MS = 5_000;
+/** Jobs claimed per pass, analysed side by side: enough to keep up with a busy hour without crowding the LLM workers. */
+const ANALYSIS_BATCH_SIZE = 4;
+/** A claim lasts this long, s: longer than an analysis takes (two model answers of ~2,000 tokens each). */
+export const ANALYSIS_CLAIM_SECONDS = 300;
+/** Attempts before a call's analysis is recorded as failed. */
+export const ANALYSIS_MAX_ATTEMPTS = 4;
+/** Delay before the second attempt, s; doubled for each later one (30 s, 1 min, 2 min). */
+export const ANALYSIS_RETRY_BASE_SECONDS = 30;
+/** What a call's analysis says when no language model is configured (DESIGN.md §2). */
+export const NO_LANGUAGE_MODEL_SKIP =
+  'Not analysed: no language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL).';
+
+export interface PostCallAnalysisOptions {
+  /** Whether a language model is configured; false records every job that needs one as skipped. */
+  languageModel: boolean;
+  pollIntervalMs?: number;
+  claimSeconds?: number;
+  maxAttempts?: number;
+  retryBaseSeconds?: number;
+}
+
+interface ClaimedJob {
+  id: string;
+  call_id: string;
+  attempts: number;
+  lease_token: string;
+}
+
+export type AnalysisJobOutcome = 'done' | 'skipped' | 'retry' | 'failed' | 'lease_lost';
+
+export class PostCallAnalysisJob {
+  readonly #sql: Sql;
+  readonly #analyst: CallAnalyst;
+  readonly #log: Logger;
+  readonly #options: Required<PostCallAnalysisOptions>;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(sql: Sql, analyst: CallAnalyst, log: Logger, options: PostCallAnalysisOptions) {
+    this.#sql = sql;
+    this.#analyst = analyst;
+    this.#log = log;
+    this.#options = {
+      pollIntervalMs: ANALYSIS_POLL_INTERVAL_MS,
+      claimSeconds: ANALYSIS_CLAIM_SECONDS,
+      maxAttempts: ANALYSIS_MAX_ATTEMPTS,
+      retryBaseSeconds: ANALYSIS_RETRY_BASE_SECONDS,
+      ...options,
+    };
+  }
+
+  start(): this {
+    this.#schedule(0);
+    return this;
+  }
+
+  /** Looks for due work now instead of at the next poll. */
+  wake(): void {
+    if (this.#stopped || this.#running) return;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+    await this.#running;
+  }
+
+  /** One pass: claims due jobs and runs them; resolves with each job's outcome by call id. */
+  async runOnce(): Promise<Map<string, AnalysisJobOutcome>> {
+    const token = randomBytes(12).toString('hex');
+    const claimed = await this.#sql<ClaimedJob[]>`
+      update call_analysis_jobs
+         set next_attempt_at = now() + make_interval(secs => ${this.#options.claimSeconds}),
+             attempts = attempts + 1, lease_token = ${token}
+       where id in (select id from call_analysis_jobs
+                     where status = 'pending' and next_attempt_at <= now()
+                     order by next_attempt_at limit ${ANALYSIS_BATCH_SIZE}
+                     for update skip locked)
+      returning id, call_id, attempts, lease_token`;
+    const outcomes = await Promise.all(claimed.map(async (job) => [job.call_id, await this.#run(job)] as const));
+    return new Map(outcomes);
+  }
+
+  async #run(job: ClaimedJob): Promise<AnalysisJobOutcome> {
+    try {
+      const input = await loadAnalysisInput(this.#sql, job.call_id);
+      if (!input) return await this.#finish(job, 'done', null);
+      const needsModel = input.transcript.some((l) => l.speaker === 'user' && l.text.trim());
+      if (needsModel && !this.#options.languageModel) return await this.#finish(job, 'skipped', NO_LANGUAGE_MODEL_SKIP);
+      const analysis = await this.#analyst.overview(input, { agentResult: true }, this.#abort.signal);
+      return await this.#save(job, analysis);
+    } catch (error) {
+      if (this.#abort.signal.aborted) return 'retry';
+      return this.#failed(job, error);
+    }
+  }
+
+  /** Writes the analysis and marks the job done, both only while the lease is ours. */
+  async #save(job: ClaimedJob, analysis: OverviewAnalysis): Promise<AnalysisJobOutcome> {
+    return this.#sql.begin(async (tx) => {
+      const held =
+        await tx`update call_analysis_jobs set status = 'done', finished_at = now(), last_error = null, lease_token = null
+                             where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
+      if (held.length === 0) return 'lease_lost' as const;
+      await tx`update call_records set overview = ${json(tx, analysis.overview)}, analysis_status = 'done', analysis_error = null,
+                 updated_at = now() where id = ${job.call_id}`;
+      // A flow's own result is never replaced; an earlier analysis result is (a retried job decides afresh).
+      if (analysis.agentResult) {
+        await tx`update call_records set agent_result = ${json(tx, analysis.agentResult)}
+                  where id = ${job.call_id} and (agent_result is null or agent_result->>'resultSource' = 'analysis')`;
+      }
+      this.#log.info(
+        { callId: job.call_id, attempts: job.attempts, tokens: analysis.tokenUsage.total_tokens },
+        'call analysed',
+      );
+      return 'done' as const;
+    });
+  }
+
+  async #finish(job: ClaimedJob, status: 'done' | 'skipped', reason: string | null): Promise<AnalysisJobOutcome> {
+    return this.#sql.begin(async (tx) => {
+      const held =
+        await tx`update call_analysis_jobs set status = ${status}, finished_at = now(), last_error = ${reason}, lease_token = null
+                             where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
+      if (held.length === 0) return 'lease_lost' as const;
+      await tx`update call_records set analysis_status = ${status}, analysis_error = ${reason}, updated_at = now() where id = ${job.call_id}`;
+      return status;
+    });
+  }
+
+  async #failed(job: ClaimedJob, error: unknown): Promise<AnalysisJobOutcome> {
+    const message =
+      error instanceof ApiError
+        ? error.message
+        : `Analysis failed: ${error instanceof Error ? error.message : String(error)}`;
+    const final = job.attempts >= this.#options.maxAttempts;
+    const delay = this.#options.retryBaseSeconds * 2 ** (job.attempts - 1);
+    this.#log.warn(
+      { err: error, callId: job.call_id, attempts: job.attempts },
+      final ? 'call analysis failed for good' : 'call analysis failed, will retry',
+    );
+    return this.#sql.begin(async (tx) => {
+      const held = await tx`update call_analysis_jobs
+           set status = ${final ? 'failed' : 'pending'}, last_error = ${message}, lease_token = null,
+               finished_at = ${final ? new Date() : null}, next_attempt_at = now() + make_interval(secs => ${delay})
+         where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
+      if (held.length === 0) return 'lease_lost' as const;
+      if (final)
+        await tx`update call_records set analysis_status = 'failed', analysis_error = ${message}, updated_at = now() where id = ${job.call_id}`;
+      return final ? ('failed' as const) : ('retry' as const);
+    });
+  }
+
+  #schedule(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#running = this.runOnce()
+        .catch((error: unknown) => this.#log.error({ err: error }, 'post-call analysis pass failed'))
+        .finally(() => {
+          this.#running = undefined;
+          if (!this.#stopped) this.#schedule(this.#options.pollIntervalMs);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+}

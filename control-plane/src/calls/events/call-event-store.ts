@@ -1,0 +1,161 @@
+/**
+ * What each call event changes in Postgres (DESIGN.md §3 step 6). Every event is applied in one transaction that
+ * first records its key in call_events: a key already there means the event was applied before (a redelivery, or the
+ * engine publishing it twice), and nothing else is done. Events of one call serialise on the call's row lock.
+ *
+ * Status moves only forward (a late `connecting` never undoes IN_PROGRESS, nothing reopens an ended call); the
+ * engine's `ended` is authoritative for the final status, outcome, duration and latency, while the first end
+ * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason.
+ */
+import { createHash } from 'node:crypto';
+import type { CallEvent, CallState } from '@parley/engine/protocol';
+import type { Queryable, Sql } from '../../db/database.ts';
+import { newId } from '../../db/ids.ts';
+import { withAction } from './call-actions.ts';
+import type { ActionItem, AgentResult, CallActions, CallStatus } from '../repository/call-records.ts';
+import { json, queueAnalysis } from '../repository/call-repository.ts';
+
+export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
+
+/** Order of statuses: a call only ever moves to a higher rank. */
+const STATUS_RANK: Record<CallStatus, number> = {
+  SCHEDULED: 1,
+  QUEUED: 1,
+  INITIATED: 2,
+  RINGING: 3,
+  IN_PROGRESS: 4,
+  COMPLETED: 9,
+  FAILED: 9,
+  CANCELLED: 9,
+};
+
+/** The callStatus an engine state means; undefined for states that change no status (`ended` waits for its event). */
+const STATUS_OF_STATE: Partial<Record<CallState, CallStatus>> = {
+  connecting: 'RINGING',
+  greeting: 'IN_PROGRESS',
+  listening: 'IN_PROGRESS',
+  thinking: 'IN_PROGRESS',
+  speaking: 'IN_PROGRESS',
+  ending: 'IN_PROGRESS',
+};
+
+/** The event's identity: SHA-256 of its JSON with keys sorted, so the same event always has the same key. */
+export function eventKey(event: CallEvent): string {
+  return createHash('sha256').update(canonicalJson(event)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+interface LockedCall {
+  id: string;
+  organisation_id: string;
+  call_status: CallStatus | null;
+  ended_at: Date | null;
+  actions: CallActions | null;
+}
+
+/** Applies one event of one call, once. */
+export async function persistCallEvent(sql: Sql, callId: string, event: CallEvent): Promise<PersistOutcome> {
+  const key = eventKey(event);
+  return sql.begin(async (tx) => {
+    const [call] = await tx<LockedCall[]>`
+      select id, organisation_id, call_status, ended_at, actions from call_records where id = ${callId} for update`;
+    if (!call) return 'unknown_call';
+    const recorded = await tx`insert into call_events (id, organisation_id, call_id, event_key, type, payload)
+      values (${newId()}, ${call.organisation_id}, ${callId}, ${key}, ${event.type}, ${json(tx, event)})
+      on conflict (call_id, event_key) do nothing returning id`;
+    if (recorded.length === 0) return 'duplicate';
+    await apply(tx, call, event);
+    await tx`update call_records set last_event_at = now(), updated_at = now() where id = ${callId}`;
+    return 'applied';
+  }) as Promise<PersistOutcome>;
+}
+
+async function apply(tx: Queryable, call: LockedCall, event: CallEvent): Promise<void> {
+  switch (event.type) {
+    case 'state':
+      return applyState(tx, call, event.state);
+    case 'transcript':
+      await tx`insert into call_transcripts (id, organisation_id, call_id, speaker, text, start_ms, end_ms, interrupted)
+        values (${newId()}, ${call.organisation_id}, ${call.id}, ${event.speaker}, ${event.text},
+                ${Math.round(event.startMs)}, ${Math.round(event.endMs)}, ${event.interrupted ?? false})`;
+      return;
+    case 'tool_call':
+      return addAction(tx, call, {
+        type: 'tool_call',
+        name: event.name,
+        ok: event.ok,
+        durationMs: Math.round(event.durationMs),
+        atMs: Math.round(event.atMs),
+      });
+    case 'dtmf':
+      return addAction(tx, call, { type: 'dtmf', digit: event.digit, atMs: Math.round(event.atMs) });
+    case 'result': {
+      const result: AgentResult = {
+        outcomeKey: event.outcomeKey,
+        outcomeLabel: event.outcomeLabel,
+        captured: event.captured,
+        resultSource: 'flow',
+        flowPath: event.flowPath,
+        decidedAt: new Date().toISOString(),
+      };
+      await tx`update call_records set agent_result = ${json(tx, result)} where id = ${call.id}`;
+      return;
+    }
+    case 'recording':
+      // recordingUrl is the relative path of the recording endpoint (spec document 1), which serves recording_path.
+      await tx`update call_records set recording_path = ${event.path}, recording_url = ${`/voice-sessions/${call.id}/recording`} where id = ${call.id}`;
+      return;
+    case 'ended':
+      return applyEnded(tx, call, event);
+  }
+}
+
+async function applyState(tx: Queryable, call: LockedCall, state: CallState): Promise<void> {
+  const next = STATUS_OF_STATE[state];
+  if (!next) return;
+  if (call.ended_at) {
+    // Another instance applied the end first: the call is over, but that it was answered still counts.
+    if (next === 'IN_PROGRESS') {
+      await tx`update call_records set answered_at = least(now(), ended_at) where id = ${call.id} and answered_at is null`;
+    }
+    return;
+  }
+  const rank = call.call_status ? STATUS_RANK[call.call_status] : 0;
+  if (STATUS_RANK[next] <= rank) return;
+  if (next === 'IN_PROGRESS') {
+    await tx`update call_records set call_status = ${next}, answered_at = coalesce(answered_at, now()) where id = ${call.id}`;
+  } else {
+    await tx`update call_records set call_status = ${next} where id = ${call.id}`;
+  }
+}
+
+async function addAction(tx: Queryable, call: LockedCall, item: ActionItem): Promise<void> {
+  await tx`update call_records set actions = ${json(tx, withAction(call.actions, item))} where id = ${call.id}`;
+}
+
+async function applyEnded(
+  tx: Queryable,
+  call: LockedCall,
+  event: Extract<CallEvent, { type: 'ended' }>,
+): Promise<void> {
+  const status: CallStatus = event.outcome === 'failed' ? 'FAILED' : 'COMPLETED';
+  await tx`update call_records set
+      call_status = ${status},
+      call_outcome = ${event.outcome},
+      call_duration = ${Math.max(0, Math.round(event.durationMs))},
+      latency = ${json(tx, event.latency)},
+      ended_at = coalesce(ended_at, now()),
+      meta_data = case when meta_data ? 'endReason' then meta_data else meta_data || jsonb_build_object('endReason', ${event.reason}::text) end
+    where id = ${call.id}`;
+  await queueAnalysis(tx, call.id, call.organisation_id);
+}

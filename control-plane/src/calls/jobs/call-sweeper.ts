@@ -1,0 +1,131 @@
+/**
+ * No call stays "in progress" for ever. An engine that crashed, or lost the bus, never publishes its call's `ended`;
+ * the sweeper finds live calls (INITIATED, RINGING, IN_PROGRESS) whose engine has said nothing for
+ * ENGINE_SILENCE_MS, or that have run past their maximum duration plus MAX_DURATION_MARGIN_MS, and finishes them
+ * itself: COMPLETED when they were answered (FAILED otherwise), metaData.endReason `engine_silent` or
+ * `max_duration_exceeded`, post-call analysis queued. It also tells the engine to hang up, in case it is alive.
+ *
+ * Calls are claimed with FOR UPDATE SKIP LOCKED, so control-plane instances sweeping together never finish one twice.
+ */
+import type { Bus } from '@parley/engine/bus';
+import { callCodecs, subjects } from '@parley/engine/protocol';
+import type { Sql } from '../../db/database.ts';
+import { finishCall } from '../repository/call-repository.ts';
+
+/**
+ * Engine silence after which a live call is taken for lost, ms. A call in conversation publishes a state change at
+ * every turn, and the engine's own inactivity limit ends a silent caller's call within a few minutes.
+ */
+export const ENGINE_SILENCE_MS = 10 * 60_000;
+/** Grace past a call's maximum duration before the sweeper ends it, ms: the engine's closing line and hang-up. */
+export const MAX_DURATION_MARGIN_MS = 2 * 60_000;
+/** The maximum duration of a call whose record does not carry one (placed before limits were recorded), ms. */
+export const DEFAULT_MAX_CALL_DURATION_MS = 60 * 60_000;
+/** How often the sweeper looks, ms: a lost call shows as live at most this much longer than the limits above. */
+export const SWEEP_INTERVAL_MS = 30_000;
+/** Calls finished per pass: a backlog after an outage is worked through over a few passes. */
+const SWEEP_BATCH_SIZE = 100;
+
+export interface SweeperOptions {
+  silenceMs?: number;
+  marginMs?: number;
+  intervalMs?: number;
+}
+
+export type SweeperLog = (level: 'info' | 'error', message: string, detail: object) => void;
+
+interface StaleCall {
+  id: string;
+  reason: 'engine_silent' | 'max_duration_exceeded';
+  answered: boolean;
+  ended_at: Date;
+  duration_ms: number;
+}
+
+export class CallSweeper {
+  readonly #sql: Sql;
+  readonly #bus: Bus;
+  readonly #log: SweeperLog;
+  readonly #silenceMs: number;
+  readonly #marginMs: number;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(sql: Sql, bus: Bus, log: SweeperLog = () => {}, options: SweeperOptions = {}) {
+    this.#sql = sql;
+    this.#bus = bus;
+    this.#log = log;
+    this.#silenceMs = options.silenceMs ?? ENGINE_SILENCE_MS;
+    this.#marginMs = options.marginMs ?? MAX_DURATION_MARGIN_MS;
+    this.#intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+  }
+
+  start(): this {
+    this.#schedule(this.#intervalMs);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass; returns the ids of the calls it finished. */
+  async runOnce(): Promise<string[]> {
+    const finished = await this.#sql.begin(async (tx) => {
+      const stale = await tx<StaleCall[]>`
+        select id, reason, answered_at is not null as answered, end_at as ended_at,
+               greatest(0, round(extract(epoch from (end_at - coalesce(answered_at, started_at))) * 1000))::integer as duration_ms
+          from (select *,
+                  case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
+                       then 'engine_silent' else 'max_duration_exceeded' end as reason,
+                  case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
+                       then greatest(coalesce(last_event_at, started_at), started_at) else now() end as end_at
+                  from call_records
+                 where ended_at is null and call_status in ('INITIATED', 'RINGING', 'IN_PROGRESS')
+                   and (coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
+                        or started_at + make_interval(secs => (coalesce(max_duration_ms, ${DEFAULT_MAX_CALL_DURATION_MS}) + ${this.#marginMs}) / 1000.0) < now())
+                 order by started_at
+                 limit ${SWEEP_BATCH_SIZE}
+                 for update skip locked) as stale`;
+      const ids: string[] = [];
+      for (const call of stale) {
+        const done = await finishCall(tx, call.id, {
+          status: call.answered ? 'COMPLETED' : 'FAILED',
+          outcome: call.answered ? 'completed' : 'failed',
+          outcomeDetail:
+            call.reason === 'engine_silent'
+              ? 'The engine stopped reporting on the call'
+              : 'The call ran past its maximum duration',
+          reason: call.reason,
+          endedAt: call.ended_at,
+          durationMs: call.duration_ms,
+        });
+        if (done) ids.push(call.id);
+      }
+      return ids;
+    });
+    for (const id of finished) {
+      // A live but mute engine hangs up; a dead one never hears it.
+      this.#bus.publish(
+        subjects.callControl(id),
+        callCodecs.control.encode({ type: 'end', reason: 'finalised_by_control_plane' }),
+      );
+    }
+    if (finished.length) this.#log('info', 'lost calls finished', { calls: finished });
+    return finished;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.runOnce()
+        .catch((error: unknown) => this.#log('error', 'call sweep failed', { error: String(error) }))
+        .finally(() => this.#schedule(this.#intervalMs));
+    }, delayMs);
+    this.#timer.unref();
+  }
+}

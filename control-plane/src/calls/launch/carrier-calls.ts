@@ -1,0 +1,258 @@
+/**
+ * The carrier's side of a call in progress (DESIGN.md §3 steps 2 and 6): its webhooks — the answer request that
+ * opens the media stream, the status callbacks that move the record, the inbound voice webhook that starts an
+ * INBOUND call — and what Parley asks of the carrier while the call runs: hang up, transfer.
+ *
+ * Every webhook is checked against the carrier account of the call's organisation first (carrier-voice webhook
+ * routes); these methods take requests already known to be the carrier's.
+ */
+import type { CallSpec } from '@parley/engine/protocol';
+import { newId } from '../../db/ids.ts';
+import { findAgent } from '../../agents/repository.ts';
+import { agentRecord } from '../../agents/records.ts';
+import { toAgentSnapshot } from '../../agents/snapshot.ts';
+import type { KeyRing } from '../../secrets/key-ring.ts';
+import type { Sql } from '../../db/database.ts';
+import { assertFunded } from '../../wallet/wallet.ts';
+import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
+import { LIVE_STATUSES, type CallRow } from '../repository/call-records.ts';
+import { callLimits, roomNameFor, type EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
+import { META_CARRIER_CALL, META_STREAM_URL } from './placement.ts';
+import {
+  voiceCarriers,
+  type CarrierDocument,
+  type VoiceAccount,
+  type VoiceCarrierName,
+} from '../../carriers/voice-carriers.ts';
+import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
+
+const META_TRANSFER_TO = 'transferTo';
+
+/** What a refused caller hears. */
+export const REFUSALS = {
+  unknownNumber: 'Sorry, this number is not in service. Goodbye.',
+  unassigned: 'Sorry, this number is not taking calls at the moment. Goodbye.',
+  noAgent: 'Sorry, no one is available to take your call right now. Goodbye.',
+  unfunded: 'Sorry, this line cannot take calls at the moment. Goodbye.',
+  noEngine: 'Sorry, we cannot take your call right now. Please try again later. Goodbye.',
+  badRequest: 'Sorry, this call cannot be taken. Goodbye.',
+} as const;
+
+export interface CarrierCallsOptions {
+  sql: Sql;
+  accounts: VoiceAccounts;
+  dispatcher: EngineDispatcher;
+  publicUrl: string;
+  keyRing: KeyRing | undefined;
+  log?: PlacementLog;
+}
+
+export class CarrierCalls {
+  readonly #o: CarrierCallsOptions;
+
+  constructor(options: CarrierCallsOptions) {
+    this.#o = options;
+  }
+
+  get accounts(): VoiceAccounts {
+    return this.#o.accounts;
+  }
+
+  /** The record of a call by id, whatever its organisation (webhooks name calls by id only). */
+  async callById(callId: string): Promise<CallRow | undefined> {
+    if (!/^[0-9a-f]{24}$/.test(callId)) return undefined;
+    const [row] = await this.#o.sql<CallRow[]>`select * from call_records where id = ${callId}`;
+    return row;
+  }
+
+  /** The call the carrier knows as `callRef` (its CallUUID, CallSid), the newest should ids repeat across accounts. */
+  async callByCarrierRef(carrier: VoiceCarrierName, callRef: string): Promise<CallRow | undefined> {
+    const [row] = await this.#o.sql<CallRow[]>`select * from call_records
+      where meta_data ->> ${META_CARRIER_CALL} = ${callRef} and meta_data ->> 'carrier' = ${carrier}
+      order by created_at desc limit 1`;
+    return row;
+  }
+
+  /**
+   * The answer of an outbound call: the stream URL kept at dispatch, taken once (removed from metaData). A call that
+   * has ended, or whose stream was already taken, is hung up. The carrier's id of the call, when the answer request
+   * gives it (carrier-a's CallUUID), replaces the one of the create request.
+   */
+  async answerOutbound(
+    call: CallRow,
+    carrier: VoiceCarrierName,
+    params: Record<string, string>,
+  ): Promise<CarrierDocument> {
+    const voice = voiceCarriers[carrier];
+    const callRef = voice.callRefOf(params);
+    if (voice.answeredByMachine?.(params)) {
+      // Answering-machine detection: a voicemail box, not the person. The call ends here, outcome voicemail.
+      await markAnswered(this.#o.sql, call.id);
+      const finished = await finishCall(this.#o.sql, call.id, {
+        outcome: 'voicemail',
+        reason: 'answering_machine',
+        analyse: false,
+      });
+      if (finished) this.#o.dispatcher.end(call.id, 'answering_machine');
+      return voice.refusal('');
+    }
+    const [taken] = await this.#o.sql<{ url: string }[]>`
+      with kept as (select meta_data ->> ${META_STREAM_URL} as url from call_records
+                     where id = ${call.id} and ended_at is null and meta_data ? ${META_STREAM_URL} for update)
+      update call_records c set
+          meta_data = (c.meta_data - ${META_STREAM_URL}) || case when ${callRef ?? null}::text is null then '{}'::jsonb
+                                                          else jsonb_build_object(${META_CARRIER_CALL}::text, ${callRef ?? null}::text) end,
+          updated_at = now()
+        from kept where c.id = ${call.id}
+      returning kept.url`;
+    if (!taken?.url) return voice.refusal('');
+    await markAnswered(this.#o.sql, call.id);
+    return voice.answer(taken.url, call.id);
+  }
+
+  /** A status callback of a call: answered → IN_PROGRESS; an end finishes the record and the engine's session. */
+  async progress(call: CallRow, carrier: VoiceCarrierName, params: Record<string, string>): Promise<void> {
+    const progress = voiceCarriers[carrier].progress(params);
+    if (progress.kind === 'answered') {
+      await markAnswered(this.#o.sql, call.id);
+      return;
+    }
+    if (progress.kind !== 'ended') return;
+    const [answered] = await this.#o.sql<
+      { answered_at: Date | null }[]
+    >`select answered_at from call_records where id = ${call.id}`;
+    // A call the carrier calls completed that nobody picked up rang out.
+    const outcome = progress.outcome === 'completed' && !answered?.answered_at ? 'no_answer' : progress.outcome;
+    const finished = await finishCall(this.#o.sql, call.id, {
+      status: progress.status,
+      outcome,
+      reason: progress.reason,
+      outcomeDetail: progress.detail,
+      analyse: outcome === 'completed' || outcome === 'voicemail',
+    });
+    // The carrier ended the call: the engine's session (if any still runs) hangs up too.
+    if (finished?.wasLive)
+      this.#o.dispatcher.end(call.id, progress.reason === 'carrier_completed' ? 'caller_hangup' : progress.reason);
+  }
+
+  /** Starts an inbound call on an engine and answers the document that streams it there (or a polite refusal). */
+  async answerInbound(
+    carrier: VoiceCarrierName,
+    organisationId: string,
+    call: { from: string; to: string; callRef: string },
+  ): Promise<CarrierDocument> {
+    const { sql } = this.#o;
+    const voice = voiceCarriers[carrier];
+    const [number] = await sql<{ agent_id: string | null }[]>`select agent_id from phone_numbers
+      where organisation_id = ${organisationId} and phone_number = ${call.to} and provider = ${carrier}
+        and status = 'ACTIVE' and deleted_at is null`;
+    if (!number?.agent_id) return voice.refusal(REFUSALS.unassigned);
+    const row = await findAgent(sql, organisationId, number.agent_id);
+    const agent = row && agentRecord(row);
+    if (!agent || !agent.isActive || agent.agentType !== 'VOICE') return voice.refusal(REFUSALS.noAgent);
+    try {
+      await assertFunded(sql, organisationId);
+    } catch {
+      return voice.refusal(REFUSALS.unfunded);
+    }
+    const id = newId();
+    const limits = callLimits(undefined);
+    await createCall(sql, {
+      id,
+      organisationId,
+      agentId: agent.id,
+      roomName: roomNameFor(id),
+      participantName: call.from,
+      phoneNumber: call.from,
+      callType: 'sip',
+      callDirection: 'INBOUND',
+      metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
+      callingNumber: call.to,
+      source: 'inbound',
+      maxDurationMs: limits.maxDurationMs,
+    });
+    const spec: CallSpec = {
+      callId: id,
+      organisationId,
+      agent: toAgentSnapshot(agent, this.#o.keyRing),
+      direction: 'INBOUND',
+      participant: { phoneNumber: call.from },
+      variables: { ...agent.customVariables, phoneNumber: call.from },
+      limits,
+    };
+    let streamUrl: string;
+    try {
+      streamUrl = await this.#o.dispatcher.dispatch(spec, voice.media);
+    } catch {
+      return voice.refusal(REFUSALS.noEngine);
+    }
+    // Answered at once: the stream URL is never kept.
+    await markAnswered(sql, id);
+    return voice.answer(streamUrl, id);
+  }
+
+  /**
+   * Ends the call at its carrier when it may still be up there: after the engine ended its session (an agent that
+   * hangs up, a time limit) or the end route. A carrier that ends calls with their stream needs nothing; one whose
+   * stream keeps the call alive (carrier-a) must be told. Failures are logged: the record is final either way.
+   */
+  async hangUp(callId: string): Promise<void> {
+    const call = await this.callById(callId);
+    const target = call && (await this.#carrierCall(call));
+    if (!target) return;
+    try {
+      await voiceCarriers[target.carrier].hangup(target.account, target.callRef);
+    } catch (error) {
+      this.#o.log?.('warn', 'the carrier did not hang up the call', {
+        callId,
+        carrier: target.carrier,
+        error: String(error),
+      });
+    }
+  }
+
+  /** Moves a live call's caller to `to` through the carrier; false when the carrier cannot or refused. */
+  async transfer(callId: string, to: string): Promise<boolean> {
+    const call = await this.callById(callId);
+    if (!call || call.ended_at || !call.call_status || !LIVE_STATUSES.includes(call.call_status)) return false;
+    const target = await this.#carrierCall(call);
+    if (!target) return false;
+    const { sql } = this.#o;
+    await sql`update call_records set meta_data = meta_data || jsonb_build_object(${META_TRANSFER_TO}::text, ${to}::text), updated_at = now() where id = ${callId}`;
+    try {
+      const dialUrl = `${this.#o.publicUrl.replace(/\/+$/, '')}/webhooks/${target.carrier}/dial/${callId}`;
+      await voiceCarriers[target.carrier].transfer(target.account, target.callRef, to, dialUrl);
+      return true;
+    } catch (error) {
+      this.#o.log?.('warn', 'the carrier did not transfer the call', {
+        callId,
+        carrier: target.carrier,
+        to,
+        error: String(error),
+      });
+      return false;
+    }
+  }
+
+  /** The document that dials a transferred call's new number (carrier-a fetches it). */
+  async dialDocument(call: CallRow, carrier: VoiceCarrierName): Promise<CarrierDocument> {
+    const to = call.meta_data[META_TRANSFER_TO];
+    const voice = voiceCarriers[carrier];
+    return typeof to === 'string' ? voice.dial(to) : voice.refusal('');
+  }
+
+  async #carrierCall(
+    call: CallRow,
+  ): Promise<{ carrier: VoiceCarrierName; account: VoiceAccount; callRef: string } | undefined> {
+    const carrier = call.meta_data.carrier;
+    const callRef = call.meta_data[META_CARRIER_CALL];
+    if (
+      (carrier !== 'carrier-a' && carrier !== 'carrier-b' && carrier !== 'carrier-c') ||
+      typeof callRef !== 'string' ||
+      !callRef
+    )
+      return undefined;
+    const account = await this.#o.accounts.find(this.#o.sql, call.organisation_id, carrier);
+    return account && { carrier, account, callRef };
+  }
+}

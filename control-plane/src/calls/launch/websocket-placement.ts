@@ -1,0 +1,108 @@
+/**
+ * Calls with callType `websocket`: no carrier and no phone — the client itself streams the call's audio over a
+ * websocket to the engine. POST /voice/session records the call, dispatches it, and answers the one-use stream URL
+ * (`websocketUrl`), which the client opens within the engine's media timeout (60 s).
+ *
+ * The stream speaks the Media Streams dialect of carrier-b (DESIGN.md §5; Twilio's documented format, which many
+ * clients already speak): `connected`/`start`/`media` (base64 μ-law 8 kHz)/`mark`/`dtmf`/`stop` in, `media`/`mark`/
+ * `clear` out. It is the same engine transport as a carrier stream, so barge-in, marks and faults behave the same.
+ */
+import type { AgentSnapshot, CallSpec } from '@parley/engine/protocol';
+import type { Principal } from '../../auth/principal.ts';
+import type { Sql } from '../../db/database.ts';
+import { newId } from '../../db/ids.ts';
+import { badField } from '../../errors.ts';
+import type { AgentRecord } from '../../agents/records.ts';
+import { toAgentSnapshot } from '../../agents/snapshot.ts';
+import { prepareTools, webhookToolSpecs } from '../../agents/function-tools.ts';
+import type { KeyRing } from '../../secrets/key-ring.ts';
+import { assertFunded } from '../../wallet/wallet.ts';
+import { createCall } from '../repository/call-repository.ts';
+import { callLimits, roomNameFor, type EngineDispatcher } from './engine-dispatch.ts';
+import type { PlaceCallRequest } from './placement.ts';
+
+/** The media protocol websocket calls speak. */
+export const WEBSOCKET_CALL_DIALECT = 'carrier-b';
+
+export interface PlacedWebsocketCall {
+  success: true;
+  roomName: string;
+  sessionId: string;
+  callType: 'websocket';
+  status: 'initiated';
+  /** Where the client streams the call (one use; within the engine's media timeout). */
+  websocketUrl: string;
+}
+
+export interface WebsocketPlacementDeps {
+  sql: Sql;
+  dispatcher: EngineDispatcher;
+  keyRing: KeyRing | undefined;
+}
+
+export async function placeWebsocketCall(
+  deps: WebsocketPlacementDeps,
+  principal: Principal,
+  agent: AgentRecord,
+  body: PlaceCallRequest,
+): Promise<PlacedWebsocketCall> {
+  if (body.callTime !== undefined)
+    throw badField('body.callTime', 'cannot schedule a websocket call: its client connects when it is placed');
+  if (body.participantNumber !== undefined && !/^\+[1-9]\d{6,14}$/.test(body.participantNumber)) {
+    throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100 when given');
+  }
+  await assertFunded(deps.sql, principal.organisationId);
+  const organisationId = principal.organisationId;
+  const id = newId();
+  const limits = callLimits(body.master_settings);
+  const tools =
+    body.functionTools === undefined ? undefined : prepareTools(body.functionTools, deps.keyRing, organisationId);
+  const customVariables = body.customVariables ?? {};
+  await createCall(deps.sql, {
+    id,
+    organisationId,
+    agentId: agent.id,
+    roomName: roomNameFor(id),
+    participantName: body.participantName,
+    phoneNumber: body.participantNumber ?? null,
+    createdById: principal.userId,
+    callType: 'websocket',
+    callDirection: 'OUTBOUND',
+    customVariables,
+    metaData: {
+      transport: 'websocket',
+      ...(body.master_settings && { masterSettings: body.master_settings }),
+      ...(tools && { functionToolsOverridden: true }),
+    },
+    source: 'api',
+    useCase: body.useCase ?? null,
+    maxDurationMs: limits.maxDurationMs,
+  });
+  const snapshot: AgentSnapshot = {
+    ...toAgentSnapshot(agent, deps.keyRing),
+    ...(tools && { functionTools: webhookToolSpecs(tools, deps.keyRing, organisationId) }),
+  };
+  const spec: CallSpec = {
+    callId: id,
+    organisationId,
+    agent: snapshot,
+    direction: 'OUTBOUND',
+    participant: { name: body.participantName, phoneNumber: body.participantNumber },
+    variables: {
+      ...agent.customVariables,
+      ...customVariables,
+      participantName: body.participantName,
+      phoneNumber: body.participantNumber ?? null,
+    },
+    limits,
+  };
+  const websocketUrl = await deps.dispatcher.dispatch(spec, WEBSOCKET_CALL_DIALECT);
+  return {
+    success: true,
+    roomName: roomNameFor(id),
+    sessionId: id,
+    callType: 'websocket',
+    status: 'initiated',
+    websocketUrl,
+  };
+}

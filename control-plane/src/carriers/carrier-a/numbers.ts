@@ -1,0 +1,359 @@
+/**
+ * carrier-a on the customer's own account (spec document 2): connect and sync, with the rules the spec gives each.
+ * Parley answers the account's calls through one application of its own there (answer URL: the inbound voice
+ * webhook); connect and sync make sure it exists and point at it every imported number on no application, leaving
+ * numbers of other applications alone (NEEDS_SETUP) unless connect names one in phoneNumber. Subaccount numbers are
+ * never imported. Both run as one change of the account (change-lock.ts); their carrier-side work (the application,
+ * numbers pointed) happens before the commit and is idempotent, so a change that fails is finished by the next.
+ */
+import type { Principal } from '../../auth/principal.ts';
+import type { Queryable } from '../../db/database.ts';
+import { ApiError, badField } from '../../errors.ts';
+import {
+  APPLICATION_NAME,
+  CarrierAClient,
+  applicationUrls,
+  inboundVia,
+  type CarrierACredentials,
+  type CarrierANumber,
+} from './api.ts';
+import { CarrierError } from '../carrier.ts';
+import type { TelephonyContext } from '../../telephony/context.ts';
+import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
+import { readNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';
+import { readEveryPage, reconcile, type ReconcileCounts, type RemoteRead } from '../../telephony/reconciler.ts';
+import type { ConnectBody, SyncBody } from './types.ts';
+import { receivesManagedNumbers } from '../../telephony/managed.ts';
+import { assertNumbersFree, retireReplacedAccount } from '../../telephony/account-switch.ts';
+
+export const PROVIDER = 'carrier-a';
+/** The label of an account connected without one, when none was set before. */
+export const DEFAULT_LABEL = 'carrier-a account';
+/**
+ * Numbers pointed at Parley's application at once. The carrier answers each update in well under a second; four at a
+ * time moves a few hundred numbers within seconds, far inside the change's lease, without leaning on the account's
+ * API rate limit (which the carrier shares with the customer's own traffic).
+ */
+const POINT_CONCURRENCY = 4;
+
+export interface ConnectResult extends Omit<ReconcileCounts, 'deactivated'> {
+  integration: IntegrationRecord;
+  reusedStoredCredentials: boolean;
+  applicationCreated: boolean;
+  pointed: number;
+  skippedSubaccount: number;
+  deactivated: number;
+  complete: boolean;
+  number: PhoneNumberRecord | null;
+}
+
+export interface SyncResult extends ReconcileCounts {
+  pointed: number;
+  skippedSubaccount: number;
+  syncedAt: Date;
+  complete: boolean;
+  appId: string;
+}
+
+/** What the carrier-side work of a connect or sync produced, ready for the commit. */
+interface BroughtIn {
+  appId: string;
+  applicationCreated: boolean;
+  /** The numbers to reconcile, each with its routing as it now is. */
+  read: RemoteRead;
+  /** Whether the whole account was read (only then may numbers missing from it be deactivated). */
+  wholeAccount: boolean;
+  pointed: number;
+  skippedSubaccount: number;
+}
+
+export class CarrierAService {
+  readonly #telephony: TelephonyContext;
+
+  constructor(telephony: TelephonyContext) {
+    this.#telephony = telephony;
+  }
+
+  /** A client of the account behind a stored integration, knowing its application. */
+  client(integration: StoredIntegration): CarrierAClient {
+    return this.#clientFor(this.#storedCredentials(integration), appIdOf(integration));
+  }
+
+  async connect(principal: Principal, body: ConnectBody): Promise<ConnectResult> {
+    const t = this.#telephony;
+    const organisationId = principal.organisationId;
+    await t.requireSelfServe(t.sql, organisationId);
+    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'connect' }, async (change) => {
+      const current = await t.integrations.active(t.sql, organisationId, PROVIDER);
+      const { credentials, reused } = this.#connectCredentials(body, current);
+      this.#refuseServiceAccount(credentials.authId);
+      const replaced = current && current.accountRef !== credentials.authId ? current : undefined;
+      // Refused before the carrier is asked anything; checked again in the commit, which is what counts.
+      if (replaced) await assertNumbersFree(t.sql, replaced);
+      const client = this.#clientFor(credentials, replaced ? null : appIdOf(current));
+      const work = body.phoneNumber ? await this.#bringInOne(client, body.phoneNumber) : await this.#bringInAll(client);
+      const config = {
+        label: body.label ?? (current?.config.label as string | undefined) ?? DEFAULT_LABEL,
+        app_id: work.appId,
+        app_name: APPLICATION_NAME,
+        connected_at: new Date().toISOString(),
+      };
+      return change.commit(async (tx) => {
+        const retired = await retireReplacedAccount(tx, replaced);
+        const integration = await t.integrations.save(tx, {
+          organisationId,
+          provider: PROVIDER,
+          accountRef: credentials.authId,
+          config,
+          credentials: { auth_id: credentials.authId, auth_token: credentials.authToken },
+        });
+        const counts = await this.#reconcile(tx, organisationId, integration.id, work, change.startedAtExact);
+        if (work.wholeAccount && work.read.complete)
+          await t.integrations.markSynced(tx, integration.id, change.startedAt);
+        this.#logPartial(work, organisationId);
+        return {
+          integration: integrationRecord(integration),
+          reusedStoredCredentials: reused,
+          applicationCreated: work.applicationCreated,
+          ...counts,
+          pointed: work.pointed,
+          skippedSubaccount: work.skippedSubaccount,
+          deactivated: counts.deactivated + retired,
+          complete: work.read.complete,
+          number: body.phoneNumber ? ((await readNumberByPhone(tx, organisationId, body.phoneNumber)) ?? null) : null,
+        };
+      });
+    });
+  }
+
+  async sync(principal: Principal, _body: SyncBody): Promise<SyncResult> {
+    const t = this.#telephony;
+    const organisationId = principal.organisationId;
+    const organisation = await t.organisation(t.sql, organisationId);
+    if (receivesManagedNumbers(organisation)) {
+      throw new ApiError(
+        'conflict',
+        'This organisation gets its numbers from the service itself (managed numbers), not from a carrier-a account of ' +
+          `its own: see GET /telephony/managed/${organisationId}`,
+      );
+    }
+    await t.requireSelfServe(t.sql, organisationId);
+    await t.requireIntegration(t.sql, organisationId, PROVIDER);
+    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'sync' }, async (change) => {
+      // Read again under the claim: a connect that switched accounts just before is what this sync sees.
+      const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
+      this.#refuseServiceAccount(integration.accountRef);
+      const credentials = this.#storedCredentials(integration);
+      const work = await this.#bringInAll(this.#clientFor(credentials, appIdOf(integration)));
+      return change.commit(async (tx) => {
+        if (work.appId !== appIdOf(integration)) {
+          // The application was deleted at the carrier (or never recorded) and made again: remember the new one.
+          await t.integrations.save(tx, {
+            organisationId,
+            provider: PROVIDER,
+            accountRef: integration.accountRef,
+            config: { ...integration.config, app_id: work.appId, app_name: APPLICATION_NAME },
+            credentials: { auth_id: credentials.authId, auth_token: credentials.authToken },
+          });
+        }
+        const counts = await this.#reconcile(tx, organisationId, integration.id, work, change.startedAtExact);
+        if (work.read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
+        this.#logPartial(work, organisationId);
+        return {
+          ...counts,
+          pointed: work.pointed,
+          skippedSubaccount: work.skippedSubaccount,
+          syncedAt: change.startedAt,
+          complete: work.read.complete,
+          appId: work.appId,
+        };
+      });
+    });
+  }
+
+  /**
+   * Every number of the main account: Parley's application made sure of, then every page read, then the numbers on
+   * no application pointed at it. Numbers on another application are left as they are (NEEDS_SETUP).
+   */
+  async #bringInAll(client: CarrierAClient): Promise<BroughtIn> {
+    const app = await client.ensureApplication(this.#applicationUrls());
+    let skippedSubaccount = 0;
+    async function* mainAccountVoice(): AsyncGenerator<CarrierANumber[]> {
+      for await (const page of client.accountNumbers()) {
+        yield page.filter((n) => {
+          if (n.subaccount) skippedSubaccount += 1;
+          return !n.subaccount && n.capabilities.voice;
+        });
+      }
+    }
+    const read = await readEveryPage(mainAccountVoice());
+    // readEveryPage hands back the numbers the generator yielded: carrier-a's, with their application.
+    const numbers = read.numbers as CarrierANumber[];
+    const unrouted = numbers.filter((n) => inboundVia(n, app.appId) === 'unset');
+    const pointed = await this.#pointAll(client, unrouted, app.appId);
+    return {
+      appId: app.appId,
+      applicationCreated: app.created,
+      read: {
+        ...read,
+        numbers: numbers.map((n) => ({
+          ...n,
+          inbound: pointed.has(n.phoneNumber) ? 'parley' : inboundVia(n, app.appId),
+        })),
+      },
+      wholeAccount: true,
+      pointed: pointed.size,
+      skippedSubaccount,
+    };
+  }
+
+  /** The one number named in a connect: checked to be a voice number of the main account, and moved to Parley. */
+  async #bringInOne(client: CarrierAClient, phoneNumber: string): Promise<BroughtIn> {
+    const found = await client.findNumber(phoneNumber);
+    if (!found) throw badField('phoneNumber', 'is not a number of this carrier-a account');
+    if (found.subaccount)
+      throw badField(
+        'phoneNumber',
+        'belongs to a subaccount of this carrier-a account: subaccount numbers are never imported',
+      );
+    if (!found.capabilities.voice)
+      throw badField('phoneNumber', 'cannot take calls: voice is not enabled on it at the carrier');
+    const app = await client.ensureApplication(this.#applicationUrls());
+    const moved = inboundVia(found, app.appId) !== 'parley';
+    if (moved) await client.pointAt(found, app.appId);
+    return {
+      appId: app.appId,
+      applicationCreated: app.created,
+      read: { numbers: [{ ...found, inbound: 'parley' }], complete: true, pages: 1 },
+      wholeAccount: false,
+      pointed: moved ? 1 : 0,
+      skippedSubaccount: 0,
+    };
+  }
+
+  /**
+   * Points the numbers at the application, a few at a time; the phone numbers pointed. A number the carrier refuses
+   * to move (or no longer has) stays as it was and is reported in the log; assigning it to an agent later tries
+   * again and shows the carrier's reason. Any other failure (credentials, carrier down) fails the change: whatever
+   * was pointed already stays pointed, which the next connect or sync takes as done.
+   */
+  async #pointAll(client: CarrierAClient, numbers: CarrierANumber[], appId: string): Promise<Set<string>> {
+    const pointed = new Set<string>();
+    const abort = new AbortController();
+    let next = 0;
+    const worker = async () => {
+      while (next < numbers.length && !abort.signal.aborted) {
+        const number = numbers[next++]!;
+        try {
+          await client.pointAt(number, appId, abort.signal);
+          pointed.add(number.phoneNumber);
+        } catch (error) {
+          if (error instanceof CarrierError && (error.code === 'rejected' || error.code === 'not_found')) {
+            this.#telephony.log.warn(
+              { provider: PROVIDER, phoneNumber: number.phoneNumber, err: error },
+              "carrier refused to point a number at Parley's application",
+            );
+            continue;
+          }
+          abort.abort(error);
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(POINT_CONCURRENCY, numbers.length) }, worker));
+    return pointed;
+  }
+
+  async #reconcile(
+    tx: Queryable,
+    organisationId: string,
+    integrationId: string,
+    work: BroughtIn,
+    readStartedAt: string,
+  ): Promise<ReconcileCounts> {
+    // Only a whole, complete read of the account may deactivate numbers missing from it.
+    const read = { ...work.read, complete: work.wholeAccount && work.read.complete };
+    return reconcile(tx, { organisationId, provider: PROVIDER, integrationId, read, readStartedAt });
+  }
+
+  /**
+   * The credentials a connect uses: those sent, completed from the stored ones only for the account already
+   * connected (a different authId needs its own authToken).
+   */
+  #connectCredentials(
+    body: ConnectBody,
+    current: StoredIntegration | undefined,
+  ): { credentials: CarrierACredentials; reused: boolean } {
+    const authId = body.authId?.toUpperCase() ?? current?.accountRef;
+    if (!authId)
+      throw new ApiError(
+        'credentials_required',
+        'authId and authToken are required: no carrier-a account is connected yet',
+      );
+    if (body.authToken) return { credentials: { authId, authToken: body.authToken }, reused: false };
+    if (!current || current.accountRef !== authId) {
+      throw new ApiError(
+        'credentials_required',
+        'authToken is required: it is reused only when reconnecting the account already connected',
+      );
+    }
+    const authToken = this.#telephony.integrations.credentials(current).auth_token;
+    if (!authToken)
+      throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
+    return { credentials: { authId, authToken }, reused: true };
+  }
+
+  #storedCredentials(integration: StoredIntegration): CarrierACredentials {
+    const stored = this.#telephony.integrations.credentials(integration);
+    const authToken = stored.auth_token;
+    if (!authToken)
+      throw new ApiError(
+        'credentials_required',
+        'The stored carrier-a credentials are incomplete: connect the account again with its authToken',
+      );
+    return { authId: stored.auth_id ?? integration.accountRef, authToken };
+  }
+
+  /** 403: the service's own main account carries the numbers it rents to organisations; no organisation may take it. */
+  #refuseServiceAccount(authId: string): void {
+    if (!this.#telephony.isServiceAccount(PROVIDER, authId)) return;
+    throw new ApiError(
+      'forbidden',
+      "authId is this service's own carrier-a account (the one its managed numbers are rented on), which cannot be " +
+        "connected as an organisation's account: connect a carrier-a account of your own",
+    );
+  }
+
+  #applicationUrls() {
+    return applicationUrls(this.#telephony.inboundVoiceUrl(PROVIDER));
+  }
+
+  #clientFor(credentials: CarrierACredentials, knownAppId: string | null): CarrierAClient {
+    return new CarrierAClient({ baseUrl: this.#telephony.apiUrl(PROVIDER), credentials }, knownAppId);
+  }
+
+  #logPartial(work: BroughtIn, organisationId: string): void {
+    if (work.read.complete) return;
+    this.#telephony.log.warn(
+      { organisationId, provider: PROVIDER, pages: work.read.pages, err: work.read.failure },
+      'carrier read stopped part-way: nothing deactivated',
+    );
+  }
+}
+
+/** The id of Parley's application recorded on an integration, if any. */
+function appIdOf(integration: StoredIntegration | undefined): string | null {
+  const appId = integration?.config.app_id;
+  return typeof appId === 'string' && appId !== '' ? appId : null;
+}
+
+/** The organisation's number with this E.164 value, as the API shows it. */
+async function readNumberByPhone(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumber: string,
+): Promise<PhoneNumberRecord | undefined> {
+  const [row] = await sql<{ id: string }[]>`select id from phone_numbers
+    where organisation_id = ${organisationId} and phone_number = ${phoneNumber} and deleted_at is null`;
+  return row && readNumber(sql, organisationId, row.id);
+}

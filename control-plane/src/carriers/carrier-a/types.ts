@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Id } from '../../http/schemas.ts';
+
+const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
+
+export const ConnectBody = Type.Object(
+  {
+    organisationId: Id('Own organisation'),
+    authId: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9]{20}$',
+        description:
+          "The account's Auth ID (MA… for a main account). Omit to reconnect the connected account. The service's own main account is refused",
+      }),
+    ),
+    authToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Omit on reconnect of the same account to reuse the stored one; a different authId needs its own',
+      }),
+    ),
+    phoneNumber: Type.Optional(
+      Type.String({
+        pattern: E164_PATTERN,
+        description:
+          "E.164. Import only this number, and move it to Parley's application at once even when another " +
+          'application answers it. Omit to import every number of the account',
+      }),
+    ),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Default: the existing label, then "carrier-a account"',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ConnectBody = Static<typeof ConnectBody>;
+
+export const SyncBody = Type.Object({ organisationId: Id('Own organisation') }, { additionalProperties: false });
+
+export type SyncBody = Static<typeof SyncBody>;

@@ -1,0 +1,107 @@
+/**
+ * Sends what the e-mail outbox holds. Rows are claimed by pushing their next attempt into the future under
+ * `FOR UPDATE SKIP LOCKED`, so several control-plane processes never send the same mail twice at once, and no
+ * transaction stays open while talking to the mail server. A process that dies mid-send leaves the claim to lapse
+ * and another process retries it: delivery is at least once.
+ */
+import type { Logger } from 'pino';
+import type { Sql } from '../../db/database.ts';
+import type { Mailer } from './mailer.ts';
+
+/** How often the outbox is checked when nothing wakes it. */
+export const OUTBOX_POLL_INTERVAL_MS = 1_000;
+/** Rows claimed per pass: small, so one slow SMTP server does not hold many mails behind it. */
+const OUTBOX_BATCH_SIZE = 10;
+/** A claim lasts this long; longer than any single send can take (SMTP timeouts are 15 s). */
+const OUTBOX_CLAIM_SECONDS = 120;
+/** After this many failed attempts a mail is marked FAILED and left for an operator. */
+export const OUTBOX_MAX_ATTEMPTS = 8;
+/** First retry delay; doubled on every further failure (30 s, 1 min, 2 min … about 1 h at the 8th). */
+const OUTBOX_RETRY_BASE_SECONDS = 30;
+
+interface OutboxRow {
+  id: string;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  body_html: string | null;
+  attempts: number;
+}
+
+export class EmailOutboxJob {
+  readonly #sql: Sql;
+  readonly #mailer: Mailer;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(sql: Sql, mailer: Mailer, log: Logger) {
+    this.#sql = sql;
+    this.#mailer = mailer;
+    this.#log = log;
+  }
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  /** Sends due mail now instead of at the next poll. */
+  wake(): void {
+    if (this.#stopped || this.#running) return;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass: claims and sends a batch; returns how many were sent. */
+  async runOnce(): Promise<number> {
+    const rows = await this.#sql<OutboxRow[]>`
+      update email_outbox set next_attempt_at = now() + make_interval(secs => ${OUTBOX_CLAIM_SECONDS})
+       where id in (select id from email_outbox
+                     where status = 'PENDING' and next_attempt_at <= now()
+                     order by next_attempt_at limit ${OUTBOX_BATCH_SIZE}
+                     for update skip locked)
+      returning id, recipient, subject, body_text, body_html, attempts`;
+    let sent = 0;
+    for (const row of rows) {
+      try {
+        await this.#mailer.send({ to: row.recipient, subject: row.subject, text: row.body_text, html: row.body_html });
+        await this.#sql`update email_outbox set status = 'SENT', sent_at = now(), attempts = attempts + 1,
+                        last_error = null where id = ${row.id}`;
+        sent += 1;
+      } catch (error) {
+        const attempts = row.attempts + 1;
+        const failed = attempts >= OUTBOX_MAX_ATTEMPTS;
+        const delay = OUTBOX_RETRY_BASE_SECONDS * 2 ** (attempts - 1);
+        this.#log.warn(
+          { err: error, mailId: row.id, attempts },
+          failed ? 'mail failed for good' : 'mail failed, will retry',
+        );
+        await this
+          .#sql`update email_outbox set attempts = ${attempts}, last_error = ${String((error as Error).message ?? error)},
+                        status = ${failed ? 'FAILED' : 'PENDING'},
+                        next_attempt_at = now() + make_interval(secs => ${delay}) where id = ${row.id}`;
+      }
+    }
+    return sent;
+  }
+
+  #schedule(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#running = this.runOnce()
+        .then(() => undefined)
+        .catch((error: unknown) => this.#log.error({ err: error }, 'e-mail outbox pass failed'))
+        .finally(() => {
+          this.#running = undefined;
+          if (!this.#stopped) this.#schedule(OUTBOX_POLL_INTERVAL_MS);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+}
