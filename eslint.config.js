@@ -7,6 +7,8 @@
 // each zone is emitted as one block per folder depth whose pattern list is built here, in JS, from every rule
 // that applies to that zone. The depth matters because a relative import leaves a folder when it climbs more
 // `../` than the file sits deep inside it; the per-depth `files` globs (`a/*.ts`, `a/*/*.ts`, …) are disjoint.
+import boundaries from 'eslint-plugin-boundaries';
+import { importX } from 'eslint-plugin-import-x';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
@@ -28,7 +30,7 @@ const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'clients', 'storage'
 
 /** Vendor SDKs live only in the folders of VENDOR_HOMES. */
 const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
-const VENDOR_HOMES = ['engine/src/providers', 'control-plane/src/integrations'];
+const VENDOR_HOMES = ['engine/src/providers', 'control-plane/src/carriers', 'control-plane/src/integrations'];
 
 const SECTION = 'DESIGN.md §1 "The house"';
 
@@ -218,6 +220,105 @@ const importDirection = ZONES.flatMap((zone) =>
   ),
 );
 
+/**
+ * The control plane's layers (docs/architecture.md §1): composition (app, server, config, CLI) → routes → plugins →
+ * domain → infrastructure, never back. Domain folders may use each other (calls uses agents); cycles are caught by
+ * import-x/no-cycle below. Tested in test/lint/control-plane-layers.test.ts.
+ */
+const CP = 'control-plane/src';
+const CONTROL_PLANE_DOMAINS = [
+  'accounts',
+  'agents',
+  'auth',
+  'calls',
+  'carriers',
+  'enhancement',
+  'greetings',
+  'integrations',
+  'telephony',
+  'voices',
+  'wallet',
+];
+/** Folders are matched whole; the composition root and infrastructure also hold single files (mode 'file'). */
+const CONTROL_PLANE_LAYERS = [
+  { type: 'cp-composition', pattern: `${CP}/{app,server,index,bootstrap,config}.ts`, mode: 'file' },
+  { type: 'cp-composition', pattern: `${CP}/cli/**`, mode: 'file' },
+  { type: 'cp-routes', pattern: `${CP}/routes/**`, mode: 'file' },
+  { type: 'cp-plugins', pattern: `${CP}/plugins/**`, mode: 'file' },
+  { type: 'cp-domain', pattern: `${CP}/{${CONTROL_PLANE_DOMAINS.join(',')}}/**`, mode: 'file' },
+  { type: 'cp-infrastructure', pattern: `${CP}/{db,http,secrets,bus}/**`, mode: 'file' },
+  { type: 'cp-infrastructure', pattern: `${CP}/{errors,rate-limits,config-error}.ts`, mode: 'file' },
+];
+const LAYER_MESSAGE =
+  'control-plane/src layers import downward only: composition → routes → plugins → domain → infrastructure ' +
+  '(docs/architecture.md §1)';
+/** What each layer may import (besides packages, which the import-direction rules above govern). */
+const LAYER_ALLOWS = {
+  'cp-composition': ['cp-composition', 'cp-routes', 'cp-plugins', 'cp-domain', 'cp-infrastructure'],
+  'cp-routes': ['cp-routes', 'cp-plugins', 'cp-domain', 'cp-infrastructure'],
+  'cp-plugins': ['cp-plugins', 'cp-domain', 'cp-infrastructure'],
+  'cp-domain': ['cp-domain', 'cp-infrastructure'],
+  'cp-infrastructure': ['cp-infrastructure'],
+};
+
+/** @type {import('eslint').Linter.Config[]} */
+const controlPlaneLayers = [
+  {
+    name: 'parley/control-plane-layers',
+    files: [`${CP}/**/*.ts`],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': CONTROL_PLANE_LAYERS,
+      'boundaries/include': [`${CP}/**/*.ts`],
+      'boundaries/ignore': ['**/*.test.ts'],
+      // `mode` is the one way v7 classifies single files as elements; its deprecation notice would print on every run.
+      'boundaries/legacy-warnings': false,
+      'import/resolver': { node: { extensions: ['.ts', '.js'] } },
+    },
+    rules: {
+      // A file in no layer would be free of the rule: a new folder gets its layer in CONTROL_PLANE_LAYERS first.
+      'boundaries/no-unknown-files': 'error',
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'allow',
+          message: LAYER_MESSAGE,
+          policies: Object.entries(LAYER_ALLOWS).map(([from, allowed]) => ({
+            from: { element: { type: from } },
+            disallow: {
+              to: {
+                element: {
+                  types: { anyOf: CONTROL_PLANE_LAYERS.map((layer) => layer.type).filter((t) => !allowed.includes(t)) },
+                },
+              },
+            },
+          })),
+        },
+      ],
+    },
+  },
+];
+
+/**
+ * No import cycles in any workspace's source: a cycle means two files are one concern, or a type sits in the wrong
+ * room. Tests are left out (they import freely and are never imported).
+ * @type {import('eslint').Linter.Config[]}
+ */
+const noCycles = [
+  {
+    name: 'parley/no-cycles',
+    files: WORKSPACES.map((workspace) => `${workspace}/src/**/*.ts`),
+    ignores: ['**/*.test.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.js'] })],
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+];
+
 export default defineConfig(
   globalIgnores(['**/node_modules/', '**/.build/', '**/.parley/', '**/coverage/', '**/dist/']),
   {
@@ -253,4 +354,6 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', { patterns: vendorSdksStayHome() }] },
   },
   importDirection,
+  controlPlaneLayers,
+  noCycles,
 );

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
+import { ConfigError } from './config-error.ts';
 import { parseDollars } from './wallet/money.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
 import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './carriers/carrier.ts';
@@ -60,9 +61,7 @@ export interface Config {
 /** The first start's wallet credit: 10 USD, enough for a few minutes of calls on a new install. */
 const DEFAULT_BOOTSTRAP_CREDIT_MINOR = 1000;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 

@@ -116,8 +116,8 @@ describe('other workspaces import the engine only through its package exports', 
       source: '@parley/engine/storage/s3-object-store.ts',
     },
     { file: 'control-plane/src/app.ts', source: '@parley/engine/clients/llm-client.ts' },
-    { file: 'control-plane/src/calls/placement.ts', source: '@parley/engine/testing' },
-    { file: 'control-plane/src/integrations/carriers/carrier-b.ts', source: '@parley/engine/testing' },
+    { file: 'control-plane/src/calls/launch/placement.ts', source: '@parley/engine/testing' },
+    { file: 'control-plane/src/carriers/carrier-b/api.ts', source: '@parley/engine/testing' },
     { file: 'sip-gateway/src/bridge.ts', source: '@parley/engine/testing' },
     { file: 'mcp/src/server.ts', source: '@parley/engine/testing' },
     { file: 'control-plane/src/app.ts', source: '@parley/engine/protocol/subjects.ts' },
@@ -138,7 +138,7 @@ describe('other workspaces import the engine only through its package exports', 
   it.each<ImportCase>([
     { file: 'control-plane/src/app.ts', source: '@parley/engine/bus' },
     { file: 'control-plane/src/routes/v1/calls/service.ts', source: '@parley/engine/protocol' },
-    { file: 'control-plane/src/jobs/recordings.ts', source: '@parley/engine/audio' },
+    { file: 'control-plane/src/calls/jobs/recordings.ts', source: '@parley/engine/audio' },
     { file: 'control-plane/src/agents/greeting-synthesis.ts', source: '@parley/engine/clients' },
     { file: 'control-plane/src/routes/v1/voice-sessions/recording.ts', source: '@parley/engine/storage' },
     { file: 'control-plane/test/support/workers.ts', source: '@parley/engine/testing' },
@@ -205,7 +205,7 @@ describe('control-plane, sip-gateway, engine and mcp keep out of each other', ()
   );
 });
 
-describe('vendor SDKs are imported only under engine/src/providers/ and control-plane/src/integrations/', () => {
+describe('vendor SDKs are imported only under engine/src/providers/, control-plane/src/carriers/ and control-plane/src/integrations/', () => {
   it.each(VENDOR_SDKS)(
     'rejects %s in engine/src/session',
     (sdk) => expectForbidden('engine/src/session/call-session.ts', moduleImporting(sdk)),
@@ -232,8 +232,8 @@ describe('vendor SDKs are imported only under engine/src/providers/ and control-
     { file: 'engine/src/providers/openai/x.ts', source: 'openai' },
     { file: 'engine/src/providers/deepgram/stt.ts', source: '@deepgram/sdk' },
     { file: 'engine/src/providers/elevenlabs/tts/stream.ts', source: 'elevenlabs' },
-    { file: 'control-plane/src/integrations/carriers/carrier-b.ts', source: 'twilio' },
-    { file: 'control-plane/src/integrations/carriers/carrier-a.ts', source: 'plivo' },
+    { file: 'control-plane/src/carriers/carrier-b/api.ts', source: 'twilio' },
+    { file: 'control-plane/src/carriers/carrier-a/voice.ts', source: 'plivo' },
     { file: 'control-plane/src/integrations/payments/processor.ts', source: 'stripe' },
     { file: 'control-plane/src/integrations/payments/india.ts', source: 'razorpay' },
   ])(
@@ -246,8 +246,8 @@ describe('vendor SDKs are imported only under engine/src/providers/ and control-
     { file: 'engine/src/providers/openai/x.ts', source: '@parley/control-plane' },
     { file: 'engine/src/providers/deepgram/stt.ts', source: '../../../../control-plane/src/config.ts' },
     { file: 'engine/src/providers/openai/x.ts', source: '@parley/engine/src/session/call-session.ts' },
-    { file: 'control-plane/src/integrations/carriers/carrier-b.ts', source: '@parley/engine/src/bus/index.ts' },
-    { file: 'control-plane/src/integrations/carriers/carrier-b.ts', source: '../../../../sip-gateway/src/server.ts' },
+    { file: 'control-plane/src/carriers/carrier-b/api.ts', source: '@parley/engine/src/bus/index.ts' },
+    { file: 'control-plane/src/carriers/carrier-b/api.ts', source: '../../../../sip-gateway/src/server.ts' },
   ])(
     'still applies the workspace rules to a vendor folder: rejects $file importing $source',
     ({ file, source }) => expectForbidden(file, moduleImporting(source)),

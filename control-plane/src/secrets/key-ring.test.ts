@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { isCiphertext, KeyRing, SecretError } from './key-ring.ts';
 import { loadKeyRing, SECRET_KEYS_FILE } from './load-key-ring.ts';
 

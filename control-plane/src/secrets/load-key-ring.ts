@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { KeyRing, SecretError } from './key-ring.ts';
 
 /** The generated key's file under the data directory (mode 0600, like bootstrap.json). */
