@@ -246,7 +246,7 @@ const CONTROL_PLANE_LAYERS = [
   { type: 'cp-routes', pattern: `${CP}/routes/**`, mode: 'file' },
   { type: 'cp-plugins', pattern: `${CP}/plugins/**`, mode: 'file' },
   { type: 'cp-domain', pattern: `${CP}/{${CONTROL_PLANE_DOMAINS.join(',')}}/**`, mode: 'file' },
-  { type: 'cp-infrastructure', pattern: `${CP}/{db,http,secrets,bus}/**`, mode: 'file' },
+  { type: 'cp-infrastructure', pattern: `${CP}/{background,bus,db,http,secrets}/**`, mode: 'file' },
   { type: 'cp-infrastructure', pattern: `${CP}/{errors,rate-limits,config-error}.ts`, mode: 'file' },
 ];
 const LAYER_MESSAGE =

@@ -151,11 +151,12 @@ describe('reading a record', () => {
     ).toBe(404);
   });
 
-  it('never shows the one-use media stream URL a ringing call keeps in its metaData', async () => {
+  it('never shows the one-use media stream URL a ringing call keeps until the carrier answers', async () => {
     const id = await seedCall(t.db.sql, org.organisationId, voiceAgent, {
       room_name: `ringing-${newId()}`,
       call_status: 'INITIATED',
-      meta_data: { mediaStreamUrl: 'ws://engine/media/carrier-b/secret-token', note: 'kept' },
+      media_stream_url: 'ws://engine/media/carrier-b/secret-token',
+      meta_data: { note: 'kept' },
     });
     const read = await t.call(org.key, { method: 'GET', url: `/api/v1/voice-sessions/${id}` });
     expect(read.json().data.metaData).toEqual({ note: 'kept' });

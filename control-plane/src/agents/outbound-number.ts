@@ -7,10 +7,10 @@
 import { badField } from '../errors.ts';
 import type { Carrier } from './field-schemas.ts';
 import type { PhoneNumberRow } from './repository.ts';
+import { isE164 } from '../http/e164.ts';
 
 /** The carrier whose numbers are preferred: the websocket-bridge carrier used for purchased numbers and calls. */
 export const PREFERRED_CARRIER: Carrier = 'carrier-a';
-const E164 = /^\+[1-9]\d{6,14}$/;
 /** Fewer digits than this match too many numbers to be anyone's local form of one. */
 const MIN_LOCAL_DIGITS = 6;
 /** The longest country calling code, digits: a local form may leave out at most this many leading digits. */
@@ -54,7 +54,7 @@ export function resolveCallingNumber(
     throw badField('callingNumber', 'must be a phone number: digits, best in E.164 form (+ and the country code)');
   const international = compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
   if (international.startsWith('+')) {
-    if (!E164.test(international))
+    if (!isE164(international))
       throw badField('callingNumber', 'must be an E.164 number: + then the country code and number, 8 to 15 digits');
     return international;
   }

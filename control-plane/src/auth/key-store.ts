@@ -3,9 +3,9 @@
  * member broadcasts `v1.auth.revoked`; every process drops the matching cache entries as the message arrives, so a
  * revocation bites everywhere at once. The cache's short time-to-live is the safety net for a lost broadcast.
  */
-import type { Bus, Subscription } from '@parley/engine/bus';
+import type { Bus } from '@parley/engine/bus';
 import { subjects } from '@parley/engine/protocol';
-import { listenForBroadcasts } from '../bus/broadcasts.ts';
+import { BroadcastCache } from '../bus/broadcast-cache.ts';
 import type { Sql } from '../db/database.ts';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.ts';
 import type { Principal, Revocation } from './principal.ts';
@@ -25,7 +25,6 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 interface CacheEntry {
   principal: Principal;
   hash: string;
-  expiresAt: number;
   lastUsedWrittenAt: number;
 }
 
@@ -47,35 +46,32 @@ interface KeyRow {
 
 export class KeyStore {
   readonly #sql: Sql;
-  readonly #bus: Bus;
-  readonly #cache = new Map<string, CacheEntry>();
+  /** Resolved keys by prefix. */
+  readonly #cache: BroadcastCache<CacheEntry, Revocation>;
   readonly #onError: (error: unknown) => void;
-  readonly #ttlMs: number;
-  #subscription: Subscription | undefined;
 
   /** @param ttlMs how long a resolved key is trusted without a revocation; default KEY_CACHE_TTL_MS */
   constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void, ttlMs = KEY_CACHE_TTL_MS) {
     this.#sql = sql;
-    this.#bus = bus;
     this.#onError = onError;
-    this.#ttlMs = ttlMs;
+    this.#cache = new BroadcastCache({
+      bus,
+      subject: subjects.authRevoked(),
+      ttlMs,
+      maxEntries: KEY_CACHE_MAX_ENTRIES,
+      onNotice: (revocation) => this.forget(revocation),
+      onError,
+    });
   }
 
   /** Starts listening for revocations from other processes. */
   listen(): void {
-    if (this.#subscription) return;
-    this.#subscription = listenForBroadcasts<Revocation>(
-      this.#bus,
-      subjects.authRevoked(),
-      (r) => this.forget(r),
-      this.#onError,
-    );
+    this.#cache.listen();
   }
 
   /** Stops listening for revocations. */
   close(): void {
-    this.#subscription?.unsubscribe();
-    this.#cache.clear();
+    this.#cache.close();
   }
 
   /** The principal of a valid key value, or undefined for anything that must get a 401. */
@@ -85,13 +81,10 @@ export class KeyStore {
     const hash = hashApiKey(value);
     const now = Date.now();
     let entry = this.#cache.get(parsed.prefix);
-    if (!entry || entry.expiresAt <= now) {
+    if (!entry) {
       entry = await this.#load(parsed.prefix);
-      if (!entry) {
-        this.#cache.delete(parsed.prefix);
-        return undefined;
-      }
-      this.#remember(parsed.prefix, entry);
+      if (!entry) return undefined;
+      this.#cache.set(parsed.prefix, entry);
     }
     if (!hashesEqual(entry.hash, hash)) return undefined;
     if (now - entry.lastUsedWrittenAt >= LAST_USED_RESOLUTION_MS) {
@@ -103,16 +96,14 @@ export class KeyStore {
 
   /** Drops matching cache entries in this process only. */
   forget(revocation: Revocation): void {
-    for (const [prefix, { principal }] of this.#cache) {
+    for (const [prefix, { principal }] of this.#cache.entries()) {
       if (matches(principal, revocation)) this.#cache.delete(prefix);
     }
   }
 
   /** Drops matching entries here and tells every other process to do the same. */
-  async revoke(revocation: Revocation): Promise<void> {
-    this.forget(revocation);
-    this.#bus.publish(subjects.authRevoked(), JSON.stringify(revocation));
-    await this.#bus.flush();
+  revoke(revocation: Revocation): Promise<void> {
+    return this.#cache.announce(revocation);
   }
 
   async #load(prefix: string): Promise<CacheEntry | undefined> {
@@ -130,7 +121,6 @@ export class KeyStore {
     if (!role) return undefined;
     return {
       hash: row.key_hash,
-      expiresAt: Date.now() + this.#ttlMs,
       lastUsedWrittenAt: row.last_used_at?.getTime() ?? 0,
       principal: {
         keyId: row.id,
@@ -144,15 +134,6 @@ export class KeyStore {
         features: row.features,
       },
     };
-  }
-
-  #remember(prefix: string, entry: CacheEntry): void {
-    this.#cache.delete(prefix);
-    if (this.#cache.size >= KEY_CACHE_MAX_ENTRIES) {
-      const oldest = this.#cache.keys().next();
-      if (!oldest.done) this.#cache.delete(oldest.value);
-    }
-    this.#cache.set(prefix, entry);
   }
 }
 

@@ -26,8 +26,6 @@ export function carrierApiUrlVariable(carrier: Carrier): string {
   return `PARLEY_CARRIER_${carrier.slice('carrier-'.length).toUpperCase()}_API_URL`;
 }
 
-export const E164 = /^\+[1-9]\d{6,14}$/;
-
 /** Where a number's inbound calls go now, as the carrier reports it. */
 export type InboundRouting =
   /** To Parley's inbound voice webhook for this carrier. */

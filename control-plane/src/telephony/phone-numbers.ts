@@ -164,6 +164,20 @@ export async function findActiveNumber(
   return row;
 }
 
+/** An active number of the organisation by its E.164 value (a call's calling number, an inbound call's number). */
+export async function findActiveNumberByValue(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumber: string,
+  provider?: Carrier,
+): Promise<PhoneNumberRow | undefined> {
+  const [row] = await sql<PhoneNumberRow[]>`select * from phone_numbers
+    where organisation_id = ${organisationId} and phone_number = ${phoneNumber}
+      and (${provider ?? null}::text is null or provider = ${provider ?? null})
+      and status = 'ACTIVE' and deleted_at is null`;
+  return row;
+}
+
 /** The number's columns that describe it at the carrier, from what the carrier reports. */
 export function carrierColumns(remote: RemoteNumber, source: string): Record<string, unknown> {
   return {

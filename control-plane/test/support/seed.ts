@@ -131,6 +131,7 @@ export type CallSeed = Partial<{
   campaign_id: string | null;
   participant_name: string;
   phone_number: string | null;
+  media_stream_url: string | null;
   created_by_id: string | null;
   custom_variables: Record<string, unknown>;
   scheduled_time: Date | null;

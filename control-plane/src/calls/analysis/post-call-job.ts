@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import type { CallAnalyst, OverviewAnalysis } from './call-analyst.ts';
@@ -59,9 +60,7 @@ export class PostCallAnalysisJob {
   readonly #log: Logger;
   readonly #options: Required<PostCallAnalysisOptions>;
   readonly #abort = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(sql: Sql, analyst: CallAnalyst, log: Logger, options: PostCallAnalysisOptions) {
     this.#sql = sql;
@@ -74,24 +73,27 @@ export class PostCallAnalysisJob {
       retryBaseSeconds: ANALYSIS_RETRY_BASE_SECONDS,
       ...options,
     };
+    this.#loop = new PollLoop({
+      pass: () => this.runOnce(),
+      intervalMs: this.#options.pollIntervalMs,
+      onError: (error) => this.#log.error({ err: error }, 'post-call analysis pass failed'),
+    });
   }
 
   start(): this {
-    this.#schedule(0);
+    this.#loop.start();
     return this;
   }
 
   /** Looks for due work now instead of at the next poll. */
   wake(): void {
-    if (this.#stopped || this.#running) return;
-    this.#schedule(0);
+    this.#loop.nudge();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
+    // The analyses in flight are cancelled first, so the pass ends soon instead of waiting for the model.
     this.#abort.abort();
-    await this.#running;
+    await this.#loop.stop();
   }
 
   /** One pass: claims due jobs and runs them; resolves with each job's outcome by call id. */
@@ -178,18 +180,5 @@ export class PostCallAnalysisJob {
         await tx`update call_records set analysis_status = 'failed', analysis_error = ${message}, updated_at = now() where id = ${job.call_id}`;
       return final ? ('failed' as const) : ('retry' as const);
     });
-  }
-
-  #schedule(delayMs: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .catch((error: unknown) => this.#log.error({ err: error }, 'post-call analysis pass failed'))
-        .finally(() => {
-          this.#running = undefined;
-          if (!this.#stopped) this.#schedule(this.#options.pollIntervalMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
   }
 }

@@ -8,8 +8,10 @@
  * A claim whose instance died before placing the call leaves it SCHEDULED with scheduled_status DISPATCHED; after
  * CLAIM_TIMEOUT_MS such a call is finished FAILED (`scheduler_lost`) rather than placed late, or twice.
  */
+import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { finishCall } from '../repository/call-repository.ts';
+import { claimDueScheduledCalls, failLostClaims, markScheduleFailed } from '../repository/job-repository.ts';
 import type { PlacementLog } from '../launch/engine-dispatch.ts';
 
 /** How often the scheduler looks for due calls, ms: a call is placed at most this late. */
@@ -32,66 +34,51 @@ export class CallScheduler {
   readonly #sql: Sql;
   readonly #starter: ScheduledCallStarter;
   readonly #log: PlacementLog;
-  readonly #intervalMs: number;
   readonly #claimTimeoutMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(sql: Sql, starter: ScheduledCallStarter, log: PlacementLog = () => {}, options: SchedulerOptions = {}) {
     this.#sql = sql;
     this.#starter = starter;
     this.#log = log;
-    this.#intervalMs = options.intervalMs ?? SCHEDULER_INTERVAL_MS;
     this.#claimTimeoutMs = options.claimTimeoutMs ?? CLAIM_TIMEOUT_MS;
+    this.#loop = new PollLoop({
+      pass: () => this.runOnce(),
+      intervalMs: options.intervalMs ?? SCHEDULER_INTERVAL_MS,
+      onError: (error) => this.#log('error', 'scheduler pass failed', { error: String(error) }),
+    });
   }
 
   start(): this {
-    this.#schedule(0);
+    this.#loop.start();
     return this;
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass: places the calls due now; answers the ids it claimed. */
   async runOnce(): Promise<string[]> {
-    await this.#failLostClaims();
-    const claimed = await this.#sql<{ id: string }[]>`
-      update call_records set scheduled_status = 'DISPATCHED', updated_at = now()
-       where id in (select id from call_records
-                     where scheduled_status = 'PENDING' and call_status = 'SCHEDULED' and ended_at is null
-                       and scheduled_time <= now()
-                     order by scheduled_time
-                     limit ${CLAIM_BATCH_SIZE}
-                     for update skip locked)
-      returning id`;
-    for (const { id } of claimed) {
+    await this.#finishLostClaims();
+    const claimed = await claimDueScheduledCalls(this.#sql, CLAIM_BATCH_SIZE);
+    for (const id of claimed) {
       try {
         await this.#starter.startRecorded(id);
       } catch (error) {
-        await this.#sql`update call_records set scheduled_status = 'FAILED', updated_at = now() where id = ${id}`;
+        await markScheduleFailed(this.#sql, id);
         this.#log('warn', 'a scheduled call could not be placed', {
           callId: id,
           error: error instanceof Error ? error.message : String(error),
         });
       }
     }
-    return claimed.map((c) => c.id);
+    return claimed;
   }
 
-  async #failLostClaims(): Promise<void> {
-    const lost = await this.#sql<{ id: string }[]>`
-      update call_records set scheduled_status = 'FAILED', updated_at = now()
-       where id in (select id from call_records
-                     where scheduled_status = 'DISPATCHED' and call_status = 'SCHEDULED' and ended_at is null
-                       and updated_at < now() - make_interval(secs => ${this.#claimTimeoutMs / 1000})
-                     for update skip locked)
-      returning id`;
-    for (const { id } of lost) {
+  async #finishLostClaims(): Promise<void> {
+    const lost = await failLostClaims(this.#sql, this.#claimTimeoutMs);
+    for (const id of lost) {
       await finishCall(this.#sql, id, {
         status: 'FAILED',
         outcome: 'failed',
@@ -101,15 +88,5 @@ export class CallScheduler {
       });
       this.#log('warn', 'a scheduled call was lost with the instance that claimed it', { callId: id });
     }
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .catch((error: unknown) => this.#log('error', 'scheduler pass failed', { error: String(error) }))
-        .finally(() => this.#schedule(this.#intervalMs));
-    }, delayMs);
-    this.#timer.unref();
   }
 }

@@ -9,8 +9,10 @@
  */
 import type { Bus } from '@parley/engine/bus';
 import { callCodecs, subjects } from '@parley/engine/protocol';
+import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { finishCall } from '../repository/call-repository.ts';
+import { claimStaleCalls } from '../repository/job-repository.ts';
 
 /**
  * Engine silence after which a live call is taken for lost, ms. A call in conversation publishes a state change at
@@ -34,24 +36,13 @@ export interface SweeperOptions {
 
 export type SweeperLog = (level: 'info' | 'error', message: string, detail: object) => void;
 
-interface StaleCall {
-  id: string;
-  reason: 'engine_silent' | 'max_duration_exceeded';
-  answered: boolean;
-  ended_at: Date;
-  duration_ms: number;
-}
-
 export class CallSweeper {
   readonly #sql: Sql;
   readonly #bus: Bus;
   readonly #log: SweeperLog;
   readonly #silenceMs: number;
   readonly #marginMs: number;
-  readonly #intervalMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(sql: Sql, bus: Bus, log: SweeperLog = () => {}, options: SweeperOptions = {}) {
     this.#sql = sql;
@@ -59,38 +50,34 @@ export class CallSweeper {
     this.#log = log;
     this.#silenceMs = options.silenceMs ?? ENGINE_SILENCE_MS;
     this.#marginMs = options.marginMs ?? MAX_DURATION_MARGIN_MS;
-    this.#intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+    const intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+    // Nothing is lost the moment a process starts: the first sweep comes an interval in, like every later one.
+    this.#loop = new PollLoop({
+      pass: () => this.runOnce(),
+      intervalMs,
+      firstDelayMs: intervalMs,
+      onError: (error) => this.#log('error', 'call sweep failed', { error: String(error) }),
+    });
   }
 
   start(): this {
-    this.#schedule(this.#intervalMs);
+    this.#loop.start();
     return this;
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass; returns the ids of the calls it finished. */
   async runOnce(): Promise<string[]> {
     const finished = await this.#sql.begin(async (tx) => {
-      const stale = await tx<StaleCall[]>`
-        select id, reason, answered_at is not null as answered, end_at as ended_at,
-               greatest(0, round(extract(epoch from (end_at - coalesce(answered_at, started_at))) * 1000))::integer as duration_ms
-          from (select *,
-                  case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
-                       then 'engine_silent' else 'max_duration_exceeded' end as reason,
-                  case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
-                       then greatest(coalesce(last_event_at, started_at), started_at) else now() end as end_at
-                  from call_records
-                 where ended_at is null and call_status in ('INITIATED', 'RINGING', 'IN_PROGRESS')
-                   and (coalesce(last_event_at, started_at) < now() - make_interval(secs => ${this.#silenceMs / 1000})
-                        or started_at + make_interval(secs => (coalesce(max_duration_ms, ${DEFAULT_MAX_CALL_DURATION_MS}) + ${this.#marginMs}) / 1000.0) < now())
-                 order by started_at
-                 limit ${SWEEP_BATCH_SIZE}
-                 for update skip locked) as stale`;
+      const stale = await claimStaleCalls(tx, {
+        silenceMs: this.#silenceMs,
+        marginMs: this.#marginMs,
+        defaultMaxDurationMs: DEFAULT_MAX_CALL_DURATION_MS,
+        limit: SWEEP_BATCH_SIZE,
+      });
       const ids: string[] = [];
       for (const call of stale) {
         const done = await finishCall(tx, call.id, {
@@ -117,15 +104,5 @@ export class CallSweeper {
     }
     if (finished.length) this.#log('info', 'lost calls finished', { calls: finished });
     return finished;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .catch((error: unknown) => this.#log('error', 'call sweep failed', { error: String(error) }))
-        .finally(() => this.#schedule(this.#intervalMs));
-    }, delayMs);
-    this.#timer.unref();
   }
 }

@@ -6,27 +6,28 @@
  * Every webhook is checked against the carrier account of the call's organisation first (carrier-voice webhook
  * routes); these methods take requests already known to be the carrier's.
  */
-import type { CallSpec } from '@parley/engine/protocol';
-import { newId } from '../../db/ids.ts';
 import { findAgent } from '../../agents/repository.ts';
 import { agentRecord } from '../../agents/records.ts';
-import { toAgentSnapshot } from '../../agents/snapshot.ts';
-import type { KeyRing } from '../../secrets/key-ring.ts';
-import type { Sql } from '../../db/database.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
-import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
-import { LIVE_STATUSES, type CallRow } from '../repository/call-records.ts';
-import { callLimits, roomNameFor, type EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
-import { META_CARRIER_CALL, META_STREAM_URL } from './placement.ts';
-import {
-  voiceCarriers,
-  type CarrierDocument,
-  type VoiceAccount,
-  type VoiceCarrierName,
-} from '../../carriers/voice-carriers.ts';
+import { voiceCarriers, type CarrierDocument } from '../../carriers/voice-carriers.ts';
+import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
-
-const META_TRANSFER_TO = 'transferTo';
+import type { Sql } from '../../db/database.ts';
+import { newId } from '../../db/ids.ts';
+import type { KeyRing } from '../../secrets/key-ring.ts';
+import { findActiveNumberByValue } from '../../telephony/phone-numbers.ts';
+import { assertFunded } from '../../wallet/wallet.ts';
+import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
+import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
+import {
+  findCall,
+  findCallByCarrierRef,
+  mergeCallMeta,
+  META_CARRIER_CALL,
+  META_TRANSFER_TO,
+  takeStreamUrl,
+} from '../repository/launch-repository.ts';
+import { buildCallSpec } from './call-spec.ts';
+import type { EngineDispatcher, PlacementLog } from './engine-dispatch.ts';
 
 /** What a refused caller hears. */
 export const REFUSALS = {
@@ -48,29 +49,24 @@ export interface CarrierCallsOptions {
 }
 
 export class CarrierCalls {
-  readonly #o: CarrierCallsOptions;
+  readonly #options: CarrierCallsOptions;
 
   constructor(options: CarrierCallsOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get accounts(): VoiceAccounts {
-    return this.#o.accounts;
+    return this.#options.accounts;
   }
 
   /** The record of a call by id, whatever its organisation (webhooks name calls by id only). */
   async callById(callId: string): Promise<CallRow | undefined> {
-    if (!/^[0-9a-f]{24}$/.test(callId)) return undefined;
-    const [row] = await this.#o.sql<CallRow[]>`select * from call_records where id = ${callId}`;
-    return row;
+    return findCall(this.#options.sql, callId);
   }
 
   /** The call the carrier knows as `callRef` (its CallUUID, CallSid), the newest should ids repeat across accounts. */
   async callByCarrierRef(carrier: VoiceCarrierName, callRef: string): Promise<CallRow | undefined> {
-    const [row] = await this.#o.sql<CallRow[]>`select * from call_records
-      where meta_data ->> ${META_CARRIER_CALL} = ${callRef} and meta_data ->> 'carrier' = ${carrier}
-      order by created_at desc limit 1`;
-    return row;
+    return findCallByCarrierRef(this.#options.sql, carrier, callRef);
   }
 
   /**
@@ -87,43 +83,33 @@ export class CarrierCalls {
     const callRef = voice.callRefOf(params);
     if (voice.answeredByMachine?.(params)) {
       // Answering-machine detection: a voicemail box, not the person. The call ends here, outcome voicemail.
-      await markAnswered(this.#o.sql, call.id);
-      const finished = await finishCall(this.#o.sql, call.id, {
+      await markAnswered(this.#options.sql, call.id);
+      const finished = await finishCall(this.#options.sql, call.id, {
         outcome: 'voicemail',
         reason: 'answering_machine',
         analyse: false,
       });
-      if (finished) this.#o.dispatcher.end(call.id, 'answering_machine');
+      if (finished) this.#options.dispatcher.end(call.id, 'answering_machine');
       return voice.refusal('');
     }
-    const [taken] = await this.#o.sql<{ url: string }[]>`
-      with kept as (select meta_data ->> ${META_STREAM_URL} as url from call_records
-                     where id = ${call.id} and ended_at is null and meta_data ? ${META_STREAM_URL} for update)
-      update call_records c set
-          meta_data = (c.meta_data - ${META_STREAM_URL}) || case when ${callRef ?? null}::text is null then '{}'::jsonb
-                                                          else jsonb_build_object(${META_CARRIER_CALL}::text, ${callRef ?? null}::text) end,
-          updated_at = now()
-        from kept where c.id = ${call.id}
-      returning kept.url`;
-    if (!taken?.url) return voice.refusal('');
-    await markAnswered(this.#o.sql, call.id);
-    return voice.answer(taken.url, call.id);
+    const url = await takeStreamUrl(this.#options.sql, call.id, callRef);
+    if (!url) return voice.refusal('');
+    await markAnswered(this.#options.sql, call.id);
+    return voice.answer(url, call.id);
   }
 
   /** A status callback of a call: answered → IN_PROGRESS; an end finishes the record and the engine's session. */
   async progress(call: CallRow, carrier: VoiceCarrierName, params: Record<string, string>): Promise<void> {
     const progress = voiceCarriers[carrier].progress(params);
     if (progress.kind === 'answered') {
-      await markAnswered(this.#o.sql, call.id);
+      await markAnswered(this.#options.sql, call.id);
       return;
     }
     if (progress.kind !== 'ended') return;
-    const [answered] = await this.#o.sql<
-      { answered_at: Date | null }[]
-    >`select answered_at from call_records where id = ${call.id}`;
-    // A call the carrier calls completed that nobody picked up rang out.
-    const outcome = progress.outcome === 'completed' && !answered?.answered_at ? 'no_answer' : progress.outcome;
-    const finished = await finishCall(this.#o.sql, call.id, {
+    // A call the carrier calls completed that nobody picked up rang out (read again: the answer may have just come).
+    const answered = (await findCall(this.#options.sql, call.id))?.answered_at;
+    const outcome = progress.outcome === 'completed' && !answered ? 'no_answer' : progress.outcome;
+    const finished = await finishCall(this.#options.sql, call.id, {
       status: progress.status,
       outcome,
       reason: progress.reason,
@@ -132,7 +118,10 @@ export class CarrierCalls {
     });
     // The carrier ended the call: the engine's session (if any still runs) hangs up too.
     if (finished?.wasLive)
-      this.#o.dispatcher.end(call.id, progress.reason === 'carrier_completed' ? 'caller_hangup' : progress.reason);
+      this.#options.dispatcher.end(
+        call.id,
+        progress.reason === 'carrier_completed' ? 'caller_hangup' : progress.reason,
+      );
   }
 
   /** Starts an inbound call on an engine and answers the document that streams it there (or a polite refusal). */
@@ -141,11 +130,9 @@ export class CarrierCalls {
     organisationId: string,
     call: { from: string; to: string; callRef: string },
   ): Promise<CarrierDocument> {
-    const { sql } = this.#o;
+    const { sql } = this.#options;
     const voice = voiceCarriers[carrier];
-    const [number] = await sql<{ agent_id: string | null }[]>`select agent_id from phone_numbers
-      where organisation_id = ${organisationId} and phone_number = ${call.to} and provider = ${carrier}
-        and status = 'ACTIVE' and deleted_at is null`;
+    const number = await findActiveNumberByValue(sql, organisationId, call.to, carrier);
     if (!number?.agent_id) return voice.refusal(REFUSALS.unassigned);
     const row = await findAgent(sql, organisationId, number.agent_id);
     const agent = row && agentRecord(row);
@@ -156,11 +143,18 @@ export class CarrierCalls {
       return voice.refusal(REFUSALS.unfunded);
     }
     const id = newId();
-    const limits = callLimits(undefined);
+    const spec = buildCallSpec({
+      callId: id,
+      organisationId,
+      agent,
+      keyRing: this.#options.keyRing,
+      direction: 'INBOUND',
+      participant: { phoneNumber: call.from },
+    });
     await createCall(sql, {
       id,
       organisationId,
-      agentId: agent.id,
+      agent,
       roomName: roomNameFor(id),
       participantName: call.from,
       phoneNumber: call.from,
@@ -169,20 +163,11 @@ export class CarrierCalls {
       metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
       callingNumber: call.to,
       source: 'inbound',
-      maxDurationMs: limits.maxDurationMs,
+      maxDurationMs: spec.limits.maxDurationMs,
     });
-    const spec: CallSpec = {
-      callId: id,
-      organisationId,
-      agent: toAgentSnapshot(agent, this.#o.keyRing),
-      direction: 'INBOUND',
-      participant: { phoneNumber: call.from },
-      variables: { ...agent.customVariables, phoneNumber: call.from },
-      limits,
-    };
     let streamUrl: string;
     try {
-      streamUrl = await this.#o.dispatcher.dispatch(spec, voice.media);
+      streamUrl = await this.#options.dispatcher.dispatch(spec, voice.media);
     } catch {
       return voice.refusal(REFUSALS.noEngine);
     }
@@ -203,7 +188,7 @@ export class CarrierCalls {
     try {
       await voiceCarriers[target.carrier].hangup(target.account, target.callRef);
     } catch (error) {
-      this.#o.log?.('warn', 'the carrier did not hang up the call', {
+      this.#options.log?.('warn', 'the carrier did not hang up the call', {
         callId,
         carrier: target.carrier,
         error: String(error),
@@ -217,14 +202,14 @@ export class CarrierCalls {
     if (!call || call.ended_at || !call.call_status || !LIVE_STATUSES.includes(call.call_status)) return false;
     const target = await this.#carrierCall(call);
     if (!target) return false;
-    const { sql } = this.#o;
-    await sql`update call_records set meta_data = meta_data || jsonb_build_object(${META_TRANSFER_TO}::text, ${to}::text), updated_at = now() where id = ${callId}`;
+    const { sql } = this.#options;
+    await mergeCallMeta(sql, callId, { [META_TRANSFER_TO]: to });
     try {
-      const dialUrl = `${this.#o.publicUrl.replace(/\/+$/, '')}/webhooks/${target.carrier}/dial/${callId}`;
+      const dialUrl = `${this.#options.publicUrl.replace(/\/+$/, '')}/webhooks/${target.carrier}/dial/${callId}`;
       await voiceCarriers[target.carrier].transfer(target.account, target.callRef, to, dialUrl);
       return true;
     } catch (error) {
-      this.#o.log?.('warn', 'the carrier did not transfer the call', {
+      this.#options.log?.('warn', 'the carrier did not transfer the call', {
         callId,
         carrier: target.carrier,
         to,
@@ -252,7 +237,7 @@ export class CarrierCalls {
       !callRef
     )
       return undefined;
-    const account = await this.#o.accounts.find(this.#o.sql, call.organisation_id, carrier);
+    const account = await this.#options.accounts.find(this.#options.sql, call.organisation_id, carrier);
     return account && { carrier, account, callRef };
   }
 }

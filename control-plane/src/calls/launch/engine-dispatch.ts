@@ -13,9 +13,6 @@ import { finishCall, markDispatched } from '../repository/call-repository.ts';
 
 /** How long an engine has to accept a dispatch, ms. */
 export const DISPATCH_TIMEOUT_MS = 10_000;
-/** The engine's limits for a phone call unless master_settings say otherwise. */
-export const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
-export const DEFAULT_INACTIVITY_MS = 30_000;
 
 export type PlacementLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
 
@@ -70,21 +67,4 @@ export class EngineDispatcher {
   end(callId: string, reason: string): void {
     this.#bus.publish(subjects.callControl(callId), callCodecs.control.encode({ type: 'end', reason }));
   }
-}
-
-/** The call's room name (its Call ID). */
-export function roomNameFor(id: string): string {
-  return `call-${id}`;
-}
-
-/** The engine's limits, from master_settings (maxDurationSeconds, inactivitySeconds) when sent. */
-export function callLimits(settings: Record<string, unknown> | undefined): CallSpec['limits'] {
-  const seconds = (value: unknown, fallbackMs: number) =>
-    typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= 4 * 3600
-      ? Math.round(value * 1000)
-      : fallbackMs;
-  return {
-    maxDurationMs: seconds(settings?.maxDurationSeconds, DEFAULT_MAX_DURATION_MS),
-    inactivityMs: seconds(settings?.inactivitySeconds, DEFAULT_INACTIVITY_MS),
-  };
 }

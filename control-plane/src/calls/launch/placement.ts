@@ -1,46 +1,49 @@
 /**
- * Placing outbound phone calls (DESIGN.md §3 steps 1–2): POST /voice/session, POST /voice/callback and the
- * scheduler meet here. A call is checked, recorded (call-repository.ts), handed to an engine (engine-dispatch.ts),
- * and placed at the carrier of the calling number (voice-carriers/), whose answer request then opens the media
- * stream to that engine's session (carrier-calls.ts).
+ * Placing outbound phone calls (docs/architecture.md §3 steps 1–2): POST /voice/session, POST /voice/callback and the
+ * scheduler meet here. A call is checked, recorded (calls/repository/), described for the engine (call-spec.ts),
+ * handed to an engine (engine-dispatch.ts) and placed at the carrier of the calling number (carriers/<carrier>/voice.ts),
+ * whose answer request then opens the media stream to that engine's session (carrier-calls.ts).
  *
- * A call with a future time is only recorded (SCHEDULED); the scheduler starts it when due with `startRecorded`,
- * which builds everything from the record — so the record holds what the call needs: its variables, the per-call
- * master_settings and (sealed) function tools.
- *
- * The engine's stream URL holds a one-use stream token: it is kept in the record's metaData until the carrier's
- * answer request has taken it (carrier-c, which streams without an answer request, is given it at once).
+ * What a request loaded (the agent, the calling number, the carrier account) is passed on, not read again. A call
+ * with a future time is only recorded (SCHEDULED); the scheduler starts it when due with `startRecorded`, which
+ * builds everything from the record and the agent as it is then — so the record holds what the call needs: its
+ * variables, the per-call master_settings and (sealed) function tools.
  */
 import type { Bus } from '@parley/engine/bus';
-import type { AgentSnapshot, CallSpec } from '@parley/engine/protocol';
-import type { Principal } from '../../auth/principal.ts';
-import type { Queryable, Sql } from '../../db/database.ts';
-import { isId, newId } from '../../db/ids.ts';
-import { ApiError, badField, notFound } from '../../errors.ts';
-import { CarrierError } from '../../carriers/carrier.ts';
+import type { CallSpec } from '@parley/engine/protocol';
 import { findAgent } from '../../agents/repository.ts';
 import { agentRecord, type AgentRecord, type StoredTools } from '../../agents/records.ts';
-import { toAgentSnapshot } from '../../agents/snapshot.ts';
-import { prepareTools, webhookToolSpecs } from '../../agents/function-tools.ts';
-import type { FunctionToolsInput } from '../../agents/field-schemas.ts';
-import type { KeyRing } from '../../secrets/key-ring.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
-import { createCall, finishCall } from '../repository/call-repository.ts';
-import type { CallRow } from '../repository/call-records.ts';
-import { assertDestinationAllowed } from './calling-scope.ts';
-import { callLimits, EngineDispatcher, roomNameFor, type PlacementLog } from './engine-dispatch.ts';
-import { isVoiceCarrier, voiceCarriers, type VoiceCarrierName } from '../../carriers/voice-carriers.ts';
+import { prepareTools } from '../../agents/function-tools.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { CarrierError } from '../../carriers/carrier.ts';
+import { isVoiceCarrier, voiceCarriers } from '../../carriers/voice-carriers.ts';
+import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
-import { placeWebsocketCall, type PlacedWebsocketCall } from './websocket-placement.ts';
+import type { Sql } from '../../db/database.ts';
+import { isId, newId } from '../../db/ids.ts';
+import { ApiError, badField, notFound } from '../../errors.ts';
+import type { KeyRing } from '../../secrets/key-ring.ts';
+import { findActiveNumberByValue } from '../../telephony/phone-numbers.ts';
+import { assertFunded } from '../../wallet/wallet.ts';
+import { roomNameFor, type CallRow } from '../repository/call-records.ts';
+import { createCall, finishCall } from '../repository/call-repository.ts';
+import {
+  findCall,
+  findCallByRoomName,
+  hasRecentDuplicate,
+  keepStreamUrl,
+  mergeCallMeta,
+  META_CARRIER_CALL,
+} from '../repository/launch-repository.ts';
+import { buildCallSpec, callLimits } from './call-spec.ts';
+import { assertDestinationAllowed } from './calling-scope.ts';
+import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
+import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
+import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
+import { placeWebsocketCall } from './websocket-placement.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
-/** metaData keys placement writes. */
-export const META_STREAM_URL = 'mediaStreamUrl';
-export const META_CARRIER_CALL = 'carrierCallSid';
-const META_CALL_TOOLS = 'callFunctionTools';
-
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 export interface PlacementOptions {
   sql: Sql;
@@ -52,57 +55,15 @@ export interface PlacementOptions {
   log?: PlacementLog;
 }
 
-export interface PlaceCallRequest {
-  agentId: string;
-  participantName: string;
-  callType: 'sip' | 'web' | 'websocket';
-  participantNumber?: string;
-  useCase?: string;
-  customVariables?: Record<string, unknown>;
-  callingNumber?: string;
-  callTime?: string;
-  master_settings?: Record<string, unknown>;
-  functionTools?: FunctionToolsInput;
-}
-
-export interface PlacedCall {
-  success: true;
-  roomName: string;
-  sessionId: string;
-  callType: 'sip';
-  status: 'initiated' | 'scheduled';
-}
-
-export interface CallbackRequest {
-  roomName: string;
-  dialingNumber?: string;
-  dateTime?: string;
-  metaData?: Record<string, unknown>;
-}
-
-export interface PlacedCallback {
-  success: true;
-  callType: 'sip';
-  roomName: string;
-  sessionId: string;
-  message: string;
-  originalRoomName: string;
-  originalSessionId: string;
-  scheduledFor: string | null;
-}
-
-interface NumberRow {
-  phone_number: string;
-  provider: string;
-}
-
-/** What recording an outbound call needs, checked. */
+/** An outbound call, checked: everything its record and its launch need. */
 interface OutboundCall {
   agent: AgentRecord;
   participantName: string;
   participantNumber: string;
   callingNumber: string;
   carrier: VoiceCarrierName;
+  /** Opened while checking a call placed now; a scheduled call opens it when due. */
+  account: VoiceAccount | undefined;
   scheduledAt: Date | undefined;
   customVariables: Record<string, unknown>;
   useCase: string | null;
@@ -112,21 +73,31 @@ interface OutboundCall {
   extraMeta?: Record<string, unknown>;
 }
 
+/** What a carrier needs to place a dispatched call. */
+interface CarrierLaunch {
+  callId: string;
+  carrier: VoiceCarrierName;
+  account: VoiceAccount;
+  spec: CallSpec;
+  to: string;
+  from: string;
+}
+
 export class CallPlacement {
-  readonly #o: PlacementOptions;
+  readonly #options: PlacementOptions;
   readonly dispatcher: EngineDispatcher;
 
   constructor(options: PlacementOptions) {
-    this.#o = options;
+    this.#options = options;
     this.dispatcher = new EngineDispatcher(options.sql, options.bus, options.log);
   }
 
   get publicUrl(): string {
-    return this.#o.publicUrl.replace(/\/+$/, '');
+    return this.#options.publicUrl.replace(/\/+$/, '');
   }
 
   get accounts(): VoiceAccounts {
-    return this.#o.accounts;
+    return this.#options.accounts;
   }
 
   /** Parley's webhook URL of a call at its carrier. */
@@ -137,21 +108,17 @@ export class CallPlacement {
   /** POST /voice/session. */
   async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
-    if (body.callType === 'websocket')
-      return placeWebsocketCall(
-        { sql: this.#o.sql, dispatcher: this.dispatcher, keyRing: this.#o.keyRing },
-        principal,
-        agent,
-        body,
-      );
+    if (body.callType === 'websocket') {
+      const { sql, keyRing } = this.#options;
+      return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing }, principal, agent, body);
+    }
     if (body.callType !== 'sip')
       throw new ApiError(
         'invalid_state',
         `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`,
       );
     if (!body.participantNumber) throw badField('body.participantNumber', 'is required when callType is sip');
-    if (!E164.test(body.participantNumber))
-      throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100');
+    if (!isE164(body.participantNumber)) throw badField('body.participantNumber', `must be ${E164_EXAMPLE}`);
     const scheduledAt = futureTime(body.callTime, 'body.callTime');
     const customVariables = body.customVariables ?? {};
     const campaignId =
@@ -171,13 +138,13 @@ export class CallPlacement {
         tools:
           body.functionTools === undefined
             ? undefined
-            : prepareTools(body.functionTools, this.#o.keyRing, principal.organisationId),
+            : prepareTools(body.functionTools, this.#options.keyRing, principal.organisationId),
         source: campaignId ? 'campaign' : 'api',
       },
       principal.organisationId,
     );
     const id = await this.#record(principal, outbound, campaignId);
-    if (!scheduledAt) await this.startRecorded(id);
+    if (!scheduledAt) await this.#startChecked(id, principal.organisationId, outbound);
     return {
       success: true,
       roomName: roomNameFor(id),
@@ -192,27 +159,26 @@ export class CallPlacement {
    * conversation by the chat agent's callback voice agent.
    */
   async placeCallback(principal: Principal, body: CallbackRequest): Promise<PlacedCallback> {
-    const { sql } = this.#o;
+    const { sql } = this.#options;
     if (!body.roomName?.trim()) throw badField('body.roomName', 'is required');
-    const [original] = await sql<CallRow[]>`select * from call_records where room_name = ${body.roomName}`;
+    const original = await findCallByRoomName(sql, body.roomName);
     if (!original) throw notFound('Call');
     if (original.organisation_id !== principal.organisationId)
       throw new ApiError('forbidden', 'The call belongs to another organisation');
     const participantNumber = original.phone_number;
-    if (!participantNumber || !E164.test(participantNumber))
+    if (!participantNumber || !isE164(participantNumber))
       throw badField('body.roomName', 'the original call has no phone number to call back');
-    const [firstAgent] = original.agent_id
-      ? await sql<{ id: string; agent_type: string; callback_agent_id: string | null }[]>`
-      select id, agent_type, callback_agent_id from agents where id = ${original.agent_id} and organisation_id = ${principal.organisationId}`
-      : [];
-    if (!firstAgent) throw notFound('Agent');
-    let agentId = firstAgent.id;
-    if (firstAgent.agent_type === 'CHAT') {
-      if (!firstAgent.callback_agent_id)
+    const firstRow = await findAgent(sql, principal.organisationId, original.agent_id);
+    if (!firstRow) throw notFound('Agent');
+    const first = agentRecord(firstRow);
+    let agent = first;
+    if (first.agentType === 'CHAT') {
+      if (!first.callbackAgentId)
         throw badField('body.roomName', 'the chat agent of that conversation has no callback agent (callbackAgentId)');
-      agentId = firstAgent.callback_agent_id;
+      agent = await this.#voiceAgent(principal.organisationId, first.callbackAgentId);
+    } else {
+      assertCanCall(first);
     }
-    const agent = await this.#voiceAgent(principal.organisationId, agentId);
     const scheduledAt = futureTime(body.dateTime, 'body.dateTime');
     const customVariables: Record<string, unknown> = {
       ...original.custom_variables,
@@ -236,7 +202,7 @@ export class CallPlacement {
       principal.organisationId,
     );
     const id = await this.#record(principal, outbound, null);
-    if (!scheduledAt) await this.startRecorded(id);
+    if (!scheduledAt) await this.#startChecked(id, principal.organisationId, outbound);
     return {
       success: true,
       callType: 'sip',
@@ -250,90 +216,128 @@ export class CallPlacement {
   }
 
   /**
-   * Starts a recorded outbound call: dispatch to an engine, then the carrier. Throws 503 (no engine) or 502 (the
-   * carrier refused); either way the record is finished FAILED first.
+   * Starts a recorded call whose time has come (the scheduler): its account and agent as they are now, its own
+   * variables, settings and tools from the record. Throws 503 (no engine) or 502 (the carrier refused); either way
+   * the record is finished FAILED first.
    */
   async startRecorded(callId: string): Promise<void> {
-    const { sql } = this.#o;
-    const [call] = await sql<CallRow[]>`select * from call_records where id = ${callId}`;
+    const { sql } = this.#options;
+    const call = await findCall(sql, callId);
     if (!call || call.ended_at) return;
     const carrier = call.meta_data.carrier;
     if (typeof carrier !== 'string' || !isVoiceCarrier(carrier))
       throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
-    const voice = voiceCarriers[carrier];
-    const failed = async (detail: string, reason: string) => {
-      await finishCall(sql, callId, {
-        status: 'FAILED',
-        outcome: 'failed',
-        outcomeDetail: detail,
-        reason,
-        analyse: false,
-      });
-      this.dispatcher.end(callId, reason);
-    };
-    let account;
-    let spec;
+    let launch: CarrierLaunch;
     try {
-      account = await this.#o.accounts.require(sql, call.organisation_id, carrier);
-      spec = await this.#spec(call);
-    } catch (error) {
-      // The account was disconnected or the agent removed while the call waited for its time.
-      await failed(error instanceof Error ? error.message : String(error), 'not_placeable');
-      throw error;
-    }
-    const streamUrl = await this.dispatcher.dispatch(spec, voice.media);
-    if (voice.signsWebhooks) await this.#mergeMeta(sql, callId, { [META_STREAM_URL]: streamUrl });
-    let callRef: string;
-    try {
-      callRef = await voice.createCall(account, {
+      const account = await this.#options.accounts.require(sql, call.organisation_id, carrier);
+      const agent = await this.#voiceAgent(call.organisation_id, call.agent_id);
+      launch = {
+        callId,
+        carrier,
+        account,
+        spec: this.#recordedSpec(call, agent),
         to: call.phone_number!,
         from: call.calling_number!,
+      };
+    } catch (error) {
+      // The account was disconnected or the agent removed while the call waited for its time.
+      await this.#failed(callId, error instanceof Error ? error.message : String(error), 'not_placeable');
+      throw error;
+    }
+    await this.#launch(launch);
+  }
+
+  /** A call checked and recorded a moment ago: launched with what the request loaded. */
+  async #startChecked(callId: string, organisationId: string, call: OutboundCall): Promise<void> {
+    const spec = buildCallSpec({
+      callId,
+      organisationId,
+      agent: call.agent,
+      keyRing: this.#options.keyRing,
+      direction: 'OUTBOUND',
+      participant: { name: call.participantName, phoneNumber: call.participantNumber },
+      callVariables: call.customVariables,
+      tools: call.tools,
+      masterSettings: call.masterSettings,
+    });
+    await this.#launch({
+      callId,
+      carrier: call.carrier,
+      account: call.account!,
+      spec,
+      to: call.participantNumber,
+      from: call.callingNumber,
+    });
+  }
+
+  /** Dispatch to an engine, then ask the carrier to place the call streaming to it. */
+  async #launch(launch: CarrierLaunch): Promise<void> {
+    const { sql } = this.#options;
+    const voice = voiceCarriers[launch.carrier];
+    const streamUrl = await this.dispatcher.dispatch(launch.spec, voice.media);
+    // Carriers that fetch an answer document get the stream URL from it; the URL waits on the record until then.
+    if (voice.signsWebhooks) await keepStreamUrl(sql, launch.callId, streamUrl);
+    let callRef: string;
+    try {
+      callRef = await voice.createCall(launch.account, {
+        to: launch.to,
+        from: launch.from,
         urls: {
-          answer: this.webhookUrl(carrier, 'answer', callId),
-          status: this.webhookUrl(carrier, 'status', callId),
+          answer: this.webhookUrl(launch.carrier, 'answer', launch.callId),
+          status: this.webhookUrl(launch.carrier, 'status', launch.callId),
         },
         streamUrl,
       });
     } catch (error) {
       const message = error instanceof CarrierError ? error.message : String(error);
-      await failed(message, 'carrier_rejected');
-      this.#o.log?.('warn', `${carrier} refused to place the call`, { callId, error: message });
-      throw new ApiError('upstream_failed', `${carrier} did not place the call: ${message}`, { cause: error });
+      await this.#failed(launch.callId, message, 'carrier_rejected');
+      this.#options.log?.('warn', `${launch.carrier} refused to place the call`, {
+        callId: launch.callId,
+        error: message,
+      });
+      throw new ApiError('upstream_failed', `${launch.carrier} did not place the call: ${message}`, { cause: error });
     }
-    await this.#mergeMeta(sql, callId, { [META_CARRIER_CALL]: callRef });
+    await mergeCallMeta(sql, launch.callId, { [META_CARRIER_CALL]: callRef });
+  }
+
+  async #failed(callId: string, detail: string, reason: string): Promise<void> {
+    await finishCall(this.#options.sql, callId, {
+      status: 'FAILED',
+      outcome: 'failed',
+      outcomeDetail: detail,
+      reason,
+      analyse: false,
+    });
+    this.dispatcher.end(callId, reason);
   }
 
   async #voiceAgent(organisationId: string, agentId: string): Promise<AgentRecord> {
-    const row = await findAgent(this.#o.sql, organisationId, agentId);
+    const row = await findAgent(this.#options.sql, organisationId, agentId);
     if (!row) throw notFound('Agent');
     const agent = agentRecord(row);
-    if (!agent.isActive)
-      throw new ApiError('invalid_state', 'The agent is not active: activate it before placing calls');
-    if (agent.agentType !== 'VOICE')
-      throw new ApiError('invalid_state', `The agent is a ${agent.agentType} agent: phone calls need a VOICE agent`);
+    assertCanCall(agent);
     return agent;
   }
 
   /** The checks before anything is recorded: a call that cannot be placed leaves no record behind. */
   async #checked(
-    call: Omit<OutboundCall, 'carrier' | 'callingNumber'> & { callingNumber: string | undefined },
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account'> & { callingNumber: string | undefined },
     organisationId: string,
   ): Promise<OutboundCall> {
-    const { sql } = this.#o;
+    const { sql } = this.#options;
     if (!call.callingNumber)
       throw new ApiError('invalid_state', 'No calling number: send callingNumber or give the agent a callingNumber');
-    const [number] = await sql<(NumberRow & { calling_scope: string; allowed_countries: string[] })[]>`
-      select phone_number, provider, calling_scope, allowed_countries from phone_numbers
-      where organisation_id = ${organisationId} and phone_number = ${call.callingNumber} and status = 'ACTIVE' and deleted_at is null`;
+    const number = await findActiveNumberByValue(sql, organisationId, call.callingNumber);
     if (!number)
       throw new ApiError(
         'invalid_state',
         `callingNumber ${call.callingNumber} is not one of the organisation's active numbers`,
       );
-    if (!isVoiceCarrier(number.provider))
+    const carrier = number.provider;
+    if (!isVoiceCarrier(carrier))
       throw new ApiError(
         'invalid_state',
-        `Calls from ${number.provider} numbers are not supported yet: use a carrier-a, carrier-b or carrier-c number`,
+        `Calls from ${carrier} numbers are not supported yet: use a carrier-a, carrier-b or carrier-c number`,
       );
     assertDestinationAllowed({
       from: number.phone_number,
@@ -342,23 +346,22 @@ export class CallPlacement {
       allowedCountries: number.allowed_countries,
     });
     await assertFunded(sql, organisationId);
-    if (!call.scheduledAt) await this.#o.accounts.require(sql, organisationId, number.provider);
-    return { ...call, callingNumber: number.phone_number, carrier: number.provider };
+    const account = call.scheduledAt ? undefined : await this.#options.accounts.require(sql, organisationId, carrier);
+    return { ...call, callingNumber: number.phone_number, carrier, account };
   }
 
   /** Records the call, refusing the same agent + number + key owner within DUPLICATE_WINDOW_MS (409). */
   async #record(principal: Principal, call: OutboundCall, campaignId: string | null): Promise<string> {
     const id = newId();
     const limits = callLimits(call.masterSettings);
-    await this.#o.sql.begin(async (tx) => {
-      // One request at a time per agent, number and key owner: the duplicate check and the insert cannot interleave.
-      await tx`select pg_advisory_xact_lock(hashtext(${`placement:${call.agent.id}:${call.participantNumber}:${principal.userId}`}))`;
-      const [recent] = await tx`select id from call_records
-        where agent_id = ${call.agent.id} and phone_number = ${call.participantNumber} and created_by_id = ${principal.userId}
-          and created_at > now() - make_interval(secs => ${DUPLICATE_WINDOW_MS / 1000})
-          and (call_status is null or call_status <> 'FAILED')
-        limit 1`;
-      if (recent)
+    await this.#options.sql.begin(async (tx) => {
+      const duplicate = await hasRecentDuplicate(tx, {
+        agentId: call.agent.id,
+        participantNumber: call.participantNumber,
+        userId: principal.userId,
+        windowMs: DUPLICATE_WINDOW_MS,
+      });
+      if (duplicate)
         throw new ApiError(
           'conflict',
           'The same call (agent, participantNumber and key owner) was requested within the last 5 seconds',
@@ -366,7 +369,7 @@ export class CallPlacement {
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
-        agentId: call.agent.id,
+        agent: call.agent,
         roomName: roomNameFor(id),
         participantName: call.participantName,
         phoneNumber: call.participantNumber,
@@ -379,8 +382,9 @@ export class CallPlacement {
           carrier: call.carrier,
           ...call.extraMeta,
           ...(call.masterSettings && { masterSettings: call.masterSettings }),
-          ...(call.tools && { functionToolsOverridden: true, [META_CALL_TOOLS]: call.tools }),
+          ...(call.tools && { functionToolsOverridden: true }),
         },
+        functionTools: call.tools,
         callingNumber: call.callingNumber,
         scheduledTime: call.scheduledAt ?? null,
         scheduledStatus: call.scheduledAt ? 'PENDING' : null,
@@ -394,32 +398,26 @@ export class CallPlacement {
   }
 
   /** The engine's view of a recorded outbound call, with the agent as it is now. */
-  async #spec(call: CallRow): Promise<CallSpec> {
-    const agent = await this.#voiceAgent(call.organisation_id, call.agent_id ?? '');
-    const ring = this.#o.keyRing;
-    const sealedTools = call.meta_data[META_CALL_TOOLS] as StoredTools | undefined;
-    const tools = sealedTools ? webhookToolSpecs(sealedTools, ring, call.organisation_id) : undefined;
-    const snapshot: AgentSnapshot = { ...toAgentSnapshot(agent, ring), ...(tools && { functionTools: tools }) };
-    const masterSettings = call.meta_data.masterSettings as Record<string, unknown> | undefined;
-    return {
+  #recordedSpec(call: CallRow, agent: AgentRecord): CallSpec {
+    return buildCallSpec({
       callId: call.id,
       organisationId: call.organisation_id,
-      agent: snapshot,
+      agent,
+      keyRing: this.#options.keyRing,
       direction: 'OUTBOUND',
-      participant: { name: call.participant_name, phoneNumber: call.phone_number ?? undefined },
-      variables: {
-        ...agent.customVariables,
-        ...call.custom_variables,
-        participantName: call.participant_name,
-        phoneNumber: call.phone_number,
-      },
-      limits: callLimits(masterSettings),
-    };
+      participant: { name: call.participant_name, phoneNumber: call.phone_number },
+      callVariables: call.custom_variables,
+      tools: (call.function_tools ?? undefined) as StoredTools | undefined,
+      masterSettings: call.meta_data.masterSettings as Record<string, unknown> | undefined,
+    });
   }
+}
 
-  async #mergeMeta(sql: Queryable, id: string, values: Record<string, unknown>): Promise<void> {
-    await sql`update call_records set meta_data = meta_data || ${(sql as Sql).json(values as never)}, updated_at = now() where id = ${id}`;
-  }
+/** Only an active VOICE agent places and takes phone calls. */
+function assertCanCall(agent: AgentRecord): void {
+  if (!agent.isActive) throw new ApiError('invalid_state', 'The agent is not active: activate it before placing calls');
+  if (agent.agentType !== 'VOICE')
+    throw new ApiError('invalid_state', `The agent is a ${agent.agentType} agent: phone calls need a VOICE agent`);
 }
 
 /** A future date-time from `value` (undefined when absent); 400 naming `field` otherwise. */

@@ -7,32 +7,23 @@
  * clients already speak): `connected`/`start`/`media` (base64 μ-law 8 kHz)/`mark`/`dtmf`/`stop` in, `media`/`mark`/
  * `clear` out. It is the same engine transport as a carrier stream, so barge-in, marks and faults behave the same.
  */
-import type { AgentSnapshot, CallSpec } from '@parley/engine/protocol';
+import type { AgentRecord } from '../../agents/records.ts';
+import { prepareTools } from '../../agents/function-tools.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { badField } from '../../errors.ts';
-import type { AgentRecord } from '../../agents/records.ts';
-import { toAgentSnapshot } from '../../agents/snapshot.ts';
-import { prepareTools, webhookToolSpecs } from '../../agents/function-tools.ts';
+import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
+import { roomNameFor } from '../repository/call-records.ts';
 import { createCall } from '../repository/call-repository.ts';
-import { callLimits, roomNameFor, type EngineDispatcher } from './engine-dispatch.ts';
-import type { PlaceCallRequest } from './placement.ts';
+import { buildCallSpec } from './call-spec.ts';
+import type { EngineDispatcher } from './engine-dispatch.ts';
+import type { PlaceCallRequest, PlacedWebsocketCall } from './types.ts';
 
 /** The media protocol websocket calls speak. */
 export const WEBSOCKET_CALL_DIALECT = 'carrier-b';
-
-export interface PlacedWebsocketCall {
-  success: true;
-  roomName: string;
-  sessionId: string;
-  callType: 'websocket';
-  status: 'initiated';
-  /** Where the client streams the call (one use; within the engine's media timeout). */
-  websocketUrl: string;
-}
 
 export interface WebsocketPlacementDeps {
   sql: Sql;
@@ -48,20 +39,30 @@ export async function placeWebsocketCall(
 ): Promise<PlacedWebsocketCall> {
   if (body.callTime !== undefined)
     throw badField('body.callTime', 'cannot schedule a websocket call: its client connects when it is placed');
-  if (body.participantNumber !== undefined && !/^\+[1-9]\d{6,14}$/.test(body.participantNumber)) {
-    throw badField('body.participantNumber', 'must be an E.164 number such as +14155550100 when given');
+  if (body.participantNumber !== undefined && !isE164(body.participantNumber)) {
+    throw badField('body.participantNumber', `must be ${E164_EXAMPLE} when given`);
   }
   await assertFunded(deps.sql, principal.organisationId);
   const organisationId = principal.organisationId;
   const id = newId();
-  const limits = callLimits(body.master_settings);
   const tools =
     body.functionTools === undefined ? undefined : prepareTools(body.functionTools, deps.keyRing, organisationId);
   const customVariables = body.customVariables ?? {};
+  const spec = buildCallSpec({
+    callId: id,
+    organisationId,
+    agent,
+    keyRing: deps.keyRing,
+    direction: 'OUTBOUND',
+    participant: { name: body.participantName, phoneNumber: body.participantNumber },
+    callVariables: customVariables,
+    tools,
+    masterSettings: body.master_settings,
+  });
   await createCall(deps.sql, {
     id,
     organisationId,
-    agentId: agent.id,
+    agent,
     roomName: roomNameFor(id),
     participantName: body.participantName,
     phoneNumber: body.participantNumber ?? null,
@@ -76,26 +77,8 @@ export async function placeWebsocketCall(
     },
     source: 'api',
     useCase: body.useCase ?? null,
-    maxDurationMs: limits.maxDurationMs,
+    maxDurationMs: spec.limits.maxDurationMs,
   });
-  const snapshot: AgentSnapshot = {
-    ...toAgentSnapshot(agent, deps.keyRing),
-    ...(tools && { functionTools: webhookToolSpecs(tools, deps.keyRing, organisationId) }),
-  };
-  const spec: CallSpec = {
-    callId: id,
-    organisationId,
-    agent: snapshot,
-    direction: 'OUTBOUND',
-    participant: { name: body.participantName, phoneNumber: body.participantNumber },
-    variables: {
-      ...agent.customVariables,
-      ...customVariables,
-      participantName: body.participantName,
-      phoneNumber: body.participantNumber ?? null,
-    },
-    limits,
-  };
   const websocketUrl = await deps.dispatcher.dispatch(spec, WEBSOCKET_CALL_DIALECT);
   return {
     success: true,

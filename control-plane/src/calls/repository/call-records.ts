@@ -37,16 +37,6 @@ export const NOT_ANSWERED_CLASSES: readonly OutcomeClass[] = ['no_answer', 'busy
 /** How a call came about: the results' `source` filter. */
 export const CALL_SOURCES = ['campaign', 'inbound', 'api', 'manual', 'widget', 'unknown'] as const;
 
-/**
- * metaData keys of the call's plumbing, never returned: the one-use media stream URL, and a scheduled call's own
- * function tools (sealed secrets inside).
- */
-const PRIVATE_META_KEYS = ['mediaStreamUrl', 'callFunctionTools'];
-
-function publicMetaData(metaData: Record<string, unknown>): Record<string, unknown> {
-  if (!PRIVATE_META_KEYS.some((key) => key in metaData)) return metaData;
-  return Object.fromEntries(Object.entries(metaData).filter(([key]) => !PRIVATE_META_KEYS.includes(key)));
-}
 export type CallSource = (typeof CALL_SOURCES)[number];
 
 export type AnalysisStatus = 'pending' | 'done' | 'failed' | 'skipped';
@@ -108,6 +98,10 @@ export interface CallRow {
   analysis_status: AnalysisStatus | null;
   analysis_error: string | null;
   max_duration_ms: number | null;
+  /** The engine's one-use stream URL of an outbound call until the carrier's answer takes it (migration 009). */
+  media_stream_url: string | null;
+  /** The call's own webhook tools, bearer tokens sealed (POST /voice/session functionTools). */
+  function_tools: unknown;
   engine_id: string | null;
   dispatched_at: Date | null;
   answered_at: Date | null;
@@ -118,6 +112,11 @@ export interface CallRow {
   started_at: Date;
   outcome_class: OutcomeClass | null;
   use_case_key: string;
+}
+
+/** The call's room name (its Call ID). */
+export function roomNameFor(id: string): string {
+  return `call-${id}`;
 }
 
 /** The call record of the API. */
@@ -180,7 +179,7 @@ export function callRecord(row: CallRow): CallRecord {
     scheduledTime: row.scheduled_time,
     scheduledStatus: row.scheduled_status,
     callingNumber: row.calling_number,
-    metaData: publicMetaData(row.meta_data),
+    metaData: row.meta_data,
     callType: row.call_type,
     callDirection: row.call_direction,
     callStatus: row.call_status,

@@ -31,11 +31,18 @@ export const ANALYSIS_START_DELAY_SECONDS = 10;
 
 export const json = (sql: Queryable, value: unknown) => (sql as Sql).json(value as never);
 
-export interface NewCall {
+/** The agent of a new call, when the caller has it loaded already (its name and greeting go on the record). */
+export interface LoadedAgent {
+  id: string;
+  name: string;
+  greetingMessage: string | null;
+  customVariables: Record<string, unknown>;
+}
+
+interface NewCallFields {
   /** Default: a new id. Placement may choose it first, e.g. to name the engine's call. */
   id?: string;
   organisationId: string;
-  agentId: string;
   /** Unique; a taken one is a 409. */
   roomName: string;
   /** Stored as given here; POST /voice-sessions capitalises it (capitaliseName) as the spec says. */
@@ -58,12 +65,29 @@ export interface NewCall {
   useCase?: string | null;
   /** The engine's maximum duration for the call, ms (CallSpec.limits.maxDurationMs): the sweeper's limit. */
   maxDurationMs?: number | null;
+  /** The call's own webhook tools, bearer tokens sealed (used instead of the agent's when a scheduled call starts). */
+  functionTools?: unknown;
 }
+
+/** A new call names its agent by id (read here), or hands over the agent it loaded (not read again). */
+export type NewCall = NewCallFields &
+  ({ agentId: string; agent?: undefined } | { agent: LoadedAgent; agentId?: undefined });
 
 interface AgentForCall {
   name: string;
   greeting_message: string | null;
   custom_variables: Record<string, unknown>;
+}
+
+async function agentForCall(sql: Queryable, call: NewCall): Promise<AgentForCall & { id: string }> {
+  if (call.agent) {
+    const { id, name, greetingMessage, customVariables } = call.agent;
+    return { id, name, greeting_message: greetingMessage, custom_variables: customVariables };
+  }
+  const [agent] = await sql<AgentForCall[]>`select name, greeting_message, custom_variables from agents
+    where id = ${call.agentId} and organisation_id = ${call.organisationId} and deleted_at is null`;
+  if (!agent) throw notFound('Agent');
+  return { ...agent, id: call.agentId };
 }
 
 /**
@@ -73,16 +97,14 @@ interface AgentForCall {
  */
 export async function createCall(sql: Queryable, call: NewCall): Promise<string> {
   const id = call.id ?? newId();
-  const [agent] = await sql<AgentForCall[]>`select name, greeting_message, custom_variables from agents
-    where id = ${call.agentId} and organisation_id = ${call.organisationId} and deleted_at is null`;
-  if (!agent) throw notFound('Agent');
+  const agent = await agentForCall(sql, call);
   const variables = { ...agent.custom_variables, ...call.customVariables };
   const greeting = agent.greeting_message ? fillTemplate(agent.greeting_message, variables) : null;
   try {
     await sql`insert into call_records ${(sql as Sql)({
       id,
       organisation_id: call.organisationId,
-      agent_id: call.agentId,
+      agent_id: agent.id,
       room_name: call.roomName,
       campaign_id: call.campaignId ?? null,
       participant_name: call.participantName,
@@ -101,6 +123,7 @@ export async function createCall(sql: Queryable, call: NewCall): Promise<string>
       source: call.source,
       use_case: call.useCase ?? null,
       max_duration_ms: call.maxDurationMs ?? null,
+      function_tools: call.functionTools === undefined ? null : json(sql, call.functionTools),
     } as never)}`;
   } catch (error) {
     if (isUniqueViolation(error))
@@ -108,7 +131,7 @@ export async function createCall(sql: Queryable, call: NewCall): Promise<string>
     throw error;
   }
   // Counted only once the record exists: a refused one (a taken roomName) leaves the agent's count alone.
-  await sql`update agents set total_calls = total_calls + 1, last_used = now() where id = ${call.agentId}`;
+  await sql`update agents set total_calls = total_calls + 1, last_used = now() where id = ${agent.id}`;
   return id;
 }
 

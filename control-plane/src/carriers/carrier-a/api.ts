@@ -18,13 +18,13 @@
 import { basicAuth, carrierFetch, type CarrierRequest } from '../carrier-http.ts';
 import {
   CarrierError,
-  E164,
   errorCodeForStatus,
   type CarrierAccount,
   type InboundRouting,
   type NumberAtCarrier,
   type RemoteNumber,
 } from '../carrier.ts';
+import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-a';
 const API_VERSION = 'v1';
@@ -334,7 +334,7 @@ export class CarrierAClient implements CarrierAccount {
     const raw = String(n.number);
     const phoneNumber = raw.startsWith('+') ? raw : `+${raw}`;
     // Short codes and other entries that are not E.164 are not phone numbers Parley can route.
-    if (!E164.test(phoneNumber)) return undefined;
+    if (!isE164(phoneNumber)) return undefined;
     const flags = { voice: n.voice_enabled === true, sms: n.sms_enabled === true, mms: n.mms_enabled === true };
     const appId = applicationId(n.application);
     return {

@@ -10,13 +10,13 @@
 import { basicAuth, carrierFetch, type CarrierRequest } from '../carrier-http.ts';
 import {
   CarrierError,
-  E164,
   errorCodeForStatus,
   type CarrierAccount,
   type InboundRouting,
   type NumberAtCarrier,
   type RemoteNumber,
 } from '../carrier.ts';
+import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-b';
 const API_VERSION = '2010-04-01';
@@ -162,7 +162,7 @@ export class CarrierBClient implements CarrierAccount {
       );
     return list.flatMap((item) => {
       const n = item as Record<string, unknown>;
-      if (typeof n.phone_number !== 'string' || !E164.test(n.phone_number)) return [];
+      if (typeof n.phone_number !== 'string' || !isE164(n.phone_number)) return [];
       const capabilities = (n.capabilities ?? {}) as Record<string, unknown>;
       return [
         {
@@ -246,7 +246,7 @@ export class CarrierBClient implements CarrierAccount {
       throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed a number without sid or phone_number`);
     }
     // Short codes and other non-E.164 entries are not phone numbers Parley can route.
-    if (!E164.test(n.phone_number)) return undefined;
+    if (!isE164(n.phone_number)) return undefined;
     const flags = Object.fromEntries(
       Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean'),
     ) as Record<string, boolean>;

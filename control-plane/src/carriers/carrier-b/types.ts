@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id } from '../../http/schemas.ts';
-
-const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
+import { E164_PATTERN } from '../../http/e164.ts';
 
 export const ConnectBody = Type.Object(
   {

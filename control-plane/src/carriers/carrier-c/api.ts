@@ -14,13 +14,13 @@
 import { basicAuth, carrierFetch, type CarrierRequest } from '../carrier-http.ts';
 import {
   CarrierError,
-  E164,
   errorCodeForStatus,
   type CarrierAccount,
   type InboundRouting,
   type NumberAtCarrier,
   type RemoteNumber,
 } from '../carrier.ts';
+import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-c';
 const API_VERSION = 'v2_beta';
@@ -220,7 +220,7 @@ export class CarrierCClient implements CarrierAccount {
       throw new CarrierError(PROVIDER, 'invalid_response', `${PROVIDER} listed a number without sid or phone_number`);
     }
     // A number the carrier lists in a local format is not one Parley can route or match to a caller.
-    if (!E164.test(n.phone_number)) return undefined;
+    if (!isE164(n.phone_number)) return undefined;
     const flags = Object.fromEntries(
       Object.entries(n.capabilities ?? {}).filter(([, v]) => typeof v === 'boolean'),
     ) as Record<string, boolean>;

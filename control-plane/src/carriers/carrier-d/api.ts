@@ -44,13 +44,13 @@
 import { carrierFetch, type CarrierRequest } from '../carrier-http.ts';
 import {
   CarrierError,
-  E164,
   errorCodeForStatus,
   type CarrierAccount,
   type CarrierErrorCode,
   type NumberAtCarrier,
   type RemoteNumber,
 } from '../carrier.ts';
+import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-d';
 const API = '/api/v1';
@@ -427,7 +427,7 @@ export function e164(didNumber: string): string | null {
   if (!/^\d+$/.test(digits)) return null;
   const full = digits.length === 10 ? `${INDIA_DIAL_CODE}${digits}` : digits;
   const value = `+${full}`;
-  return E164.test(value) ? value : null;
+  return isE164(value) ? value : null;
 }
 
 function invalid(what: string): CarrierError {

@@ -5,6 +5,7 @@
  * and another process retries it: delivery is at least once.
  */
 import type { Logger } from 'pino';
+import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import type { Mailer } from './mailer.ts';
 
@@ -32,30 +33,30 @@ export class EmailOutboxJob {
   readonly #sql: Sql;
   readonly #mailer: Mailer;
   readonly #log: Logger;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #loop: PollLoop;
 
   constructor(sql: Sql, mailer: Mailer, log: Logger) {
     this.#sql = sql;
     this.#mailer = mailer;
     this.#log = log;
+    this.#loop = new PollLoop({
+      pass: () => this.runOnce(),
+      intervalMs: OUTBOX_POLL_INTERVAL_MS,
+      onError: (error) => this.#log.error({ err: error }, 'e-mail outbox pass failed'),
+    });
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#loop.start();
   }
 
   /** Sends due mail now instead of at the next poll. */
   wake(): void {
-    if (this.#stopped || this.#running) return;
-    this.#schedule(0);
+    this.#loop.nudge();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass: claims and sends a batch; returns how many were sent. */
@@ -89,19 +90,5 @@ export class EmailOutboxJob {
       }
     }
     return sent;
-  }
-
-  #schedule(delayMs: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#running = this.runOnce()
-        .then(() => undefined)
-        .catch((error: unknown) => this.#log.error({ err: error }, 'e-mail outbox pass failed'))
-        .finally(() => {
-          this.#running = undefined;
-          if (!this.#stopped) this.#schedule(OUTBOX_POLL_INTERVAL_MS);
-        });
-    }, delayMs);
-    this.#timer.unref();
   }
 }

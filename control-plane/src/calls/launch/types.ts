@@ -1,0 +1,51 @@
+/** What placing a call takes and answers: POST /voice/session and POST /voice/callback. */
+import type { FunctionToolsInput } from '../../agents/field-schemas.ts';
+
+export interface PlaceCallRequest {
+  agentId: string;
+  participantName: string;
+  callType: 'sip' | 'web' | 'websocket';
+  participantNumber?: string;
+  useCase?: string;
+  customVariables?: Record<string, unknown>;
+  callingNumber?: string;
+  callTime?: string;
+  master_settings?: Record<string, unknown>;
+  functionTools?: FunctionToolsInput;
+}
+
+export interface PlacedCall {
+  success: true;
+  roomName: string;
+  sessionId: string;
+  callType: 'sip';
+  status: 'initiated' | 'scheduled';
+}
+
+export interface CallbackRequest {
+  roomName: string;
+  dialingNumber?: string;
+  dateTime?: string;
+  metaData?: Record<string, unknown>;
+}
+
+export interface PlacedCallback {
+  success: true;
+  callType: 'sip';
+  roomName: string;
+  sessionId: string;
+  message: string;
+  originalRoomName: string;
+  originalSessionId: string;
+  scheduledFor: string | null;
+}
+
+export interface PlacedWebsocketCall {
+  success: true;
+  roomName: string;
+  sessionId: string;
+  callType: 'websocket';
+  status: 'initiated';
+  /** Where the client streams the call (one use; within the engine's media timeout). */
+  websocketUrl: string;
+}

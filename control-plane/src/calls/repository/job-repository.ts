@@ -1,0 +1,75 @@
+/**
+ * The call record as the background jobs of calls/jobs/ claim it: the scheduler's due calls and lost claims, and the
+ * sweeper's lost live calls. Every claim takes its rows FOR UPDATE SKIP LOCKED, so control-plane instances running
+ * the same job never take the same call.
+ */
+import type { Queryable } from '../../db/database.ts';
+
+interface StaleCall {
+  id: string;
+  reason: 'engine_silent' | 'max_duration_exceeded';
+  answered: boolean;
+  ended_at: Date;
+  duration_ms: number;
+}
+
+export interface SweepLimits {
+  /** Engine silence after which a live call is lost, ms. */
+  silenceMs: number;
+  /** Grace past a call's maximum duration, ms. */
+  marginMs: number;
+  /** The maximum duration of a record that carries none, ms. */
+  defaultMaxDurationMs: number;
+  /** Calls claimed at most. */
+  limit: number;
+}
+
+/** Live calls whose engine went silent or that ran past their maximum duration, locked for the caller's transaction. */
+export function claimStaleCalls(tx: Queryable, limits: SweepLimits): Promise<StaleCall[]> {
+  return tx<StaleCall[]>`
+    select id, reason, answered_at is not null as answered, end_at as ended_at,
+           greatest(0, round(extract(epoch from (end_at - coalesce(answered_at, started_at))) * 1000))::integer as duration_ms
+      from (select *,
+              case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${limits.silenceMs / 1000})
+                   then 'engine_silent' else 'max_duration_exceeded' end as reason,
+              case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${limits.silenceMs / 1000})
+                   then greatest(coalesce(last_event_at, started_at), started_at) else now() end as end_at
+              from call_records
+             where ended_at is null and call_status in ('INITIATED', 'RINGING', 'IN_PROGRESS')
+               and (coalesce(last_event_at, started_at) < now() - make_interval(secs => ${limits.silenceMs / 1000})
+                    or started_at + make_interval(secs => (coalesce(max_duration_ms, ${limits.defaultMaxDurationMs}) + ${limits.marginMs}) / 1000.0) < now())
+             order by started_at
+             limit ${limits.limit}
+             for update skip locked) as stale`;
+}
+
+/** Claims up to `limit` scheduled calls that are due (PENDING → DISPATCHED); answers their ids. */
+export async function claimDueScheduledCalls(sql: Queryable, limit: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    update call_records set scheduled_status = 'DISPATCHED', updated_at = now()
+     where id in (select id from call_records
+                   where scheduled_status = 'PENDING' and call_status = 'SCHEDULED' and ended_at is null
+                     and scheduled_time <= now()
+                   order by scheduled_time
+                   limit ${limit}
+                   for update skip locked)
+    returning id`;
+  return rows.map((row) => row.id);
+}
+
+/** Claims older than `claimTimeoutMs` whose instance never placed the call: marked FAILED; answers their ids. */
+export async function failLostClaims(sql: Queryable, claimTimeoutMs: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    update call_records set scheduled_status = 'FAILED', updated_at = now()
+     where id in (select id from call_records
+                   where scheduled_status = 'DISPATCHED' and call_status = 'SCHEDULED' and ended_at is null
+                     and updated_at < now() - make_interval(secs => ${claimTimeoutMs / 1000})
+                   for update skip locked)
+    returning id`;
+  return rows.map((row) => row.id);
+}
+
+/** A claimed call that could not be placed. */
+export async function markScheduleFailed(sql: Queryable, callId: string): Promise<void> {
+  await sql`update call_records set scheduled_status = 'FAILED', updated_at = now() where id = ${callId}`;
+}
