@@ -63,3 +63,11 @@ export async function findUserByEmail(sql: Queryable, email: string): Promise<Us
   const [user] = await sql<UserRow[]>`select * from users where lower(email) = lower(${email}) and deleted_at is null`;
   return user;
 }
+
+/** Whether the user is the organisation's owner or one of its members (and not deleted). */
+export async function isPersonOf(sql: Queryable, organisationId: string, userId: string): Promise<boolean> {
+  const rows = await sql`select 1 from users u where u.id = ${userId} and u.deleted_at is null
+    and (exists (select 1 from organisations o where o.id = ${organisationId} and o.owner_id = u.id)
+         or exists (select 1 from members m where m.organisation_id = ${organisationId} and m.user_id = u.id))`;
+  return rows.length > 0;
+}

@@ -156,3 +156,13 @@ export async function flowAgents(sql: Queryable, organisationId: string): Promis
     where organisation_id = ${organisationId} and builder_mode = 'FLOW' and deleted_at is null
     order by updated_at desc, id desc`;
 }
+
+/** The identity and task of an agent, deleted or not (a past call's analysis reads its agent's instructions). */
+export async function agentInstructions(
+  sql: Queryable,
+  agentId: string,
+): Promise<{ identity: string; task: string | null } | undefined> {
+  const [agent] = await sql<{ identity: string; task: string | null }[]>`
+    select agent_identity as identity, agent_task as task from agents where id = ${agentId}`;
+  return agent;
+}

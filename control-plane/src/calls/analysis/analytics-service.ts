@@ -4,12 +4,21 @@
  */
 import type { Principal } from '../../auth/principal.ts';
 import type { Sql } from '../../db/database.ts';
-import { newId } from '../../db/ids.ts';
 import { ApiError, notFound } from '../../errors.ts';
+import { agentInstructions } from '../../agents/repository.ts';
+import {
+  createRunningReport,
+  dropRunningReport,
+  findReport,
+  markReportFailed,
+  markReportReady,
+  saveOverview,
+  takeLapsedReport,
+  type ReportRow,
+} from '../repository/analysis-report-repository.ts';
 import { loadAnalysisInput } from './analysis-input.ts';
 import type { CallAnalyst } from './call-analyst.ts';
-import type { TokenUsage } from './structured-answer.ts';
-import { findCallByRoom, json } from '../repository/call-repository.ts';
+import { findCallByRoom } from '../repository/call-repository.ts';
 import type { AnalyzeBody } from './types.ts';
 
 /**
@@ -21,20 +30,6 @@ export const REPORT_CLAIM_SECONDS = 300;
 const ANALYSIS_TIMEOUT_MS = 240_000;
 /** What `model` says when the LLM workers' model is not named to the control plane. */
 const DEFAULT_MODEL_NAME = 'default';
-
-interface ReportRow {
-  id: string;
-  room_name: string;
-  status: 'running' | 'ready' | 'failed';
-  instructions: string | null;
-  transcript_text: string;
-  parsed_analysis: Record<string, unknown> | null;
-  token_usage: TokenUsage | null;
-  model: string | null;
-  error: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 function report(row: ReportRow) {
   return {
@@ -79,20 +74,15 @@ export class AnalyticsService {
         instructions,
         AbortSignal.timeout(ANALYSIS_TIMEOUT_MS),
       );
-      const [row] = await this.#sql<ReportRow[]>`update call_analysis_reports
-           set status = 'ready', parsed_analysis = ${json(this.#sql, done.parsedAnalysis)}, token_usage = ${json(this.#sql, done.tokenUsage)},
-               model = ${this.#model}, updated_at = now()
-         where id = ${claimed.id} returning *`;
-      return report(row!);
+      return report(await markReportReady(this.#sql, claimed.id, { ...done, model: this.#model }));
     } catch (error) {
       if (error instanceof ApiError && error.code === 'unavailable') {
         // Nothing was analysed: not a failure of the analysis, so the call may be analysed once a model is there.
-        await this.#sql`delete from call_analysis_reports where id = ${claimed.id} and status = 'running'`;
+        await dropRunningReport(this.#sql, claimed.id);
         throw error;
       }
       const reason = error instanceof Error ? error.message : String(error);
-      await this
-        .#sql`update call_analysis_reports set status = 'failed', error = ${reason}, model = ${this.#model}, updated_at = now() where id = ${claimed.id}`;
+      await markReportFailed(this.#sql, claimed.id, { reason, model: this.#model });
       throw new ApiError('analysis_failed', `The analysis of this call failed and is final: ${reason}`, {
         cause: error,
       });
@@ -105,9 +95,7 @@ export class AnalyticsService {
     const input = await loadAnalysisInput(this.#sql, call.id);
     if (!input || input.transcript.length === 0) throw new ApiError('not_found', 'The call has no transcript');
     const done = await this.#analyst.overview(input, { agentResult: false }, AbortSignal.timeout(ANALYSIS_TIMEOUT_MS));
-    await this
-      .#sql`update call_records set overview = ${json(this.#sql, done.overview)}, analysis_status = 'done', analysis_error = null, updated_at = now()
-                     where id = ${call.id}`;
+    await saveOverview(this.#sql, call.id, done.overview);
     const { result } = done.overview;
     return {
       overview: done.overview,
@@ -134,17 +122,21 @@ export class AnalyticsService {
     body: AnalyzeBody,
     instructions: string | null,
   ): Promise<ReportRow> {
-    const [created] = await this.#sql<ReportRow[]>`
-      insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, instructions, transcript_text)
-      values (${newId()}, ${organisationId}, ${callId}, ${body.room_name}, 'running', ${instructions}, ${body.transcriptText})
-      on conflict (call_id) do nothing returning *`;
-    if (created) return created;
-    const [taken] = await this.#sql<ReportRow[]>`
-      update call_analysis_reports set instructions = ${instructions}, transcript_text = ${body.transcriptText}, updated_at = now()
-       where call_id = ${callId} and status = 'running' and updated_at < now() - make_interval(secs => ${REPORT_CLAIM_SECONDS})
-      returning *`;
-    if (taken) return { ...taken, status: 'running' };
-    const [existing] = await this.#sql<ReportRow[]>`select * from call_analysis_reports where call_id = ${callId}`;
+    const report =
+      (await createRunningReport(this.#sql, {
+        organisationId,
+        callId,
+        roomName: body.room_name,
+        instructions,
+        transcriptText: body.transcriptText,
+      })) ??
+      (await takeLapsedReport(this.#sql, callId, {
+        instructions,
+        transcriptText: body.transcriptText,
+        lapsedAfterSeconds: REPORT_CLAIM_SECONDS,
+      }));
+    if (report) return report;
+    const existing = await findReport(this.#sql, callId);
     if (!existing || existing.status === 'running') {
       throw new ApiError(
         'analysis_in_progress',
@@ -155,10 +147,8 @@ export class AnalyticsService {
   }
 
   async #agentInstructions(agentId: string): Promise<string | null> {
-    const [agent] = await this.#sql<
-      { agent_identity: string; agent_task: string | null }[]
-    >`select agent_identity, agent_task from agents where id = ${agentId}`;
-    const text = [agent?.agent_identity, agent?.agent_task].filter((part) => part && part.trim()).join('\n\n');
+    const agent = await agentInstructions(this.#sql, agentId);
+    const text = [agent?.identity, agent?.task].filter((part) => part && part.trim()).join('\n\n');
     return text || null;
   }
 }

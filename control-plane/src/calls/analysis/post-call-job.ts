@@ -20,7 +20,13 @@ import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import type { CallAnalyst, OverviewAnalysis } from './call-analyst.ts';
 import { loadAnalysisInput } from './analysis-input.ts';
-import { json } from '../repository/call-repository.ts';
+import {
+  claimDueJobs,
+  closeJob,
+  failAttempt,
+  saveAnalysis,
+  type ClaimedJob,
+} from '../repository/analysis-job-repository.ts';
 
 /** How often due jobs are looked for when nothing wakes the job, ms. */
 export const ANALYSIS_POLL_INTERVAL_MS = 5_000;
@@ -43,13 +49,6 @@ export interface PostCallAnalysisOptions {
   claimSeconds?: number;
   maxAttempts?: number;
   retryBaseSeconds?: number;
-}
-
-interface ClaimedJob {
-  id: string;
-  call_id: string;
-  attempts: number;
-  lease_token: string;
 }
 
 export type AnalysisJobOutcome = 'done' | 'skipped' | 'retry' | 'failed' | 'lease_lost';
@@ -99,15 +98,11 @@ export class PostCallAnalysisJob {
   /** One pass: claims due jobs and runs them; resolves with each job's outcome by call id. */
   async runOnce(): Promise<Map<string, AnalysisJobOutcome>> {
     const token = randomBytes(12).toString('hex');
-    const claimed = await this.#sql<ClaimedJob[]>`
-      update call_analysis_jobs
-         set next_attempt_at = now() + make_interval(secs => ${this.#options.claimSeconds}),
-             attempts = attempts + 1, lease_token = ${token}
-       where id in (select id from call_analysis_jobs
-                     where status = 'pending' and next_attempt_at <= now()
-                     order by next_attempt_at limit ${ANALYSIS_BATCH_SIZE}
-                     for update skip locked)
-      returning id, call_id, attempts, lease_token`;
+    const claimed = await claimDueJobs(this.#sql, {
+      token,
+      leaseSeconds: this.#options.claimSeconds,
+      limit: ANALYSIS_BATCH_SIZE,
+    });
     const outcomes = await Promise.all(claimed.map(async (job) => [job.call_id, await this.#run(job)] as const));
     return new Map(outcomes);
   }
@@ -128,35 +123,16 @@ export class PostCallAnalysisJob {
 
   /** Writes the analysis and marks the job done, both only while the lease is ours. */
   async #save(job: ClaimedJob, analysis: OverviewAnalysis): Promise<AnalysisJobOutcome> {
-    return this.#sql.begin(async (tx) => {
-      const held =
-        await tx`update call_analysis_jobs set status = 'done', finished_at = now(), last_error = null, lease_token = null
-                             where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
-      if (held.length === 0) return 'lease_lost' as const;
-      await tx`update call_records set overview = ${json(tx, analysis.overview)}, analysis_status = 'done', analysis_error = null,
-                 updated_at = now() where id = ${job.call_id}`;
-      // A flow's own result is never replaced; an earlier analysis result is (a retried job decides afresh).
-      if (analysis.agentResult) {
-        await tx`update call_records set agent_result = ${json(tx, analysis.agentResult)}
-                  where id = ${job.call_id} and (agent_result is null or agent_result->>'resultSource' = 'analysis')`;
-      }
-      this.#log.info(
-        { callId: job.call_id, attempts: job.attempts, tokens: analysis.tokenUsage.total_tokens },
-        'call analysed',
-      );
-      return 'done' as const;
-    });
+    if (!(await saveAnalysis(this.#sql, job, analysis))) return 'lease_lost';
+    this.#log.info(
+      { callId: job.call_id, attempts: job.attempts, tokens: analysis.tokenUsage.total_tokens },
+      'call analysed',
+    );
+    return 'done';
   }
 
   async #finish(job: ClaimedJob, status: 'done' | 'skipped', reason: string | null): Promise<AnalysisJobOutcome> {
-    return this.#sql.begin(async (tx) => {
-      const held =
-        await tx`update call_analysis_jobs set status = ${status}, finished_at = now(), last_error = ${reason}, lease_token = null
-                             where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
-      if (held.length === 0) return 'lease_lost' as const;
-      await tx`update call_records set analysis_status = ${status}, analysis_error = ${reason}, updated_at = now() where id = ${job.call_id}`;
-      return status;
-    });
+    return (await closeJob(this.#sql, job, status, reason)) ? status : 'lease_lost';
   }
 
   async #failed(job: ClaimedJob, error: unknown): Promise<AnalysisJobOutcome> {
@@ -165,20 +141,12 @@ export class PostCallAnalysisJob {
         ? error.message
         : `Analysis failed: ${error instanceof Error ? error.message : String(error)}`;
     const final = job.attempts >= this.#options.maxAttempts;
-    const delay = this.#options.retryBaseSeconds * 2 ** (job.attempts - 1);
+    const retryInSeconds = this.#options.retryBaseSeconds * 2 ** (job.attempts - 1);
     this.#log.warn(
       { err: error, callId: job.call_id, attempts: job.attempts },
       final ? 'call analysis failed for good' : 'call analysis failed, will retry',
     );
-    return this.#sql.begin(async (tx) => {
-      const held = await tx`update call_analysis_jobs
-           set status = ${final ? 'failed' : 'pending'}, last_error = ${message}, lease_token = null,
-               finished_at = ${final ? new Date() : null}, next_attempt_at = now() + make_interval(secs => ${delay})
-         where id = ${job.id} and lease_token = ${job.lease_token} returning id`;
-      if (held.length === 0) return 'lease_lost' as const;
-      if (final)
-        await tx`update call_records set analysis_status = 'failed', analysis_error = ${message}, updated_at = now() where id = ${job.call_id}`;
-      return final ? ('failed' as const) : ('retry' as const);
-    });
+    if (!(await failAttempt(this.#sql, job, { message, final, retryInSeconds }))) return 'lease_lost';
+    return final ? 'failed' : 'retry';
   }
 }

@@ -5,16 +5,16 @@
 import type { Bus } from '@parley/engine/bus';
 import { callCodecs, subjects } from '@parley/engine/protocol';
 import type { Principal } from '../../auth/principal.ts';
-import type { Queryable, Sql } from '../../db/database.ts';
+import type { Sql } from '../../db/database.ts';
+import { isPersonOf } from '../../accounts/repository.ts';
+import { agentType as findAgentType } from '../../agents/repository.ts';
 import { badField, notFound } from '../../errors.ts';
 import { createCall, findCallById, findCallByRoom, finishCall } from '../repository/call-repository.ts';
+import { countCalls, findCallRelations, listCalls, type CallStats } from '../repository/session-repository.ts';
 import {
   callRecord,
   capitaliseName,
-  NOT_ANSWERED_CLASSES,
-  UNPLACED_STATUSES,
   type CallRecord,
-  type CallRow,
   type CallSource,
   type CallType,
 } from '../repository/call-records.ts';
@@ -25,13 +25,6 @@ import {
   type ListCallsQuery,
   type StatsQuery,
 } from './types.ts';
-
-export interface CallStats {
-  total: number;
-  answered: number;
-  notAnswered: number;
-  failed: number;
-}
 
 export class VoiceSessionService {
   readonly #sql: Sql;
@@ -45,15 +38,13 @@ export class VoiceSessionService {
   async create(principal: Principal, body: CreateCallBody): Promise<CallRecord> {
     const organisationId = principal.organisationId;
     const id = await this.#sql.begin(async (tx) => {
-      const [agent] = await tx<{ agent_type: 'VOICE' | 'CHAT' }[]>`select agent_type from agents
-        where id = ${body.agentId} and organisation_id = ${organisationId} and deleted_at is null`;
-      if (!agent) throw notFound('Agent');
-      const callType: CallType =
-        body.callType ?? (agent.agent_type === 'CHAT' ? 'chat' : body.phoneNumber ? 'sip' : 'web');
-      if ((agent.agent_type === 'CHAT') !== (callType === 'chat')) {
+      const agentType = await findAgentType(tx, organisationId, body.agentId);
+      if (!agentType) throw notFound('Agent');
+      const callType: CallType = body.callType ?? (agentType === 'CHAT' ? 'chat' : body.phoneNumber ? 'sip' : 'web');
+      if ((agentType === 'CHAT') !== (callType === 'chat')) {
         throw badField(
           'callType',
-          agent.agent_type === 'CHAT'
+          agentType === 'CHAT'
             ? `must be chat: the agent is a CHAT agent`
             : `cannot be chat: the agent is a VOICE agent (use sip, web or websocket)`,
         );
@@ -88,23 +79,17 @@ export class VoiceSessionService {
   async get(principal: Principal, id: string): Promise<CallRecord> {
     const row = await findCallById(this.#sql, principal.organisationId, id);
     if (!row) throw notFound('Call');
-    const [related] = await this.#sql<Related[]>`
-      select o.id as org_id, o.name as org_name, o.type as org_type, a.id as agent_id, a.name as agent_name, a.language as agent_language,
-             a.gender as agent_gender, u.id as user_id, u.name as user_name, u.email as user_email
-        from organisations o join agents a on a.id = ${row.agent_id} left join users u on u.id = ${row.created_by_id}
-       where o.id = ${row.organisation_id}`;
+    const related = await findCallRelations(this.#sql, row);
     return {
       ...callRecord(row),
-      organisation: { id: related!.org_id, name: related!.org_name, type: related!.org_type },
+      organisation: { id: related.org_id, name: related.org_name, type: related.org_type },
       agent: {
-        id: related!.agent_id,
-        name: related!.agent_name,
-        language: related!.agent_language,
-        gender: related!.agent_gender,
+        id: related.agent_id,
+        name: related.agent_name,
+        language: related.agent_language,
+        gender: related.agent_gender,
       },
-      createdBy: related!.user_id
-        ? { id: related!.user_id, name: related!.user_name!, email: related!.user_email! }
-        : null,
+      createdBy: related.user_id ? { id: related.user_id, name: related.user_name!, email: related.user_email! } : null,
     };
   }
 
@@ -137,51 +122,21 @@ export class VoiceSessionService {
   }
 
   async list(principal: Principal, query: ListCallsQuery): Promise<CallRecord[]> {
-    const rows = await this.#sql<CallRow[]>`
-      select * from call_records
-       where organisation_id = ${principal.organisationId}
-         and (call_status is null or call_status <> all(${UNPLACED_STATUSES as string[]}))
-         and (${query.callType ?? null}::text is null or call_type = ${query.callType ?? null})
-         and (${query.agentId ?? null}::text is null or agent_id = ${query.agentId ?? null})
-       order by created_at desc, id desc
-       limit ${query.limit ?? DEFAULT_LIST_LIMIT} offset ${query.offset ?? 0}`;
+    const rows = await listCalls(this.#sql, principal.organisationId, {
+      callType: query.callType,
+      agentId: query.agentId,
+      limit: query.limit ?? DEFAULT_LIST_LIMIT,
+      offset: query.offset ?? 0,
+    });
     return rows.map(callRecord);
   }
 
   async stats(principal: Principal, query: StatsQuery): Promise<CallStats> {
     const exclude = query.callType ? null : (query.excludeCallType ?? null);
-    const [counts] = await this.#sql<CallStats[]>`
-      select count(*)::int as total,
-             count(*) filter (where outcome_class = 'answered')::int as answered,
-             count(*) filter (where outcome_class = any(${NOT_ANSWERED_CLASSES as string[]}))::int as "notAnswered",
-             count(*) filter (where outcome_class = 'failed')::int as failed
-        from call_records
-       where organisation_id = ${principal.organisationId}
-         and (call_status is null or call_status <> all(${UNPLACED_STATUSES as string[]}))
-         and (${query.agentId ?? null}::text is null or agent_id = ${query.agentId ?? null})
-         and (${query.callType ?? null}::text is null or call_type = ${query.callType ?? null})
-         and (${exclude}::text is null or call_type <> ${exclude})`;
-    return counts!;
+    return countCalls(this.#sql, principal.organisationId, {
+      agentId: query.agentId,
+      callType: query.callType,
+      excludeCallType: exclude ?? undefined,
+    });
   }
-}
-
-interface Related {
-  org_id: string;
-  org_name: string;
-  org_type: string;
-  agent_id: string;
-  agent_name: string;
-  agent_language: string;
-  agent_gender: string | null;
-  user_id: string | null;
-  user_name: string | null;
-  user_email: string | null;
-}
-
-/** The organisation's owner or one of its members. */
-async function isPersonOf(sql: Queryable, organisationId: string, userId: string): Promise<boolean> {
-  const rows = await sql`select 1 from users u where u.id = ${userId} and u.deleted_at is null
-    and (exists (select 1 from organisations o where o.id = ${organisationId} and o.owner_id = u.id)
-         or exists (select 1 from members m where m.organisation_id = ${organisationId} and m.user_id = u.id))`;
-  return rows.length > 0;
 }
