@@ -300,6 +300,61 @@ const controlPlaneLayers = [
 ];
 
 /**
+ * SQL lives in repositories (docs/architecture.md §1): a domain's `repository/` folder or `*repository.ts` files, and
+ * db/ itself. Services, routes and jobs call repository functions. The files listed below still hold SQL of their own
+ * from before the domain layer; each leaves the list when its queries move (the house issue, part 3).
+ */
+const SQL_NOT_YET_IN_REPOSITORIES = [
+  'accounts/invitation-service.ts',
+  'accounts/member-service.ts',
+  'accounts/organisation-service.ts',
+  'accounts/provisioning.ts',
+  'auth/key-store.ts',
+  'auth/widget-token-service.ts',
+  'bootstrap.ts',
+  'carriers/carrier-a/numbers.ts',
+  'carriers/carrier-c/numbers.ts',
+  'carriers/carrier-d/india-kyc.ts',
+  'carriers/carrier-d/numbers.ts',
+  'carriers/voice-accounts.ts',
+  'cli/commands/keys.ts',
+  'greetings/greeting-cache.ts',
+  'greetings/greeting-store.ts',
+  'integrations/email/outbox-job.ts',
+  'integrations/email/outbox.ts',
+  'telephony/change-lock.ts',
+  'telephony/context.ts',
+  'telephony/integrations.ts',
+  'telephony/phone-numbers.ts',
+  'telephony/reconciler.ts',
+  'telephony/routing.ts',
+];
+const SQL_MESSAGE = 'SQL belongs in a repository (<domain>/repository/ or *repository.ts): docs/architecture.md §1';
+
+/** @type {import('eslint').Linter.Config[]} */
+const sqlInRepositories = [
+  {
+    name: 'parley/sql-in-repositories',
+    files: [`${CP}/**/*.ts`],
+    ignores: [
+      '**/*.test.ts',
+      `${CP}/db/**`,
+      `${CP}/**/repository/**`,
+      `${CP}/**/*repository.ts`,
+      ...SQL_NOT_YET_IN_REPOSITORIES.map((file) => `${CP}/${file}`),
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        // Every tagged template here is the `postgres` client's (sql`…`, tx`…`): there are no others in this workspace.
+        { selector: 'TaggedTemplateExpression', message: SQL_MESSAGE },
+        { selector: "CallExpression[callee.property.name='unsafe']", message: SQL_MESSAGE },
+      ],
+    },
+  },
+];
+
+/**
  * No import cycles in any workspace's source: a cycle means two files are one concern, or a type sits in the wrong
  * room. Tests are left out (they import freely and are never imported).
  * @type {import('eslint').Linter.Config[]}
@@ -355,5 +410,6 @@ export default defineConfig(
   },
   importDirection,
   controlPlaneLayers,
+  sqlInRepositories,
   noCycles,
 );

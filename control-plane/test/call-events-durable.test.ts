@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { namespacedBus, type Bus } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { CallEventPersister, type PersisterLog } from '../src/calls/events/call-event-persister.ts';
-import { eventKey } from '../src/calls/events/call-event-store.ts';
+import { eventKey } from '../src/calls/repository/call-event-store.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestBus } from './support/bus.ts';
 import { seedAgent, seedCall, seedOrganisation, type SeededOrganisation } from './support/seed.ts';

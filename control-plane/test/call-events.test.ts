@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
-import { eventKey } from '../src/calls/events/call-event-store.ts';
+import { eventKey } from '../src/calls/repository/call-event-store.ts';
 import { finishCall } from '../src/calls/repository/call-repository.ts';
 import { newId } from '../src/db/ids.ts';
 import { startTestApp, type TestApp } from './support/app.ts';

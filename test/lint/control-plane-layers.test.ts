@@ -82,6 +82,39 @@ describe('control-plane/src imports run downward: composition → routes → plu
   );
 });
 
+describe('SQL lives in repositories', () => {
+  const query =
+    "import type { Sql } from '../../db/database.ts';\n\nexport const read = (sql: Sql) => sql`select 1`;\n";
+  const unsafe =
+    "import type { Sql } from '../../db/database.ts';\n\nexport const read = (sql: Sql) => sql.unsafe('select 1');\n";
+
+  async function sqlErrors(file: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: path.join(REPO_ROOT, file) });
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  }
+
+  it.each([
+    'control-plane/src/calls/launch/new-service.ts',
+    'control-plane/src/agents/new-rules.ts',
+    'control-plane/src/routes/v1/agents/new-route.ts',
+  ])(
+    'rejects a query in %s',
+    async (file) => {
+      for (const code of [query, unsafe])
+        expect(await sqlErrors(file, code)).toEqual([expect.stringContaining('repository')]);
+    },
+    LINT_TIMEOUT_MS,
+  );
+
+  it.each(['control-plane/src/calls/repository/new-repository.ts', 'control-plane/src/agents/repository.ts'])(
+    'allows a query in %s',
+    async (file) => {
+      expect(await sqlErrors(file, query)).toEqual([]);
+    },
+    LINT_TIMEOUT_MS,
+  );
+});
+
 describe('every file of control-plane/src sits in a layer', () => {
   it(
     'rejects a file outside the layers (a new top-level folder must be given its layer first)',

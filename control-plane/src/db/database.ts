@@ -110,3 +110,8 @@ function describeUrl(url: string): string {
     return 'postgres';
   }
 }
+
+/** Resolves once the database answers a query (readiness probes). */
+export async function pingDatabase(sql: Queryable): Promise<void> {
+  await sql`select 1`;
+}

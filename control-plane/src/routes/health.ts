@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { pingDatabase } from '../db/database.ts';
 
 /** A readiness probe must answer before the orchestrator's own timeout (commonly 1 s). */
 const READINESS_QUERY_TIMEOUT_MS = 800;
@@ -40,7 +41,7 @@ export default async function healthRoutes(app: FastifyInstance) {
       config: { auth: 'public' },
     },
     async (_request, reply) => {
-      const database = await withTimeout(app.sql`select 1`, READINESS_QUERY_TIMEOUT_MS)
+      const database = await withTimeout(pingDatabase(app.sql), READINESS_QUERY_TIMEOUT_MS)
         .then(() => ({ ok: true }))
         .catch(() => ({ ok: false, detail: 'database did not answer' }));
       const bus = app.bus.isClosed ? { ok: false, detail: 'bus closed' } : { ok: true, detail: app.bus.description };

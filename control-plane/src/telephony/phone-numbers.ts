@@ -178,6 +178,18 @@ export async function findActiveNumberByValue(
   return row;
 }
 
+/** The organisation an active number at `provider` belongs to (the one that updated it last, should two). */
+export async function organisationOfNumber(
+  sql: Queryable,
+  phoneNumber: string,
+  provider: Carrier,
+): Promise<string | undefined> {
+  const [row] = await sql<{ organisation_id: string }[]>`select organisation_id from phone_numbers
+    where phone_number = ${phoneNumber} and provider = ${provider} and status = 'ACTIVE' and deleted_at is null
+    order by updated_at desc limit 1`;
+  return row?.organisation_id;
+}
+
 /** The number's columns that describe it at the carrier, from what the carrier reports. */
 export function carrierColumns(remote: RemoteNumber, source: string): Record<string, unknown> {
   return {

@@ -4,7 +4,7 @@
  */
 import { NO_RESULT_OUTCOME, type ResultsConfig } from '@parley/engine/protocol';
 import { knownTimeZone, zonedDateTime } from '../time-zone.ts';
-import type { AnalysisInput, TranscriptLine } from './analysis-input.ts';
+import type { AnalysisInput, TranscriptLine } from '../repository/analysis-input.ts';
 
 /**
  * Transcript characters sent at most (~12k tokens). A longer call keeps its first and last parts: how it opened and

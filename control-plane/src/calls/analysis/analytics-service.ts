@@ -16,7 +16,7 @@ import {
   takeLapsedReport,
   type ReportRow,
 } from '../repository/analysis-report-repository.ts';
-import { loadAnalysisInput } from './analysis-input.ts';
+import { loadAnalysisInput } from '../repository/analysis-input.ts';
 import type { CallAnalyst } from './call-analyst.ts';
 import { findCallByRoom } from '../repository/call-repository.ts';
 import type { AnalyzeBody } from './types.ts';

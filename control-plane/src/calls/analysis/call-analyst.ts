@@ -8,7 +8,7 @@ import type { Bus } from '@parley/engine/bus';
 import type { ResultsConfig } from '@parley/engine/protocol';
 import type { AgentResult } from '../repository/call-records.ts';
 import { agentResultFrom, agentResultSchema, normaliseAgentResult, tracksResults } from './agent-result.ts';
-import type { AnalysisInput } from './analysis-input.ts';
+import type { AnalysisInput } from '../repository/analysis-input.ts';
 import { OVERVIEW_TOOL, REPORT_TOOL, overviewPrompt, reportPrompt } from './analysis-prompts.ts';
 import { ModelOverview, noConversationOverview, overviewFrom, type Overview } from './overview.ts';
 import { ModelReport, transcriptMetrics, type ParsedAnalysis } from './report.ts';

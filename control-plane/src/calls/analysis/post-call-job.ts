@@ -19,7 +19,7 @@ import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import type { CallAnalyst, OverviewAnalysis } from './call-analyst.ts';
-import { loadAnalysisInput } from './analysis-input.ts';
+import { loadAnalysisInput } from '../repository/analysis-input.ts';
 import {
   claimDueJobs,
   closeJob,

@@ -26,7 +26,7 @@ import {
 import { callCodecs, queues, subjects, type CallEvent } from '@parley/engine/protocol';
 import type { Sql } from '../../db/database.ts';
 import { isId } from '../../db/ids.ts';
-import { persistCallEvent, type PersistOutcome } from './call-event-store.ts';
+import { persistCallEvent, type PersistOutcome } from '../repository/call-event-store.ts';
 
 /** What became of an event: applied, a duplicate, for no known call, or not written (the database kept failing). */
 export type PersistResult = PersistOutcome | 'failed';

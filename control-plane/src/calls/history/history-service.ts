@@ -5,7 +5,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Sql } from '../../db/database.ts';
 import { notFound } from '../../errors.ts';
-import { transcriptOf, type TranscriptLine } from '../analysis/analysis-input.ts';
+import { transcriptOf, type TranscriptLine } from '../repository/analysis-input.ts';
 import { findCallByRoom } from '../repository/call-repository.ts';
 import {
   historyBatches,

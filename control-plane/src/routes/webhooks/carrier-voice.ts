@@ -24,6 +24,7 @@ import {
   type VoiceCarrierName,
   type WebhookRequest,
 } from '../../carriers/voice-carriers.ts';
+import { organisationOfNumber } from '../../telephony/phone-numbers.ts';
 
 const CallParams = Type.Object({
   carrier: Type.String({ minLength: 1, maxLength: 32 }),
@@ -144,10 +145,7 @@ export default async function carrierVoiceRoutes(
     to: string,
   ): Promise<string | undefined> {
     if (accountId) return calls.accounts.organisationOf(app.sql, carrier, accountId);
-    const [row] = await app.sql<{ organisation_id: string }[]>`select organisation_id from phone_numbers
-      where phone_number = ${to} and provider = ${carrier} and status = 'ACTIVE' and deleted_at is null
-      order by updated_at desc limit 1`;
-    return row?.organisation_id;
+    return organisationOfNumber(app.sql, to, carrier);
   }
 
   app.post<{ Params: { carrier: string } }>(

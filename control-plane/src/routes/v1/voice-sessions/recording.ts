@@ -9,6 +9,7 @@
 import { RecordingStores, type S3BucketConfig } from '@parley/engine/storage';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { findCallById } from '../../../calls/repository/call-repository.ts';
 import { ApiError } from '../../../errors.ts';
 import { authErrors, errors } from '../../../http/schemas.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
@@ -57,8 +58,7 @@ export function recordingRoute(app: FastifyInstance, options: RecordingRouteOpti
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const [call] = await app.sql<{ recording_path: string | null }[]>`
-      select recording_path from call_records where id = ${request.params.sessionId} and organisation_id = ${principal.organisationId}`;
+      const call = await findCallById(app.sql, principal.organisationId, request.params.sessionId);
       if (!call) throw new ApiError('forbidden', 'No such call in your organisation');
       const located = call.recording_path ? stores.locate(call.recording_path) : undefined;
       const size = located ? (await storeCall(() => located.store.head(located.key)))?.size : undefined;

@@ -2,7 +2,7 @@
  * A call's `actions` (spec document 1: `tracking` string, `items` array): the tool calls the agent made and the keys
  * the caller pressed, in call order, and a one-line summary of them that the results export shows as "Actions".
  */
-import type { ActionItem, CallActions } from '../repository/call-records.ts';
+import type { ActionItem, CallActions } from './call-records.ts';
 
 /** Items kept per call: a call that runs tools in a loop must not grow its record without bound. */
 export const MAX_ACTION_ITEMS = 500;

@@ -12,8 +12,8 @@ import type { CallEvent, CallState } from '@parley/engine/protocol';
 import type { Queryable, Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { withAction } from './call-actions.ts';
-import type { ActionItem, AgentResult, CallActions, CallStatus } from '../repository/call-records.ts';
-import { json, queueAnalysis } from '../repository/call-repository.ts';
+import type { ActionItem, AgentResult, CallActions, CallStatus } from './call-records.ts';
+import { json, queueAnalysis } from './call-repository.ts';
 
 export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 

@@ -4,7 +4,7 @@
  */
 import type { ResultsConfig } from '@parley/engine/protocol';
 import type { Queryable } from '../../db/database.ts';
-import type { AgentResult, CallDirection } from '../repository/call-records.ts';
+import type { AgentResult, CallDirection } from './call-records.ts';
 
 export interface TranscriptLine {
   id: string;
