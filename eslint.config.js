@@ -235,6 +235,7 @@ const CONTROL_PLANE_DOMAINS = [
   'enhancement',
   'greetings',
   'integrations',
+  'language-model',
   'telephony',
   'voices',
   'wallet',

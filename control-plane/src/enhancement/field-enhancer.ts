@@ -4,8 +4,8 @@
  * fields of a request run in parallel, and the first failure cancels the others (all or nothing).
  */
 import type { Bus } from '@parley/engine/bus';
-import { LlmClient, WorkerStreamError } from '@parley/engine/clients';
 import { ApiError, validationError, type FieldProblem } from '../errors.ts';
+import { isNoWorker, noLanguageModel, openLanguageModel } from '../language-model/open-llm.ts';
 import { enhancementPrompt, type FieldType } from './field-prompts.ts';
 
 /**
@@ -74,7 +74,7 @@ export class FieldEnhancer {
   }
 
   async #rewrite(field: FieldToEnhance, traceId: string, signal: AbortSignal): Promise<EnhancedField> {
-    const client = await this.#open(traceId);
+    const client = await openLanguageModel(this.#bus, traceId, LLM_WORKER_WAIT_MS);
     try {
       let text = '';
       let finishReason: string | undefined;
@@ -104,36 +104,6 @@ export class FieldEnhancer {
       client.close();
     }
   }
-
-  /** An LLM stream, or 503 when no worker takes one within LLM_WORKER_WAIT_MS. */
-  async #open(traceId: string): Promise<LlmClient> {
-    const opening = LlmClient.open(this.#bus, traceId);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), LLM_WORKER_WAIT_MS);
-    });
-    try {
-      const first = await Promise.race([opening, waited]);
-      if (first !== 'timeout') return first;
-      // The open keeps trying until the client's own deadline; a stream it still gets is closed at once.
-      opening.then(
-        (late) => late.close(),
-        () => {},
-      );
-      throw noLanguageModel();
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-function noLanguageModel(cause?: unknown): ApiError {
-  return new ApiError(
-    'unavailable',
-    `No language model is available: no LLM worker answered within ${LLM_WORKER_WAIT_MS / 1000} s. ` +
-      'Configure PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL and run the llm-worker role.',
-    { cause },
-  );
 }
 
 function modelFailure(field: FieldToEnhance, message: string, cause?: unknown): ApiError {
@@ -145,7 +115,7 @@ function modelFailure(field: FieldToEnhance, message: string, cause?: unknown): 
 /** The refusal a failed rewrite becomes: 503 when no worker could be reached, else the model's own message. */
 function failure(error: unknown, field: FieldToEnhance): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof WorkerStreamError && error.code === 'no_worker') return noLanguageModel(error);
+  if (isNoWorker(error)) return noLanguageModel(LLM_WORKER_WAIT_MS, error);
   return modelFailure(field, error instanceof Error ? error.message : String(error), error);
 }
 

@@ -8,8 +8,9 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Bus } from '@parley/engine/bus';
-import { LlmClient, WorkerStreamError, type ChatMessage } from '@parley/engine/clients';
+import { type ChatMessage } from '@parley/engine/clients';
 import { ApiError } from '../../errors.ts';
+import { isNoWorker, noLanguageModel, openLanguageModel } from '../../language-model/open-llm.ts';
 
 /**
  * How long an ask waits for an LLM worker to take its stream, ms. A running worker answers in milliseconds; the
@@ -69,7 +70,7 @@ export async function askForJson<T extends TSchema>(
   request: StructuredRequest<T>,
   signal: AbortSignal,
 ): Promise<StructuredAnswer<Static<T>>> {
-  const client = await openClient(bus, request.traceId);
+  const client = await openLanguageModel(bus, request.traceId, LLM_WORKER_WAIT_MS);
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   const messages: ChatMessage[] = [
     { role: 'system', content: request.system },
@@ -159,41 +160,9 @@ function parseJson(raw: string): unknown {
   }
 }
 
-/** An LLM stream, or `unavailable` (503) when no worker takes one within LLM_WORKER_WAIT_MS. */
-async function openClient(bus: Bus, traceId: string): Promise<LlmClient> {
-  const opening = LlmClient.open(bus, traceId);
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), LLM_WORKER_WAIT_MS);
-  });
-  try {
-    const first = await Promise.race([opening, waited]);
-    if (first !== 'timeout') return first;
-    opening.then(
-      (late) => late.close(),
-      () => {},
-    );
-    throw noLanguageModel();
-  } catch (error) {
-    if (error instanceof WorkerStreamError && error.code === 'no_worker') throw noLanguageModel(error);
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export function noLanguageModel(cause?: unknown): ApiError {
-  return new ApiError(
-    'unavailable',
-    `No language model is available: no LLM worker answered within ${LLM_WORKER_WAIT_MS / 1000} s. ` +
-      'Configure PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL and run the llm-worker role.',
-    { cause },
-  );
-}
-
 function modelFailure(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof WorkerStreamError && error.code === 'no_worker') return noLanguageModel(error);
+  if (isNoWorker(error)) return noLanguageModel(LLM_WORKER_WAIT_MS, error);
   return new ApiError(
     'ai_model_failed',
     `The language model failed: ${error instanceof Error ? error.message : String(error)}`,
