@@ -1,6 +1,6 @@
 // @ts-check
 // Lint for the whole monorepo: typescript-eslint's recommended rules (syntax only, no type information, so
-// `eslint .` stays fast) plus the import direction of DESIGN.md §1, enforced with core `no-restricted-imports`.
+// `eslint .` stays fast) plus the import direction of docs/architecture.md §1, enforced with core `no-restricted-imports`.
 //
 // Flat config replaces a rule's options when two blocks match the same file, so the import rules are not
 // spread over overlapping blocks: each file falls into exactly one "zone" (a folder minus its sub-zones), and
@@ -32,7 +32,7 @@ const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'clients', 'storage'
 const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
 const VENDOR_HOMES = ['engine/src/providers', 'control-plane/src/carriers', 'control-plane/src/integrations'];
 
-const SECTION = 'DESIGN.md §1 "The house"';
+const SECTION = 'docs/architecture.md §1 "The house"';
 
 /** `n` levels up as an import prefix: up(2) === '../../'. */
 const up = (/** @type {number} */ n) => '../'.repeat(n);

@@ -185,7 +185,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     { prefix: API_PREFIX },
   );
 
-  // The MCP server is a client of the routes above, reached in-process (DESIGN.md §1).
+  // The MCP server is a client of the routes above, reached in-process (docs/architecture.md §1).
   await app.register(mcpPlugin, {
     rest: injectRestClient(app, API_PREFIX),
     publicUrl: deps.config.publicUrl,

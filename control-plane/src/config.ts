@@ -1,5 +1,5 @@
 /**
- * Configuration, read once at start into one typed object (DESIGN.md §2). Nothing else reads the environment.
+ * Configuration, read once at start into one typed object (docs/architecture.md §2). Nothing else reads the environment.
  * The variable names are part of the product: add more, never rename.
  */
 import path from 'node:path';
@@ -99,7 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** The engine's providers (DESIGN.md §2): an OpenAI-compatible LLM, and STT/TTS defaults with vendor endpoints. */
+/** The engine's providers (docs/architecture.md §2): an OpenAI-compatible LLM, and STT/TTS defaults with vendor endpoints. */
 function readEngineConfig(env: Env, enginePort: number): EngineConfig {
   const mediaUrl = nonEmpty(env.PARLEY_MEDIA_URL);
   const llmBaseUrl = nonEmpty(env.PARLEY_LLM_BASE_URL);

@@ -1,5 +1,5 @@
 /**
- * The control plane's one registry of error codes (DESIGN.md §7.4). Every refusal the API gives is an ApiError
+ * The control plane's one registry of error codes (docs/architecture.md §7.4). Every refusal the API gives is an ApiError
  * with one of these codes; the HTTP status comes from the registry, never from message text.
  */
 export const ERROR_CODES = {

@@ -1,5 +1,5 @@
 /**
- * What other workspaces may use of the control plane (DESIGN.md §1): its role start function and app builder,
+ * What other workspaces may use of the control plane (docs/architecture.md §1): its role start function and app builder,
  * and what a harness needs to stand one up on its own database (bench/, tests of other workspaces).
  */
 export { start, type RoleHandle } from './server.ts';

@@ -1,6 +1,6 @@
 /**
  * The control-plane role: opens the database, applies migrations, bootstraps a first organisation on an empty
- * database, and serves the HTTP API. `start(config, bus)` is the role contract of DESIGN.md §2.
+ * database, and serves the HTTP API. `start(config, bus)` is the role contract of docs/architecture.md §2.
  */
 import type { Logger } from 'pino';
 import type { Bus } from '@parley/engine/bus';
@@ -62,7 +62,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     ).listen();
     closers.push(() => greetings.close());
 
-    // After the call (DESIGN.md §3 step 6): the engines' events persisted, lost calls finished, calls analysed.
+    // After the call (docs/architecture.md §3 step 6): the engines' events persisted, lost calls finished, calls analysed.
     const sweeperLog = log.child({ job: 'call-sweeper' });
     const sweeper = new CallSweeper(database.sql, bus, (level, message, detail) =>
       sweeperLog[level](detail, message),
@@ -94,7 +94,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
 
-    // Phone calls (DESIGN.md §3): scheduled calls placed when due; engines' transfers and ends carried to the carriers;
+    // Phone calls (docs/architecture.md §3): scheduled calls placed when due; engines' transfers and ends carried to the carriers;
     // the engines' events persisted. The persister starts after the app, whose carrier control it tells.
     const phoneLog = log.child({ job: 'phone-calls' });
     const logPhone = (level: 'info' | 'warn' | 'error', message: string, detail: object) =>

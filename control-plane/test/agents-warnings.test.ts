@@ -1,4 +1,4 @@
-/** DESIGN.md §2: without a language model, saving a PROMPT agent answers with a warning; a FLOW agent needs none. */
+/** docs/architecture.md §2: without a language model, saving a PROMPT agent answers with a warning; a FLOW agent needs none. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_LANGUAGE_MODEL_WARNING } from '../src/routes/v1/agents/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';

@@ -1,7 +1,7 @@
 /**
  * Rate limits of the /telephony rows of spec document 3: one per-key budget over every telephony route, and the
  * shared sensitive-route budget of the sync routes, counted per client address across keys. Also the carrier
- * API configuration names of DESIGN.md §2.
+ * API configuration names of docs/architecture.md §2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';

@@ -1,5 +1,5 @@
 /**
- * POST /voice/session over carrier-b, end to end (DESIGN.md §3): the control plane listening on a real port (the
+ * POST /voice/session over carrier-b, end to end (docs/architecture.md §3): the control plane listening on a real port (the
  * carrier fetches its webhooks), the carrier simulator as carrier-b's API and phone, an engine role with its media
  * server, real TTS (flite), STT (pocketsphinx) and LLM (against the fake OpenAI server) worker roles, and the call
  * event persister, all on one test bus. Plus the refusals (400, 402, 409, 502, 503), forged webhooks, and inbound

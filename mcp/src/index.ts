@@ -1,5 +1,5 @@
 /**
- * The MCP server (DESIGN.md §1): a Fastify plugin the control plane mounts at /mcp, and a client of the REST API.
+ * The MCP server (docs/architecture.md §1): a Fastify plugin the control plane mounts at /mcp, and a client of the REST API.
  * It imports nothing of the control plane; the host passes the REST client (in-process `inject`, or HTTP).
  */
 import type { FastifyInstance } from 'fastify';

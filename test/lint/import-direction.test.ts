@@ -1,5 +1,5 @@
 /**
- * The import direction of DESIGN.md §1 is enforced by eslint.config.js. These tests lint small virtual files at
+ * The import direction of docs/architecture.md §1 is enforced by eslint.config.js. These tests lint small virtual files at
  * the paths where they would live, against the repository's real config, so a config change that stops
  * catching a forbidden import (or starts flagging an allowed one) fails here, not in review.
  */
@@ -43,7 +43,7 @@ async function expectForbidden(file: string, code: string): Promise<void> {
   expect(result.errorCount).toBeGreaterThan(0);
   const errors = importErrors(result);
   expect(errors.length).toBeGreaterThan(0);
-  for (const message of errors) expect(message).toContain('DESIGN.md §1');
+  for (const message of errors) expect(message).toContain('docs/architecture.md §1');
 }
 
 async function expectAllowed(file: string, code: string): Promise<void> {

@@ -4,7 +4,7 @@
  *
  * Its code lives in the engine's testing export (`@parley/engine/testing`, engine/test/fakes/carrier-sim/):
  * the engine's own tests drive its media server with it, and the control plane's tests place and receive calls
- * through it, and neither may import bench (DESIGN.md §1: nothing imports bench). Load suites take it from here.
+ * through it, and neither may import bench (docs/architecture.md §1: nothing imports bench). Load suites take it from here.
  */
 export {
   AnswerError,

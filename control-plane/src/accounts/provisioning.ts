@@ -9,7 +9,7 @@ import { adjustWallet } from '../wallet/wallet.ts';
 import type { OrganisationRow, UserRow } from './records.ts';
 import { findUserByEmail } from './repository.ts';
 
-/** The organisation feature flags of DESIGN.md §2; a new organisation has none, the bootstrap one has all. */
+/** The organisation feature flags of docs/architecture.md §2; a new organisation has none, the bootstrap one has all. */
 export const FEATURES = ['flow_agents', 'self_serve_telephony', 'india_provisioning', 'managed_numbers'] as const;
 export type Feature = (typeof FEATURES)[number];
 

@@ -11,7 +11,7 @@ import { normaliseResultsConfig } from './results-config.ts';
 import type { ResultsConfigInput } from './field-schemas.ts';
 import type { AgentState } from './records.ts';
 
-/** The organisation feature that opens FLOW agents (DESIGN.md §2). */
+/** The organisation feature that opens FLOW agents (docs/architecture.md §2). */
 export const FLOW_FEATURE = 'flow_agents';
 /** customVariables keys whose value (an id or a list of ids) gives the agent knowledge_search. */
 export const KNOWLEDGE_BASE_VARIABLES = ['knowledge_base_ids', 'knowledge_base_id'] as const;

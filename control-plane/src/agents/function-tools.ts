@@ -1,6 +1,6 @@
 /**
  * An agent's webhook tools (spec: functionTools): checking what a client sends, encrypting bearer tokens at rest
- * (DESIGN.md §7.7), and opening them again for the two readers allowed to see them: a client asking for
+ * (docs/architecture.md §7.7), and opening them again for the two readers allowed to see them: a client asking for
  * `includeTools=decrypted`, and the call dispatch that hands the engine its WebhookToolSpec list.
  */
 import { Ajv } from 'ajv';

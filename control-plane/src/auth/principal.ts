@@ -17,5 +17,5 @@ export interface Principal {
   features: readonly string[];
 }
 
-/** Tells every process to forget cached keys (DESIGN.md §4 `v1.auth.revoked`). */
+/** Tells every process to forget cached keys (docs/architecture.md §4 `v1.auth.revoked`). */
 export type Revocation = { keyId: string } | { userId: string; organisationId?: string } | { organisationId: string };

@@ -1,5 +1,5 @@
 /**
- * What placing and answering phone calls needs of a carrier, the same for each (DESIGN.md §3 steps 1–2, §5): create
+ * What placing and answering phone calls needs of a carrier, the same for each (docs/architecture.md §3 steps 1–2, §5): create
  * the call over its REST API, hang it up or transfer it there, write the answer document that opens the media
  * stream to the engine, check that a webhook really came from the carrier, and read its status callbacks.
  *

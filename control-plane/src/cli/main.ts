@@ -1,5 +1,5 @@
 /**
- * The `parley` command. Configured by the same environment variables as the server (DESIGN.md §2); flags only
+ * The `parley` command. Configured by the same environment variables as the server (docs/architecture.md §2); flags only
  * name what a command acts on. `--json` prints one JSON object, for scripts.
  */
 import { parseArgs } from 'node:util';

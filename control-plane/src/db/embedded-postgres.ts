@@ -1,6 +1,6 @@
 /**
  * Embedded Postgres: PGlite (Postgres compiled to WebAssembly) served on a local Unix socket by pglite-socket, so
- * the embedded mode uses the same `postgres` client, SQL and migrations as a real server (DESIGN.md §2).
+ * the embedded mode uses the same `postgres` client, SQL and migrations as a real server (docs/architecture.md §2).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

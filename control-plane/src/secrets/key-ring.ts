@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (DESIGN.md §7.7): AES-256-GCM under keys from PARLEY_SECRET_KEYS (`id:base64key,…`). The first
+ * Secrets at rest (docs/architecture.md §7.7): AES-256-GCM under keys from PARLEY_SECRET_KEYS (`id:base64key,…`). The first
  * key encrypts; every key decrypts, chosen by the key id written beside the ciphertext, so a key is rotated by
  * putting a new one first and keeping the old one until nothing is encrypted under it any more.
  *

@@ -1,6 +1,6 @@
 /**
  * The key ring a process uses: PARLEY_SECRET_KEYS when set, else a key generated once into PARLEY_DATA_DIR
- * (DESIGN.md §2), so an embedded install keeps its secrets readable across restarts with nothing configured.
+ * (docs/architecture.md §2), so an embedded install keeps its secrets readable across restarts with nothing configured.
  * Processes that share a database must share their keys: scale-out installs set PARLEY_SECRET_KEYS.
  */
 import { randomBytes } from 'node:crypto';

@@ -13,7 +13,7 @@ import type { KeyRing } from '../secrets/key-ring.ts';
 import { ChangeLock } from './change-lock.ts';
 import { IntegrationStore, type StoredIntegration } from './integrations.ts';
 
-/** Organisation feature flags of telephony (DESIGN.md §2). */
+/** Organisation feature flags of telephony (docs/architecture.md §2). */
 export const SELF_SERVE_TELEPHONY = 'self_serve_telephony';
 export const INDIA_PROVISIONING = 'india_provisioning';
 export const MANAGED_NUMBERS = 'managed_numbers';

@@ -1,4 +1,4 @@
-/** Money as the wallet keeps it: integer minor units (DESIGN habit 6), never floating dollars. */
+/** Money as the wallet keeps it: integer minor units (docs/architecture.md §7, habit 6), never floating dollars. */
 
 /** Minor units per major unit of the wallet currencies (USD cents, INR paise). */
 export const MINOR_PER_MAJOR = 100;

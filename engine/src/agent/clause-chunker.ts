@@ -1,6 +1,6 @@
 /**
  * Cuts the LLM's streamed reply into clauses for TTS, each released the moment it is complete, so the first audio
- * is synthesised while the model is still writing the rest (DESIGN.md §3 step 4).
+ * is synthesised while the model is still writing the rest (docs/architecture.md §3 step 4).
  *
  * A clause ends at a sentence end (. ! ? … and the CJK 。！？), at a line break, at ; or : once the clause is long
  * enough, and at a comma only once it is long — short comma phrases synthesised alone sound choppy. The first

@@ -3,7 +3,7 @@
  * resampler, 20 ms framing, the inbound jitter buffer, the process's pacing clock and its outputs, and the WAV and
  * Ogg Opus writers. Pure computation and local files only: nothing here knows about calls, buses or providers.
  *
- * The way audio goes (DESIGN.md §3): inbound, transport bytes → decode (decodeMulaw / OpusDecoder / pcm16From…) →
+ * The way audio goes (docs/architecture.md §3): inbound, transport bytes → decode (decodeMulaw / OpusDecoder / pcm16From…) →
  * JitterBuffer (carrier and RTP audio) → Resampler to ENGINE_SAMPLE_RATE (with `sourceBandHz: TELEPHONE_BAND_HZ`
  * for 8 kHz carrier audio, a third of the cost) → Framer; outbound, TTS chunks →
  * Resampler → Framer at the transport's rate → encode → PacedOutput, which the shared PacingClock drains one frame

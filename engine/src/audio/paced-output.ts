@@ -4,7 +4,7 @@
  *
  * The producer (TTS through resampler and framer) runs faster than real time; the queue turns its bursts into one
  * frame every 20 ms, which is what carriers and RTP peers expect. A producer that respects `waitForRoom` never
- * loses audio; one that does not loses the oldest queued frames, never memory (DESIGN.md §8: late audio is worse
+ * loses audio; one that does not loses the oldest queued frames, never memory (docs/architecture.md §8: late audio is worse
  * than lost audio).
  */
 import { RingBuffer } from '../bus/ring-buffer.ts';

@@ -1,5 +1,5 @@
 /**
- * The Bus: how Parley's roles talk to each other (DESIGN.md §2, §4).
+ * The Bus: how Parley's roles talk to each other (docs/architecture.md §2, §4).
  *
  * Two implementations satisfy this one interface: NATS for scale-out (every role its own process, workers and
  * engines as queue groups) and an in-process bus for the embedded single-process mode. A contract test suite

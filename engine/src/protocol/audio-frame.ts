@@ -1,5 +1,5 @@
 /**
- * Audio on the bus travels as binary payloads with a small fixed header, never as base64 JSON (DESIGN.md §4):
+ * Audio on the bus travels as binary payloads with a small fixed header, never as base64 JSON (docs/architecture.md §4):
  *
  *   byte 0      magic 0xA7 (tells audio from JSON control messages on a shared subject, which start with '{')
  *   byte 1      version (1)

@@ -1,5 +1,5 @@
 /**
- * The call's wire messages (DESIGN.md §3, §4): the dispatch request that hands a call to an engine, the control
+ * The call's wire messages (docs/architecture.md §3, §4): the dispatch request that hands a call to an engine, the control
  * messages the control plane sends to a running call, and the events the call publishes as it happens.
  */
 import { Type, type Static } from '@sinclair/typebox';

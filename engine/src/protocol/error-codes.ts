@@ -1,5 +1,5 @@
 /**
- * The engine's one registry of error codes (DESIGN.md §7.4). Every error the engine raises or puts on the wire
+ * The engine's one registry of error codes (docs/architecture.md §7.4). Every error the engine raises or puts on the wire
  * carries one of these codes and its `retryable`; callers branch on them, never on message text. The codes are
  * grouped by where they arise; the error classes of each part (BusError, ProviderError, WorkerStreamError, the
  * audio outputs' errors) take theirs from here.

@@ -66,7 +66,7 @@ describe('subjects', () => {
     }
   });
 
-  it('names the queue groups of DESIGN.md §4', () => {
+  it('names the queue groups of docs/architecture.md §4', () => {
     expect(queues).toEqual({ engine: 'engine', controlPlane: 'control-plane', stt: 'stt', llm: 'llm', tts: 'tts' });
   });
 });

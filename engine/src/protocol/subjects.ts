@@ -1,5 +1,5 @@
 /**
- * Every NATS subject Parley uses (DESIGN.md §4), built by functions so a typo is a compile error and a rename is
+ * Every NATS subject Parley uses (docs/architecture.md §4), built by functions so a typo is a compile error and a rename is
  * one edit. Ids passed in are checked to be single tokens. The `v1.` prefix versions the wire contract: a breaking
  * change gets `v2.` subjects served side by side during an upgrade.
  */

@@ -1,5 +1,5 @@
 /**
- * Messages of the worker streams (DESIGN.md §4). A session opens a stream on a worker kind (`v1.<kind>.open`,
+ * Messages of the worker streams (docs/architecture.md §4). A session opens a stream on a worker kind (`v1.<kind>.open`,
  * answered by one member of the kind's queue group), then talks to it on `v1.<kind>.<streamId>.in` / `.out`.
  * Audio travels as binary frames (audio-frame.ts) on the same subjects; everything else is JSON defined here.
  *

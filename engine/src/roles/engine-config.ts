@@ -4,7 +4,7 @@ import type { S3BucketConfig } from '../storage/s3-config.ts';
 export type VadMode = 'auto' | 'silero' | 'energy';
 
 /**
- * What the engine's roles need to know, as the `parley` command reads it from the environment (DESIGN.md §2).
+ * What the engine's roles need to know, as the `parley` command reads it from the environment (docs/architecture.md §2).
  * The engine never reads the environment itself.
  */
 export interface EngineConfig {
@@ -36,7 +36,7 @@ export interface EngineConfig {
   media?: EngineMediaConfig;
 }
 
-/** The engine's media server (DESIGN.md §2: ENGINE_PORT, PARLEY_MEDIA_URL). */
+/** The engine's media server (docs/architecture.md §2: ENGINE_PORT, PARLEY_MEDIA_URL). */
 export interface EngineMediaConfig {
   /** ENGINE_PORT: where it listens; 0 picks a free port. */
   port: number;

@@ -1,5 +1,5 @@
 /**
- * The engine role (DESIGN.md §3 steps 1–2): a member of the `engine` queue group on `v1.engine.dispatch`. It
+ * The engine role (docs/architecture.md §3 steps 1–2): a member of the `engine` queue group on `v1.engine.dispatch`. It
  * accepts a call, opens its worker streams while the phone rings (so the first word is warm), answers with a
  * signed stream token (stream-tokens.ts) and, when it runs a media server, the URL carriers reach it at; it starts
  * the call session when the call's media connection presents that token, once. A call whose media never arrives

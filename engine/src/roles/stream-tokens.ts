@@ -1,5 +1,5 @@
 /**
- * The tokens that authorise a call's media stream (DESIGN.md §3 step 2). The engine answers a dispatch with one;
+ * The tokens that authorise a call's media stream (docs/architecture.md §3 step 2). The engine answers a dispatch with one;
  * the control plane puts it in the stream URL of the carrier's answer XML (`<mediaUrl>/media/<carrier>/<token>`);
  * the carrier presents it when it opens the stream.
  *

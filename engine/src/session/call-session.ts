@@ -1,5 +1,5 @@
 /**
- * One call (DESIGN.md §3): it owns its transport's audio, its worker streams, its outbound queue and its timers,
+ * One call (docs/architecture.md §3): it owns its transport's audio, its worker streams, its outbound queue and its timers,
  * and closes them all once. States: connecting → greeting → listening ⇄ thinking ⇄ speaking → ending → ended.
  *
  * Inbound: every caller frame goes to the VAD, the turn detector and the STT stream. At the end of a turn the

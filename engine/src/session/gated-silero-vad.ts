@@ -1,5 +1,5 @@
 /**
- * Voice activity in two stages (DESIGN.md §6): the energy gate on every frame, and Silero v5 behind it, asked only
+ * Voice activity in two stages (docs/architecture.md §6): the energy gate on every frame, and Silero v5 behind it, asked only
  * while the gate is open. Loud noise that opens the gate (a door, traffic, a keyboard, music) is not speech until
  * the model says so.
  *

@@ -1,5 +1,5 @@
 /**
- * Per-turn latency (DESIGN.md §3 step 6): how long endpointing, the recogniser, the model and the voice each took,
+ * Per-turn latency (docs/architecture.md §3 step 6): how long endpointing, the recogniser, the model and the voice each took,
  * and the one number callers feel — from the end of their speech to the agent's first audio.
  */
 import type { LatencyReport, TurnLatency } from '../protocol/index.ts';

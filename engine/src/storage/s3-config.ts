@@ -1,5 +1,5 @@
 /**
- * The recordings bucket, as operators configure it (DESIGN.md §2; README "Configuration"):
+ * The recordings bucket, as operators configure it (docs/architecture.md §2; README "Configuration"):
  *
  *   PARLEY_RECORDINGS_BUCKET     `s3://<bucket>/<optional prefix>`; unset: recordings stay in the local folder
  *   PARLEY_S3_ENDPOINT           e.g. `http://127.0.0.1:9000` (MinIO); default `https://s3.<region>.amazonaws.com`

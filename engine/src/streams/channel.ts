@@ -1,5 +1,5 @@
 /**
- * A bounded async iterable with explicit push / end / fail (DESIGN.md §7.2): the way text, transcripts and audio
+ * A bounded async iterable with explicit push / end / fail (docs/architecture.md §7.2): the way text, transcripts and audio
  * move between the engine's parts. A producer never waits; what happens when the consumer falls behind is chosen
  * per channel and stated where the channel is made.
  */

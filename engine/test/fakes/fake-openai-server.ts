@@ -1,5 +1,5 @@
 /**
- * A local contract fake of an OpenAI-compatible API (DESIGN.md §7.8): chat completions, audio transcriptions and
+ * A local contract fake of an OpenAI-compatible API (docs/architecture.md §7.8): chat completions, audio transcriptions and
  * audio speech on 127.0.0.1 at a free port. It authenticates like OpenAI (`Authorization: Bearer <key>`, 401 with
  * OpenAI's error body otherwise) unless started without a key, like a local llama.cpp or vLLM server.
  *

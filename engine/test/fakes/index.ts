@@ -1,5 +1,5 @@
 /**
- * Local contract fakes of the cloud vendors (DESIGN.md §7.8), for any test that needs an LLM, STT or TTS without
+ * Local contract fakes of the cloud vendors (docs/architecture.md §7.8), for any test that needs an LLM, STT or TTS without
  * the network: each speaks the vendor's documented HTTP or websocket API on 127.0.0.1 and refuses what the vendor
  * refuses, so a client bug fails the test.
  */

@@ -1,5 +1,5 @@
 /**
- * The MCP server's only way into Parley: the REST API (DESIGN.md §1). Whatever REST refuses, a tool refuses the same
+ * The MCP server's only way into Parley: the REST API (docs/architecture.md §1). Whatever REST refuses, a tool refuses the same
  * way, because every tool call is a REST request made with the caller's own bearer token.
  *
  * Embedded in the control plane's HTTP server the requests go through Fastify's `inject` (no socket, same process);

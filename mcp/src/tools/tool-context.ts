@@ -1,6 +1,6 @@
 /**
  * What a tool knows of its caller and how it reaches Parley: the REST API with the caller's own token, so every
- * refusal (scope, role, tenancy, validation) is the REST API's, word for word (DESIGN.md §1).
+ * refusal (scope, role, tenancy, validation) is the REST API's, word for word (docs/architecture.md §1).
  */
 import type { RestClient, RestRequest } from '../rest/rest-client.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Post-call analysis (DESIGN.md §3 step 6; spec: "Overviews are produced automatically a few minutes after a call
+ * Post-call analysis (docs/architecture.md §3 step 6; spec: "Overviews are produced automatically a few minutes after a call
  * ends"): for each ended call, its overview and, for a PROMPT agent that tracks results, its agent result. FLOW
  * agents' results are the flow's own `result` event, written by the event persister; this job never replaces one.
  *
@@ -38,7 +38,7 @@ export const ANALYSIS_CLAIM_SECONDS = 300;
 export const ANALYSIS_MAX_ATTEMPTS = 4;
 /** Delay before the second attempt, s; doubled for each later one (30 s, 1 min, 2 min). */
 export const ANALYSIS_RETRY_BASE_SECONDS = 30;
-/** What a call's analysis says when no language model is configured (DESIGN.md §2). */
+/** What a call's analysis says when no language model is configured (docs/architecture.md §2). */
 export const NO_LANGUAGE_MODEL_SKIP =
   'Not analysed: no language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL).';
 

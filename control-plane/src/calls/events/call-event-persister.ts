@@ -1,5 +1,5 @@
 /**
- * The control plane's ear on the engines (DESIGN.md §3 step 6): every call's events (`v1.call.*.event`) are taken
+ * The control plane's ear on the engines (docs/architecture.md §3 step 6): every call's events (`v1.call.*.event`) are taken
  * through the bus's durable consumer and written to Postgres by call-event-store.ts, idempotently (an event seen
  * before changes nothing).
  *

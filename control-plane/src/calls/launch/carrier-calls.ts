@@ -1,5 +1,5 @@
 /**
- * The carrier's side of a call in progress (DESIGN.md §3 steps 2 and 6): its webhooks — the answer request that
+ * The carrier's side of a call in progress (docs/architecture.md §3 steps 2 and 6): its webhooks — the answer request that
  * opens the media stream, the status callbacks that move the record, the inbound voice webhook that starts an
  * INBOUND call — and what Parley asks of the carrier while the call runs: hang up, transfer.
  *

@@ -1,5 +1,5 @@
 /**
- * Handing a phone call to an engine (DESIGN.md §3 step 2): a request on `v1.engine.dispatch` that one engine takes;
+ * Handing a phone call to an engine (docs/architecture.md §3 step 2): a request on `v1.engine.dispatch` that one engine takes;
  * its answer names its media server and a one-use stream token, from which the carrier's stream URL is made. The
  * record moves to INITIATED; when no engine takes the call it is finished FAILED and 503 thrown.
  */

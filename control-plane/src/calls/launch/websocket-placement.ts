@@ -3,7 +3,7 @@
  * websocket to the engine. POST /voice/session records the call, dispatches it, and answers the one-use stream URL
  * (`websocketUrl`), which the client opens within the engine's media timeout (60 s).
  *
- * The stream speaks the Media Streams dialect of carrier-b (DESIGN.md §5; Twilio's documented format, which many
+ * The stream speaks the Media Streams dialect of carrier-b (docs/architecture.md §5; Twilio's documented format, which many
  * clients already speak): `connected`/`start`/`media` (base64 μ-law 8 kHz)/`mark`/`dtmf`/`stop` in, `media`/`mark`/
  * `clear` out. It is the same engine transport as a carrier stream, so barge-in, marks and faults behave the same.
  */

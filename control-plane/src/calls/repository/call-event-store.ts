@@ -1,5 +1,5 @@
 /**
- * What each call event changes in Postgres (DESIGN.md §3 step 6). Every event is applied in one transaction that
+ * What each call event changes in Postgres (docs/architecture.md §3 step 6). Every event is applied in one transaction that
  * first records its key in call_events: a key already there means the event was applied before (a redelivery, or the
  * engine publishing it twice), and nothing else is done. Events of one call serialise on the call's row lock.
  *

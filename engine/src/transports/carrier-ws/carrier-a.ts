@@ -1,6 +1,6 @@
 /**
  * carrier-a's media stream: Plivo audio streams, bidirectional (`<Stream bidirectional="true" keepCallAlive="true"
- * contentType="audio/x-mulaw;rate=8000">wss://…</Stream>`), DESIGN.md §5. The start's mediaFormat says the audio
+ * contentType="audio/x-mulaw;rate=8000">wss://…</Stream>`), docs/architecture.md §5. The start's mediaFormat says the audio
  * format of both directions: audio/x-mulaw at 8000 Hz, or audio/x-l16 at 8000 or 16000 Hz.
  *
  * In:  start (callId, streamId, accountId, mediaFormat, extra_headers), media (track, timestamp, chunk, payload),

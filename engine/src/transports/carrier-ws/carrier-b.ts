@@ -1,6 +1,6 @@
 /**
  * carrier-b's media stream: Twilio Media Streams, bidirectional (`<Connect><Stream url="wss://…">` with
- * `<Parameter>`s), DESIGN.md §5. Audio both ways is G.711 μ-law at 8 kHz, mono, base64, no headers.
+ * `<Parameter>`s), docs/architecture.md §5. Audio both ways is G.711 μ-law at 8 kHz, mono, base64, no headers.
  *
  * In:  connected, start (streamSid, callSid, customParameters, mediaFormat), media (track, chunk, timestamp,
  *      payload), dtmf, mark (our mark echoed: played, or dropped by a clear), stop.

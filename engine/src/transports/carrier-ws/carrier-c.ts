@@ -1,6 +1,6 @@
 /**
  * carrier-c's media stream: an Exotel-style voicebot stream (the Voicebot applet, or the Connect Voice AI API's
- * `streamurl`), DESIGN.md §5. Twilio's events with snake_case fields, carrying raw 16-bit linear PCM
+ * `streamurl`), docs/architecture.md §5. Twilio's events with snake_case fields, carrying raw 16-bit linear PCM
  * (little-endian, mono) as base64, at 8000 Hz unless the start's media_format says 16000 or 24000.
  *
  * In:  connected, start (stream_sid, call_sid, account_sid, from, to, custom_parameters, media_format), media

@@ -1,5 +1,5 @@
 /**
- * What a carrier's media stream protocol is to the engine (DESIGN.md §5): one file per carrier (carrier-a.ts, …)
+ * What a carrier's media stream protocol is to the engine (docs/architecture.md §5): one file per carrier (carrier-a.ts, …)
  * turns the carrier's JSON messages into CarrierMessage values and writes the carrier's outbound messages; the
  * carrier transport (carrier-transport.ts) does everything else the same way for all of them. A protocol file is
  * pure text in, text out: no sockets, no audio, no timers, so its tests are plain unit tests.

@@ -1,4 +1,4 @@
-/** The carrier media stream protocols, by carrier (DESIGN.md §1: one file per carrier). */
+/** The carrier media stream protocols, by carrier (docs/architecture.md §1: one file per carrier). */
 import { carrierA } from './carrier-a.ts';
 import { carrierB } from './carrier-b.ts';
 import { carrierC } from './carrier-c.ts';

@@ -1,5 +1,5 @@
 /**
- * The seam between the engine and the websocket library that carries carrier media streams (DESIGN.md §6): the
+ * The seam between the engine and the websocket library that carries carrier media streams (docs/architecture.md §6): the
  * engine speaks only these interfaces, so the `ws` implementation (ws-media-server.ts) can give way to
  * uWebSockets.js (faster, but it needs glibc 2.38) without touching a transport.
  *

@@ -1,5 +1,5 @@
 /**
- * The media server on `ws` (DESIGN.md §6): a plain Node HTTP server whose upgrades are routed by path, each served
+ * The media server on `ws` (docs/architecture.md §6): a plain Node HTTP server whose upgrades are routed by path, each served
  * connection wrapped as a MediaSocket. Heartbeats find connections that vanished without a close (a carrier whose
  * network went away keeps no TCP promise): a connection that misses a pong is terminated, which its transport sees
  * as a drop.

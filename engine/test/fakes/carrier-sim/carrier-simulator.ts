@@ -1,5 +1,5 @@
 /**
- * A local contract fake of the carriers (DESIGN.md §7.8): carrier-a (Plivo), carrier-b (Twilio) and carrier-c
+ * A local contract fake of the carriers (docs/architecture.md §7.8): carrier-a (Plivo), carrier-b (Twilio) and carrier-c
  * (Exotel-style) on one HTTP server, each at its own API paths, so one URL serves as every
  * PARLEY_CARRIER_<X>_API_URL. It places calls as the carrier's API does, answers them (or not), fetches and reads
  * the answer, opens the media stream and plays the called party on it (SimStream), and posts the carrier's status

@@ -1,5 +1,5 @@
 /**
- * Each simulated carrier's side of a media stream, as its public documentation describes it (DESIGN.md §5):
+ * Each simulated carrier's side of a media stream, as its public documentation describes it (docs/architecture.md §5):
  * the messages it sends (connected, start, media, dtmf, mark echoes, stop) and its reading of what the engine sends
  * back, checked strictly: a field the carrier would refuse or ignore is a protocol violation the test sees.
  *

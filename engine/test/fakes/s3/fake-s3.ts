@@ -1,5 +1,5 @@
 /**
- * A local S3 for tests (DESIGN.md §7.8): the documented REST API of PutObject, HeadObject, GetObject (one byte
+ * A local S3 for tests (docs/architecture.md §7.8): the documented REST API of PutObject, HeadObject, GetObject (one byte
  * range: 206 with Content-Range; unsatisfiable: 416 InvalidRange) and DeleteObject over node:http, buckets in
  * memory, addressed path-style (`/<bucket>/<key>`) or virtual-host style (`Host: <bucket>.<anything>`). Every request
  * must carry a Signature Version 4 Authorization header made with the fake's keys (verify-sigv4.ts); otherwise it

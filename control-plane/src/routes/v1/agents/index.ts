@@ -26,7 +26,7 @@ export interface AgentRoutesOptions extends AgentListeners {
   languageModel?: boolean;
 }
 
-/** What a PROMPT agent's save says when no language model is configured (DESIGN.md §2). */
+/** What a PROMPT agent's save says when no language model is configured (docs/architecture.md §2). */
 export const NO_LANGUAGE_MODEL_WARNING =
   'No language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL): this PROMPT agent ' +
   'will play its greeting, then tell callers that no language model is configured.';

@@ -159,7 +159,7 @@ const errorRef = Type.Ref('AgentErrorBody');
 export const agentErrors = (...codes: number[]) =>
   Object.fromEntries([400, 401, 403, 429, ...codes].map((code) => [code, errorRef]));
 const OneAgent = Envelope(Type.Ref('Agent'));
-/** A saved agent, with what the caller should know about it (DESIGN.md §2: a PROMPT agent without a language model). */
+/** A saved agent, with what the caller should know about it (docs/architecture.md §2: a PROMPT agent without a language model). */
 const SavedAgent = Type.Object({
   success: Type.Literal(true),
   data: Type.Ref('Agent'),

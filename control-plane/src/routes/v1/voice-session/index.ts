@@ -1,6 +1,6 @@
 /**
  * POST /voice/session and POST /voice/callback: place (or schedule) a phone call (spec document 2, "Calls: placing
- * and call records"; DESIGN.md §3). Scope calls:create; rate limited per calling host with the other call placements.
+ * and call records"; docs/architecture.md §3). Scope calls:create; rate limited per calling host with the other call placements.
  */
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';

@@ -62,7 +62,7 @@ const PlacedCall = Type.Object({
   websocketUrl: Type.Optional(
     Type.String({
       description:
-        'callType websocket only: the one-use URL the client opens within 60 s to stream the call (the Media Streams dialect of carrier-b, DESIGN.md §5)',
+        'callType websocket only: the one-use URL the client opens within 60 s to stream the call (the Media Streams dialect of carrier-b, docs/architecture.md §5)',
     }),
   ),
 });
