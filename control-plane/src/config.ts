@@ -8,7 +8,7 @@ import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@
 import { ConfigError } from './config-error.ts';
 import { parseDollars } from './wallet/money.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
-import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './carriers/carrier.ts';
+import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './telephony/carrier.ts';
 
 export const ALL_ROLES = ['control-plane', 'engine', 'stt-worker', 'llm-worker', 'tts-worker', 'sip-gateway'] as const;
 export type Role = (typeof ALL_ROLES)[number];

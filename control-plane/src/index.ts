@@ -10,5 +10,6 @@ export { migrate } from './db/migrator.ts';
 export { newId } from './db/ids.ts';
 export { KeyStore } from './auth/key-store.ts';
 export { CUSTOMER_SCOPES, type Role, type Scope } from './auth/scopes.ts';
-export { provisionOrganisation, insertApiKey, type ProvisionedOrganisation } from './accounts/provisioning.ts';
+export { provisionOrganisation, type ProvisionedOrganisation } from './accounts/provisioning.ts';
+export { insertApiKey } from './auth/api-key-repository.ts';
 export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { newId } from '../src/db/ids.ts';
-import { insertApiKey } from '../src/accounts/provisioning.ts';
+import { insertApiKey } from '../src/auth/api-key-repository.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, seedUser, type SeededOrganisation } from './support/seed.ts';
 

@@ -1,6 +1,6 @@
 /** carrier-a connect and sync against the carrier's contract fake (spec document 2, Telephony and phone numbers). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertApiKey } from '../src/accounts/provisioning.ts';
+import { insertApiKey } from '../src/auth/api-key-repository.ts';
 import type { Scope } from '../src/auth/scopes.ts';
 import { CarrierAFake, carrierAError, type FakeCarrierAAccount } from './fakes/carriers/carrier-a-fake.ts';
 import {

@@ -1,7 +1,7 @@
 /** carrier-c connect and sync against the carrier's contract fake (spec document 2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierCClient, flowVoiceUrl, regionalBaseUrl } from '../src/carriers/carrier-c/api.ts';
-import { CarrierError } from '../src/carriers/carrier.ts';
+import { CarrierError } from '../src/telephony/carrier.ts';
 import { carrierCError, type FakeCarrierCAccount, type FakeExoPhone } from './fakes/carriers/carrier-c-fake.ts';
 import { startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
 import {

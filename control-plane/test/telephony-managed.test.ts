@@ -1,6 +1,6 @@
 /** GET /telephony/managed/{organisationId}: the managed-numbers status read (spec document 2). */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertApiKey } from '../src/accounts/provisioning.ts';
+import { insertApiKey } from '../src/auth/api-key-repository.ts';
 import type { Scope } from '../src/auth/scopes.ts';
 import { newId } from '../src/db/ids.ts';
 import { startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../src/auth/scopes.ts';
 import { CUSTOMER_SCOPES } from '../src/auth/scopes.ts';
-import { insertApiKey } from '../src/accounts/provisioning.ts';
+import { insertApiKey } from '../src/auth/api-key-repository.ts';
 import { carrierBError, type FakeAccount } from './fakes/carriers/carrier-b-fake.ts';
 import {
   CARRIER_B_VOICE_URL,

@@ -3,8 +3,8 @@
  */
 import type { Queryable, Sql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
-import { generateApiKey } from '../auth/api-key.ts';
-import { CUSTOMER_SCOPES, type Scope } from '../auth/scopes.ts';
+import { insertApiKey, type CreatedKey } from '../auth/api-key-repository.ts';
+import { CUSTOMER_SCOPES } from '../auth/scopes.ts';
 import { adjustWallet } from '../wallet/wallet.ts';
 import type { OrganisationRow, UserRow } from './records.ts';
 import { findUserByEmail } from './repository.ts';
@@ -12,14 +12,6 @@ import { findUserByEmail } from './repository.ts';
 /** The organisation feature flags of docs/architecture.md §2; a new organisation has none, the bootstrap one has all. */
 export const FEATURES = ['flow_agents', 'self_serve_telephony', 'india_provisioning', 'managed_numbers'] as const;
 export type Feature = (typeof FEATURES)[number];
-
-export interface CreatedKey {
-  id: string;
-  /** The secret value: shown once, never stored. */
-  key: string;
-  prefix: string;
-  scopes: readonly Scope[];
-}
 
 export interface ProvisionedOrganisation {
   organisationId: string;
@@ -59,26 +51,6 @@ export async function provisionOrganisationIn(
   const apiKey = await insertApiKey(tx, { organisationId, userId, name: 'Owner key', scopes: CUSTOMER_SCOPES });
   if (input.credit && input.credit.amountMinor > 0) await adjustWallet(tx, { organisationId, ...input.credit });
   return { organisationId, userId, apiKey };
-}
-
-export interface ApiKeyInput {
-  organisationId: string;
-  userId: string;
-  name: string;
-  scopes: readonly Scope[];
-  kind?: 'management' | 'widget';
-  agentId?: string | null;
-  aiHost?: string | null;
-}
-
-export async function insertApiKey(sql: Queryable, input: ApiKeyInput): Promise<CreatedKey> {
-  const generated = generateApiKey();
-  const id = newId();
-  await sql`insert into api_keys (id, organisation_id, user_id, kind, name, key_prefix, key_hash, last4, scopes, agent_id, ai_host)
-            values (${id}, ${input.organisationId}, ${input.userId}, ${input.kind ?? 'management'}, ${input.name},
-                    ${generated.prefix}, ${generated.hash}, ${generated.last4}, ${[...input.scopes]},
-                    ${input.agentId ?? null}, ${input.aiHost ?? null})`;
-  return { id, key: generated.value, prefix: generated.prefix, scopes: input.scopes };
 }
 
 export async function findOrganisationRow(sql: Sql, organisationId: string): Promise<OrganisationRow | undefined> {

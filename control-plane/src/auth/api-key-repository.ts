@@ -1,4 +1,7 @@
 import type { Queryable } from '../db/database.ts';
+import { newId } from '../db/ids.ts';
+import { generateApiKey } from './api-key.ts';
+import type { Scope } from './scopes.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -89,4 +92,33 @@ export async function findAgent(
   const [row] = await sql<AgentSummaryRow[]>`select id, name, agent_type, is_active from agents
     where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null`;
   return row;
+}
+
+export interface CreatedKey {
+  id: string;
+  /** The secret value: shown once, never stored. */
+  key: string;
+  prefix: string;
+  scopes: readonly Scope[];
+}
+
+export interface ApiKeyInput {
+  organisationId: string;
+  userId: string;
+  name: string;
+  scopes: readonly Scope[];
+  kind?: 'management' | 'widget';
+  agentId?: string | null;
+  aiHost?: string | null;
+}
+
+/** A new API key (or widget token) of a user; its secret value is in the answer, only its hash is stored. */
+export async function insertApiKey(sql: Queryable, input: ApiKeyInput): Promise<CreatedKey> {
+  const generated = generateApiKey();
+  const id = newId();
+  await sql`insert into api_keys (id, organisation_id, user_id, kind, name, key_prefix, key_hash, last4, scopes, agent_id, ai_host)
+            values (${id}, ${input.organisationId}, ${input.userId}, ${input.kind ?? 'management'}, ${input.name},
+                    ${generated.prefix}, ${generated.hash}, ${generated.last4}, ${[...input.scopes]},
+                    ${input.agentId ?? null}, ${input.aiHost ?? null})`;
+  return { id, key: generated.value, prefix: generated.prefix, scopes: input.scopes };
 }

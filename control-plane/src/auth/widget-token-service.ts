@@ -7,7 +7,7 @@ import type { KeyStore } from './key-store.ts';
 import { WIDGET_SCOPE } from './scopes.ts';
 import type { Sql } from '../db/database.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
-import { insertApiKey } from '../accounts/provisioning.ts';
+import { insertApiKey } from './api-key-repository.ts';
 import { activeWidgetTokens, findAgent, findKey, keyRecord, type KeyRecord } from './api-key-repository.ts';
 import type { CreateWidgetBody, RevokeWidgetBody } from './types.ts';
 

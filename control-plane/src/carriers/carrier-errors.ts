@@ -4,7 +4,7 @@
  * that is down or answers nonsense is a 502 that says nothing more than which carrier failed.
  */
 import { ApiError } from '../errors.ts';
-import { CarrierError } from './carrier.ts';
+import { CarrierError } from '../telephony/carrier.ts';
 
 export function carrierApiError(error: CarrierError): ApiError {
   const carrier = error.provider;

@@ -3,7 +3,7 @@
  * body read as JSON, and transport failures turned into CarrierError. Each adapter reads its carrier's error shape
  * from the answer itself; this file only moves bytes.
  */
-import { CarrierError, type Carrier } from './carrier.ts';
+import { CarrierError, type Carrier } from '../telephony/carrier.ts';
 
 /**
  * Longest wait for one carrier request. Carrier APIs answer in well under a second; 15 s leaves room for a page

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier } from './carrier.ts';
+import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier } from '../telephony/carrier.ts';
 import { DEFAULT_SUBDOMAIN, isCarrierCSubdomain, regionalBaseUrl } from './carrier-c/api.ts';
 import type { IntegrationStore, StoredIntegration } from '../telephony/integrations.ts';
 import type { VoiceAccount, VoiceCarrierName } from './voice-carrier.ts';

@@ -22,7 +22,7 @@ import postgres from 'postgres';
 import type { Sql, TransactionSql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { ApiError } from '../errors.ts';
-import type { Carrier } from '../carriers/carrier.ts';
+import type { Carrier } from './carrier.ts';
 
 /**
  * Longest wait for the advisory lock. The sections holding it run a few statements (claim) or one account's

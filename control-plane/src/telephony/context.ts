@@ -8,7 +8,7 @@
 import type { FastifyBaseLogger, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import type { Queryable, Sql } from '../db/database.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier, type CarrierAccount } from '../carriers/carrier.ts';
+import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier, type CarrierAccount } from './carrier.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
 import { ChangeLock } from './change-lock.ts';
 import { IntegrationStore, type StoredIntegration } from './integrations.ts';

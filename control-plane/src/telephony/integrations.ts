@@ -7,7 +7,7 @@
 import type { Queryable, Sql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { ApiError } from '../errors.ts';
-import type { Carrier } from '../carriers/carrier.ts';
+import type { Carrier } from './carrier.ts';
 import { SecretError, type KeyRing } from '../secrets/key-ring.ts';
 
 /** What `config` shows in place of a credential. */

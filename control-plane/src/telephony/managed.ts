@@ -7,7 +7,7 @@
  * metadata.source `managed`.
  */
 import type { Principal } from '../auth/principal.ts';
-import type { Carrier } from '../carriers/carrier.ts';
+import type { Carrier } from './carrier.ts';
 import {
   INDIA_PROVISIONING,
   MANAGED_NUMBERS,

@@ -5,7 +5,7 @@
  */
 import type { Queryable, Sql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
-import type { Carrier, RemoteNumber } from '../carriers/carrier.ts';
+import type { Carrier, RemoteNumber } from './carrier.ts';
 
 export const ROUTING_STATUSES = ['ASSIGNED', 'PURCHASED', 'READY', 'NEEDS_SETUP'] as const;
 export type RoutingStatus = (typeof ROUTING_STATUSES)[number];

@@ -6,7 +6,7 @@
  */
 import type { Queryable, Sql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
-import { CarrierError, type Carrier, type RemoteNumber } from '../carriers/carrier.ts';
+import { CarrierError, type Carrier, type RemoteNumber } from './carrier.ts';
 import { carrierColumns, type PhoneNumberRow, type RoutingStatus, type UnassignedStatus } from './phone-numbers.ts';
 
 /** What a carrier read produced. */

@@ -20,7 +20,7 @@ import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { CarrierSimulator } from '@parley/engine/testing';
 import { buildApp } from '../../src/app.ts';
 import { KeyStore } from '../../src/auth/key-store.ts';
-import { CARRIERS, type Carrier } from '../../src/carriers/carrier.ts';
+import { CARRIERS, type Carrier } from '../../src/telephony/carrier.ts';
 import { CallEventPersister } from '../../src/calls/events/call-event-persister.ts';
 import { CarrierCallControl } from '../../src/calls/jobs/carrier-call-control.ts';
 import type { VoiceCarrierName } from '../../src/carriers/voice-carriers.ts';

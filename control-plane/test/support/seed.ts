@@ -1,13 +1,8 @@
 /** Test data made through the same code paths production uses (provisioning), plus rows no route creates yet. */
 import type { Sql } from '../../src/db/database.ts';
 import { newId } from '../../src/db/ids.ts';
-import {
-  insertApiKey,
-  provisionOrganisation,
-  setFeatures,
-  type CreatedKey,
-  type Feature,
-} from '../../src/accounts/provisioning.ts';
+import { provisionOrganisation, setFeatures, type Feature } from '../../src/accounts/provisioning.ts';
+import { insertApiKey, type CreatedKey } from '../../src/auth/api-key-repository.ts';
 import type { Role, Scope } from '../../src/auth/scopes.ts';
 
 /**

@@ -15,7 +15,7 @@ import { findAgent } from '../../agents/repository.ts';
 import { agentRecord, type AgentRecord, type StoredTools } from '../../agents/records.ts';
 import { prepareTools } from '../../agents/function-tools.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { CarrierError } from '../../carriers/carrier.ts';
+import { CarrierError } from '../../telephony/carrier.ts';
 import { isVoiceCarrier, voiceCarriers } from '../../carriers/voice-carriers.ts';
 import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';

@@ -17,7 +17,7 @@ import {
   type CarrierACredentials,
   type CarrierANumber,
 } from './api.ts';
-import { CarrierError } from '../carrier.ts';
+import { CarrierError } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
 import { readNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';

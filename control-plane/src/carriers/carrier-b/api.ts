@@ -15,7 +15,7 @@ import {
   type InboundRouting,
   type NumberAtCarrier,
   type RemoteNumber,
-} from '../carrier.ts';
+} from '../../telephony/carrier.ts';
 import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-b';

@@ -13,7 +13,7 @@ import {
   type CarrierBCredentials,
   type NumberType,
 } from './api.ts';
-import type { RemoteNumber } from '../carrier.ts';
+import type { RemoteNumber } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
 import { readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';

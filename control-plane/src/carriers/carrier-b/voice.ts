@@ -10,7 +10,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { basicAuth, carrierFetch } from '../carrier-http.ts';
-import { CarrierError, errorCodeForStatus } from '../carrier.ts';
+import { CarrierError, errorCodeForStatus } from '../../telephony/carrier.ts';
 import {
   escapeXml,
   headerValue,

@@ -17,7 +17,7 @@ import {
   type CarrierCCredentials,
   type CarrierCSubdomain,
 } from './api.ts';
-import { CarrierError, type RemoteNumber } from '../carrier.ts';
+import { CarrierError, type RemoteNumber } from '../../telephony/carrier.ts';
 import type { Change } from '../../telephony/change-lock.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';

@@ -15,7 +15,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { basicAuth, carrierFetch } from '../carrier-http.ts';
-import { CarrierError, errorCodeForStatus } from '../carrier.ts';
+import { CarrierError, errorCodeForStatus } from '../../telephony/carrier.ts';
 import type { CarrierProgress, VoiceAccount, VoiceCarrier, WebhookRequest } from '../voice-carrier.ts';
 
 const ENDS: Record<string, { status: 'COMPLETED' | 'FAILED' | 'CANCELLED'; outcome: string }> = {

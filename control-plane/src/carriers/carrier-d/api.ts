@@ -49,7 +49,7 @@ import {
   type CarrierErrorCode,
   type NumberAtCarrier,
   type RemoteNumber,
-} from '../carrier.ts';
+} from '../../telephony/carrier.ts';
 import { isE164 } from '../../http/e164.ts';
 
 const PROVIDER = 'carrier-d';

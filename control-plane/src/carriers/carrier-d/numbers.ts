@@ -13,8 +13,8 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Queryable, Sql } from '../../db/database.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
-import type { CarrierAccount } from '../carrier.ts';
-import { CarrierError } from '../carrier.ts';
+import type { CarrierAccount } from '../../telephony/carrier.ts';
+import { CarrierError } from '../../telephony/carrier.ts';
 import {
   CarrierDClient,
   CarrierDTokenCache,

@@ -1,5 +1,6 @@
 import { broadcastRevocation, CliError, list, print, requireFlag, withDatabase, type CommandArgs } from '../command.ts';
-import { insertApiKey, findOrganisationRow } from '../../accounts/provisioning.ts';
+import { findOrganisationRow } from '../../accounts/provisioning.ts';
+import { insertApiKey } from '../../auth/api-key-repository.ts';
 import { findUser } from '../../accounts/repository.ts';
 import { isScope, WIDGET_SCOPE, type Scope } from '../../auth/scopes.ts';
 import { isId } from '../../db/ids.ts';

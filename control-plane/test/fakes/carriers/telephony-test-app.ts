@@ -7,7 +7,7 @@
 import type { Bus } from '@parley/engine/bus';
 import { buildApp } from '../../../src/app.ts';
 import { KeyStore } from '../../../src/auth/key-store.ts';
-import { CARRIERS, type Carrier } from '../../../src/carriers/carrier.ts';
+import { CARRIERS, type Carrier } from '../../../src/telephony/carrier.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from '../../../src/rate-limits.ts';
 import { KeyRing } from '../../../src/secrets/key-ring.ts';
 import { PUBLIC_URL, type TestApp } from '../../support/app.ts';

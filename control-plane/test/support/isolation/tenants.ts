@@ -4,7 +4,7 @@
  * further work, because the harness fills parameters and fields by name (request-synthesis.ts).
  */
 import type { Sql } from '../../../src/db/database.ts';
-import { insertApiKey } from '../../../src/accounts/provisioning.ts';
+import { insertApiKey } from '../../../src/auth/api-key-repository.ts';
 import { CUSTOMER_SCOPES, WIDGET_SCOPE, type Scope } from '../../../src/auth/scopes.ts';
 import { newId } from '../../../src/db/ids.ts';
 import {

@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
-import { CARRIERS } from '../../../carriers/carrier.ts';
+import { CARRIERS } from '../../../telephony/carrier.ts';
 import { TAGS } from './schemas.ts';
 import { USE_CASE_IDS } from '../../../telephony/managed.ts';
 
