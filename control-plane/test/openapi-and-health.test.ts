@@ -24,10 +24,74 @@ describe('OpenAPI document', () => {
     for (const route of registered) expect(documented).toContain(route);
     const invite = doc.paths['/api/v1/organisations/{organisationId}/invite'].post;
     expect(invite.requestBody.content['application/json'].schema.required).toEqual(['email', 'name']);
-    expect(Object.keys(invite.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '429']));
+    expect(Object.keys(invite.responses)).toEqual(['201', '400', '401', '403', '404']);
+    expect(invite.responses['401'].description).toBe('Missing, invalid or revoked API key');
     expect(doc.components.schemas.Organisation).toBeDefined();
   });
+
+  it('gives every operation a unique operationId, a declared tag, and its error answers', async () => {
+    const doc = (await t.call(undefined, { method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const declaredTags = (doc.tags as { name: string }[]).map((tag) => tag.name);
+    const operations = Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, ...op })),
+    );
+    const ids = operations.map((op) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(operations.length);
+    for (const op of operations) {
+      expect(op.tags?.length, op.route).toBeGreaterThan(0);
+      for (const tag of op.tags ?? []) expect(declaredTags, op.route).toContain(tag);
+      const codes = Object.keys(op.responses);
+      if (!NO_CLIENT_ERRORS.has(op.route))
+        expect(
+          codes.some((code) => code.startsWith('4')),
+          op.route,
+        ).toBe(true);
+    }
+    const byRoute = new Map(operations.map((op) => [op.route, op]));
+    expect(byRoute.get('POST /api/v1/voice/agents')?.operationId).toBe('createAgent');
+    expect(byRoute.get('GET /api/v1/voice/agents')?.operationId).toBe('listAgents');
+    expect(byRoute.get('GET /api/v1/telephony/overview/{organisationId}')?.operationId).toBe('getTelephonyOverview');
+    // 429 only where a rate limit guards the route; 404 wherever a path parameter picks something out.
+    expect(Object.keys(byRoute.get('POST /api/v1/ai-enhancement/enhance-field')!.responses)).toContain('429');
+    expect(Object.keys(byRoute.get('POST /api/v1/voice/agents')!.responses)).not.toContain('429');
+    expect(Object.keys(byRoute.get('GET /api/v1/voice/agents/{id}/greeting')!.responses)).toContain('404');
+    expect(byRoute.get('GET /api/v1/invitations/{token}')?.security).toEqual([]);
+    expect(byRoute.get('POST /mcp')?.security).toBeUndefined();
+  });
+
+  it('states in the schema which fields a new agent needs by builderMode and agentType', async () => {
+    const doc = (await t.call(undefined, { method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const body = doc.paths['/api/v1/voice/agents'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['name', 'agentIdentity']);
+    expect(body.allOf).toEqual([
+      expect.objectContaining({
+        // @fastify/swagger writes const as a one-value enum.
+        if: { properties: { builderMode: { enum: ['PROMPT'] } } },
+        then: expect.objectContaining({ required: ['agentTask'] }),
+      }),
+      expect.objectContaining({
+        if: { properties: { agentType: { enum: ['VOICE'] } } },
+        then: expect.objectContaining({ required: ['greetingMessage'] }),
+      }),
+    ]);
+  });
 });
+
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  security?: unknown[];
+  responses: Record<string, unknown>;
+}
+
+/** Probes and metadata that answer every request: they have no client error to document. */
+const NO_CLIENT_ERRORS = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /mcp/health',
+  'GET /.well-known/oauth-protected-resource/mcp',
+]);
 
 describe('health', () => {
   it('answers liveness and readiness without a key', async () => {

@@ -14,21 +14,48 @@ import type { FieldProblem } from '../errors.ts';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
+// verbose: each error carries the schema that raised it, where an `errorMessage` may stand.
+const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false, verbose: true }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
 
-/** Turns ajv's errors into one problem per field, in words a caller can act on. */
+/**
+ * Turns ajv's errors into one problem per field, in words a caller can act on. A field schema may carry its own
+ * words in `errorMessage` (used for rules that depend on another field, written as if/then): they replace ajv's
+ * for any error of that schema, including the field's absence where the rule requires it.
+ */
 export function fieldProblems(errors: readonly ErrorObject[]): FieldProblem[] {
   const problems = new Map<string, string>();
+  const ruleProblems: FieldProblem[] = [];
   for (const error of errors) {
+    // "must match then schema" only repeats the errors inside the branch, which are reported themselves.
+    if (error.keyword === 'if') continue;
     const base = error.instancePath.split('/').filter(Boolean).join('.');
-    const { field, message } = describe(error, base);
-    if (!problems.has(field)) problems.set(field, message);
+    const own = ownWords(error, base);
+    if (own) ruleProblems.push(own);
+    else {
+      const { field, message } = describe(error, base);
+      if (!problems.has(field)) problems.set(field, message);
+    }
   }
+  // A field's own shape comes first: `"agentTask": 5` is "must be a string", not "is required unless …".
+  for (const { field, message } of ruleProblems) if (!problems.has(field)) problems.set(field, message);
   return [...problems].map(([field, message]) => ({ field: field || 'body', message }));
+}
+
+/** The schema's own `errorMessage` for this error, when it has one (bodies only: their validator is verbose). */
+function ownWords(error: ErrorObject, base: string): FieldProblem | undefined {
+  const schema = error.parentSchema as
+    | { errorMessage?: unknown; properties?: Record<string, { errorMessage?: unknown }> }
+    | undefined;
+  if (error.keyword === 'required') {
+    const missing = String((error.params as { missingProperty: string }).missingProperty);
+    const message = schema?.properties?.[missing]?.errorMessage;
+    return typeof message === 'string' ? { field: base ? `${base}.${missing}` : missing, message } : undefined;
+  }
+  return typeof schema?.errorMessage === 'string' ? { field: base, message: schema.errorMessage } : undefined;
 }
 
 function describe(error: ErrorObject, base: string): FieldProblem {

@@ -15,11 +15,40 @@ export const MAX_PAGE_SIZE = 100;
 const { name, agentIdentity, ...optionalFields } = writableFields;
 const Optional = Type.Partial(Type.Object(optionalFields));
 
+/**
+ * The create rules that hang on another field (spec document 2, Agents), in the schema so that generated clients
+ * and readers of the OpenAPI document know them and validation refuses them with the same words as agent-rules.ts.
+ * An absent builderMode or agentType is the default (PROMPT, VOICE), which a bare `properties` condition matches.
+ */
+const CREATE_RULES = [
+  {
+    if: { properties: { builderMode: { const: 'PROMPT' } } },
+    then: {
+      required: ['agentTask'],
+      properties: {
+        agentTask: { type: 'string', minLength: 1, errorMessage: 'is required unless builderMode is FLOW' },
+      },
+    },
+  },
+  {
+    if: { properties: { agentType: { const: 'VOICE' } } },
+    then: {
+      required: ['greetingMessage'],
+      properties: {
+        greetingMessage: { type: 'string', pattern: '\\S', errorMessage: 'is required for VOICE agents' },
+      },
+    },
+  },
+];
+
 export const CreateAgentBody = Type.Object(
   { name, agentIdentity, ...Optional.properties },
   {
     additionalProperties: false,
-    description: 'agentTask is required unless builderMode is FLOW; greetingMessage is required for VOICE agents.',
+    allOf: CREATE_RULES,
+    description:
+      'agentTask is required (not empty) unless builderMode is FLOW; greetingMessage is required (not blank) for ' +
+      'VOICE agents, the default agentType.',
   },
 );
 export type CreateAgentBody = Static<typeof CreateAgentBody>;
@@ -165,7 +194,7 @@ export const AgentErrorBody = Type.Object(
 
 const errorRef = Type.Ref('AgentErrorBody');
 export const agentErrors = (...codes: number[]) =>
-  Object.fromEntries([400, 401, 403, 429, ...codes].map((code) => [code, errorRef]));
+  Object.fromEntries([400, 401, 403, ...codes].map((code) => [code, errorRef]));
 const OneAgent = Envelope(Type.Ref('Agent'));
 /** A saved agent, with what the caller should know about it (DESIGN.md §2: a PROMPT agent without a language model). */
 const SavedAgent = Type.Object({
