@@ -26,7 +26,7 @@ const CREATE_RULES = [
     then: {
       required: ['agentTask'],
       properties: {
-        agentTask: { type: 'string', minLength: 1, errorMessage: 'is required unless builderMode is FLOW' },
+        agentTask: { type: 'string', minLength: 1, 'x-error-message': 'is required unless builderMode is FLOW' },
       },
     },
   },
@@ -35,7 +35,7 @@ const CREATE_RULES = [
     then: {
       required: ['greetingMessage'],
       properties: {
-        greetingMessage: { type: 'string', pattern: '\\S', errorMessage: 'is required for VOICE agents' },
+        greetingMessage: { type: 'string', pattern: '\\S', 'x-error-message': 'is required for VOICE agents' },
       },
     },
   },
