@@ -60,7 +60,14 @@ export const UpdateAgentBody = Type.Object(
       Type.Boolean({ description: 'false pauses the agent: it places and takes no calls until set true again.' }),
     ),
   },
-  { additionalProperties: false, description: 'Only sent fields change. Every change increments version.' },
+  {
+    additionalProperties: false,
+    // Not if/then as on create: whether these hold depends on the stored agent, which a schema cannot see.
+    description:
+      'Only sent fields change. Every change increments version. A PROMPT agent cannot have its agentTask emptied, and ' +
+      'switching back to PROMPT needs a non-empty agentTask (sent or stored); a VOICE agent, or one becoming VOICE, ' +
+      'needs a greetingMessage that is not blank (sent or stored).',
+  },
 );
 export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
 
