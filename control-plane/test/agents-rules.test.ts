@@ -42,9 +42,16 @@ async function created(body: Record<string, unknown> = {}, key = org.key) {
 
 describe('required fields by agent type and builder mode', () => {
   it('name and agentIdentity are required; agentTask unless FLOW; greetingMessage for VOICE; all listed at once', async () => {
+    // The rules that hang on builderMode and agentType are in the body schema too, so they come with its problems.
     const res = await create({ agentTask: '' });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(['agentIdentity', 'name']);
+    expect(fields(res)).toEqual(['agentIdentity', 'agentTask', 'greetingMessage', 'name']);
+    expect(res.json().errors).toContainEqual({ field: 'agentTask', message: 'is required unless builderMode is FLOW' });
+    const wrongType = await create({ ...agent, agentTask: 5, greetingMessage: '  ' });
+    expect(wrongType.json().errors).toEqual([
+      { field: 'agentTask', message: 'must be a string' },
+      { field: 'greetingMessage', message: 'is required for VOICE agents' },
+    ]);
     const rules = await create({ name: 'A', agentIdentity: 'B' });
     expect(rules.statusCode).toBe(400);
     expect(rules.json().errors).toEqual([

@@ -11,14 +11,42 @@ export const MAX_PAGE_SIZE = 100;
 const { name, agentIdentity, ...optionalFields } = writableFields;
 const Optional = Type.Partial(Type.Object(optionalFields));
 
+/**
+ * The create rules that hang on another field (spec document 2, Agents), in the schema so that generated clients
+ * and readers of the OpenAPI document know them and validation refuses them with the same words as agent-rules.ts.
+ * An absent builderMode or agentType is the default (PROMPT, VOICE), which a bare `properties` condition matches.
+ */
+const CREATE_RULES = [
+  {
+    if: { properties: { builderMode: { const: 'PROMPT' } } },
+    then: {
+      required: ['agentTask'],
+      properties: {
+        agentTask: { type: 'string', minLength: 1, 'x-error-message': 'is required unless builderMode is FLOW' },
+      },
+    },
+  },
+  {
+    if: { properties: { agentType: { const: 'VOICE' } } },
+    then: {
+      required: ['greetingMessage'],
+      properties: {
+        greetingMessage: { type: 'string', pattern: '\\S', 'x-error-message': 'is required for VOICE agents' },
+      },
+    },
+  },
+];
+
 export const CreateAgentBody = Type.Object(
   { name, agentIdentity, ...Optional.properties },
   {
     additionalProperties: false,
-    description: 'agentTask is required unless builderMode is FLOW; greetingMessage is required for VOICE agents.',
+    allOf: CREATE_RULES,
+    description:
+      'agentTask is required (not empty) unless builderMode is FLOW; greetingMessage is required (not blank) for ' +
+      'VOICE agents, the default agentType.',
   },
 );
-
 export type CreateAgentBody = Static<typeof CreateAgentBody>;
 
 export const UpdateAgentBody = Type.Object(
@@ -28,9 +56,15 @@ export const UpdateAgentBody = Type.Object(
       Type.Boolean({ description: 'false pauses the agent: it places and takes no calls until set true again.' }),
     ),
   },
-  { additionalProperties: false, description: 'Only sent fields change. Every change increments version.' },
+  {
+    additionalProperties: false,
+    // Not if/then as on create: whether these hold depends on the stored agent, which a schema cannot see.
+    description:
+      'Only sent fields change. Every change increments version. A PROMPT agent cannot have its agentTask emptied, and ' +
+      'switching back to PROMPT needs a non-empty agentTask (sent or stored); a VOICE agent, or one becoming VOICE, ' +
+      'needs a greetingMessage that is not blank (sent or stored).',
+  },
 );
-
 export type UpdateAgentBody = Static<typeof UpdateAgentBody>;
 
 export const GetAgentQuery = Type.Object({

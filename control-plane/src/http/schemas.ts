@@ -36,12 +36,14 @@ export const Envelope = <T extends TSchema>(data: T) =>
 
 const errorRef = Type.Ref('ErrorBody');
 
-/** Error responses every authenticated route can give, for the OpenAPI document. */
+/**
+ * Error responses every authenticated route with inputs can give, for the OpenAPI document. 429 is added where a
+ * route has a rate limit (plugins/external/openapi-operations.ts), since most routes have none.
+ */
 export const authErrors = {
   400: errorRef,
   401: errorRef,
   403: errorRef,
-  429: errorRef,
 } as const;
 
 export const errors = (...codes: (404 | 409 | 422 | 402 | 502 | 503)[]) =>

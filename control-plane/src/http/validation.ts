@@ -14,21 +14,51 @@ import type { FieldProblem } from '../errors.ts';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
+// verbose: each error carries the schema that raised it, where its own words (x-error-message) may stand.
+const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false, verbose: true }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
 
-/** Turns ajv's errors into one problem per field, in words a caller can act on. */
+/** A field schema's own words for its errors; an OpenAPI extension, so the document may show it. */
+const OWN_WORDS = 'x-error-message';
+
+/**
+ * Turns ajv's errors into one problem per field, in words a caller can act on. A field schema may carry its own
+ * words in `x-error-message` (used for rules that depend on another field, written as if/then): they replace ajv's
+ * for any error of that schema, including the field's absence where the rule requires it.
+ */
 export function fieldProblems(errors: readonly ErrorObject[]): FieldProblem[] {
   const problems = new Map<string, string>();
+  const ruleProblems: FieldProblem[] = [];
   for (const error of errors) {
+    // "must match then schema" only repeats the errors inside the branch, which are reported themselves.
+    if (error.keyword === 'if') continue;
     const base = error.instancePath.split('/').filter(Boolean).join('.');
-    const { field, message } = describe(error, base);
-    if (!problems.has(field)) problems.set(field, message);
+    const own = ownWords(error, base);
+    if (own) ruleProblems.push(own);
+    else {
+      const { field, message } = describe(error, base);
+      if (!problems.has(field)) problems.set(field, message);
+    }
   }
+  // A field's own shape comes first: `"agentTask": 5` is "must be a string", not "is required unless …".
+  for (const { field, message } of ruleProblems) if (!problems.has(field)) problems.set(field, message);
   return [...problems].map(([field, message]) => ({ field: field || 'body', message }));
+}
+
+/** The schema's own words for this error, when it has them (bodies only: their validator is verbose). */
+function ownWords(error: ErrorObject, base: string): FieldProblem | undefined {
+  type WithWords = { [OWN_WORDS]?: unknown };
+  const schema = error.parentSchema as (WithWords & { properties?: Record<string, WithWords> }) | undefined;
+  if (error.keyword === 'required') {
+    const missing = String((error.params as { missingProperty: string }).missingProperty);
+    const message = schema?.properties?.[missing]?.[OWN_WORDS];
+    return typeof message === 'string' ? { field: base ? `${base}.${missing}` : missing, message } : undefined;
+  }
+  const message = schema?.[OWN_WORDS];
+  return typeof message === 'string' ? { field: base, message } : undefined;
 }
 
 function describe(error: ErrorObject, base: string): FieldProblem {

@@ -26,9 +26,40 @@ export interface McpRoutesOptions {
   scopes: readonly string[];
 }
 
+/** The body of every refusal of these routes: a JSON-RPC 2.0 error answering no request (id null). */
+const JSON_RPC_ERROR = {
+  type: 'object',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+    id: { type: 'null' },
+  },
+} as const;
+const refusal = (description: string) => ({ ...JSON_RPC_ERROR, description });
+/** A JSON answer; every field the handler (or the MCP SDK, whose answer is already text) writes is kept. */
+const answer = (description: string) => ({ type: 'object', additionalProperties: true, description });
+
+interface Documentation {
+  description?: string;
+  response: Record<number, object>;
+  /** Open to anyone: the document then says no key is needed. */
+  open?: boolean;
+}
+
 /** OpenAPI words for a route (tags and summary come from @fastify/swagger, which the host registers). */
-function documented(summary: string, description?: string): FastifySchema {
-  return { tags: ['mcp'], summary, ...(description ? { description } : {}) } as FastifySchema;
+function documented(summary: string, { description, response, open }: Documentation): FastifySchema {
+  return {
+    tags: ['mcp'],
+    summary,
+    ...(description ? { description } : {}),
+    ...(open ? { security: [] } : {}),
+    response,
+  } as FastifySchema;
 }
 
 /** A body that is not JSON: answered as JSON-RPC's parse error rather than the REST API's 400. */
@@ -62,12 +93,21 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
   app.post(
     MCP_PATH,
     {
-      schema: documented(
-        'MCP: JSON-RPC 2.0 requests (Streamable HTTP, stateless, JSON responses)',
-        'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key>, ' +
+      schema: documented('MCP: JSON-RPC 2.0 requests (Streamable HTTP, stateless, JSON responses)', {
+        description:
+          'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key>, ' +
           'Content-Type: application/json, Accept: application/json, text/event-stream. 401 without a valid token (WWW-Authenticate ' +
           `names ${RESOURCE_METADATA_PATH}); 429 past the per-connection limit (PARLEY_RATE_LIMITS mcp=…). REST errors come back as tool results.`,
-      ),
+        response: {
+          200: answer('The JSON-RPC response'),
+          202: { type: 'null', description: 'A notification was accepted (no body)' },
+          400: refusal('The body is not JSON (parse error)'),
+          401: refusal('No valid token; WWW-Authenticate names the resource metadata'),
+          403: refusal('The key may not use the MCP server'),
+          429: refusal('Past the per-connection rate limit; Retry-After says when to try again'),
+          502: refusal('The key could not be checked'),
+        },
+      }),
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const token = bearerToken(request.headers.authorization);
@@ -121,7 +161,9 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
     app.route({
       method,
       url: MCP_PATH,
-      schema: documented(`MCP: ${method} is not used (405; the server is stateless)`),
+      schema: documented(`MCP: ${method} is not used (405; the server is stateless)`, {
+        response: { 405: refusal('Always: send JSON-RPC with POST') },
+      }),
       handler: (_request, reply) => {
         void reply.header('allow', 'POST');
         return jsonRpcError(
@@ -136,7 +178,12 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
 
   app.get(
     `${MCP_PATH}/health`,
-    { schema: documented('MCP: health and the number of tools and prompts (no authentication)') },
+    {
+      schema: documented('MCP: health and the number of tools and prompts (no authentication)', {
+        open: true,
+        response: { 200: answer('Server name, version, and the number of tools and prompts') },
+      }),
+    },
     async () => ({
       status: 'ok',
       name: SERVER_NAME,
@@ -149,7 +196,12 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
   // RFC 9728. No authorization server is named yet: until Parley's OAuth login exists, hosts connect with an API key.
   app.get(
     RESOURCE_METADATA_PATH,
-    { schema: documented('MCP: OAuth protected resource metadata (RFC 9728)') },
+    {
+      schema: documented('MCP: OAuth protected resource metadata (RFC 9728)', {
+        open: true,
+        response: { 200: answer('The protected resource metadata') },
+      }),
+    },
     async () => ({
       resource: publicUrl + MCP_PATH,
       resource_name: 'Parley MCP server',

@@ -20,6 +20,12 @@ declare module 'fastify' {
   }
 }
 
+/** The handlers `app.limit` made, so the OpenAPI document can tell which routes may answer 429. */
+const limitHandlers = new WeakSet<object>();
+
+/** Whether a preHandler is a rate limit made by `app.limit`. */
+export const isRateLimit = (handler: unknown): boolean => typeof handler === 'function' && limitHandlers.has(handler);
+
 export default fp(
   async function rateLimitPlugin(app: FastifyInstance, options: { limits: Record<RateLimitName, number> }) {
     // The plugin's own route hook runs once per request, so a route could carry only one limit; counting through
@@ -31,7 +37,7 @@ export default fp(
         timeWindow: RATE_LIMIT_WINDOW_MS,
         keyGenerator: (request: FastifyRequest) => `${name}:${by}:${keyOf(request, by)}`,
       });
-      return async (request, reply) => {
+      const handler: preHandlerAsyncHookHandler = async (request, reply) => {
         const result = await count(request);
         if (result.isAllowed || !result.isExceeded) return;
         void reply.header('retry-after', String(result.ttlInSeconds));
@@ -40,6 +46,8 @@ export default fp(
           `Rate limit exceeded: at most ${result.max} requests per minute; retry in ${result.ttlInSeconds} s`,
         );
       };
+      limitHandlers.add(handler);
+      return handler;
     });
   },
   { name: 'parley-rate-limit' },

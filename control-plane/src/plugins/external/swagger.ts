@@ -5,6 +5,25 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { documentOperation } from './openapi-operations.ts';
+
+/** The document's tags, in reading order; every operation carries one of them. */
+const TAGS = [
+  { name: 'health', description: 'Liveness and readiness probes for orchestrators (no key).' },
+  { name: 'api-keys', description: 'The calling API key.' },
+  { name: 'widget-tokens', description: "Public tokens that open an agent's web widget." },
+  { name: 'organisations', description: 'Organisations and their settings.' },
+  { name: 'members', description: 'Members of an organisation and their roles.' },
+  { name: 'invitations', description: 'Invitations to join an organisation.' },
+  { name: 'agents', description: 'Voice and chat agents, their greetings and voices.' },
+  { name: 'ai-enhancement', description: "Rewriting an agent's texts with the language model." },
+  { name: 'calls', description: 'Placing calls and reading call records and recordings.' },
+  { name: 'call history', description: 'Call history and transcripts.' },
+  { name: 'results', description: 'What calls achieved, per agent (resultsConfig).' },
+  { name: 'analytics', description: 'Analysis of calls by the language model.' },
+  { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
+  { name: 'mcp', description: 'The MCP server for AI hosts (JSON-RPC 2.0 over Streamable HTTP).' },
+];
 
 export default fp(
   async function swaggerPlugin(app: FastifyInstance, options: { publicUrl: string; version: string }) {
@@ -14,6 +33,7 @@ export default fp(
         info: {
           title: 'Parley REST API',
           version: options.version,
+          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
           description:
             'REST API of Parley, the self-hostable platform for AI voice and chat agents. Every request carries ' +
             '`Authorization: Bearer <API_KEY>`. Responses use the envelope `{ success, data, message }`; errors are ' +
@@ -26,8 +46,10 @@ export default fp(
           },
         },
         security: [{ apiKey: [] }],
+        tags: TAGS,
       },
       hideUntagged: false,
+      transform: documentOperation,
       // Shared schemas appear under their own names (Organisation, Member, …) rather than def-0, def-1, ….
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -157,7 +157,7 @@ export const AgentErrorBody = Type.Object(
 
 const errorRef = Type.Ref('AgentErrorBody');
 export const agentErrors = (...codes: number[]) =>
-  Object.fromEntries([400, 401, 403, 429, ...codes].map((code) => [code, errorRef]));
+  Object.fromEntries([400, 401, 403, ...codes].map((code) => [code, errorRef]));
 const OneAgent = Envelope(Type.Ref('Agent'));
 /** A saved agent, with what the caller should know about it (docs/architecture.md §2: a PROMPT agent without a language model). */
 const SavedAgent = Type.Object({
