@@ -29,6 +29,7 @@ import { RecogniserFeed } from './recogniser-feed.ts';
 import { OutboundAudio } from './outbound-audio.ts';
 import { playedText } from './played-text.ts';
 import { SpeechPlayer } from './speech-player.ts';
+import { SpeechHandle, type HeardSpeech } from './speech-handle.ts';
 import { TurnDetector, type TurnEvent } from './turn-detector.ts';
 import { soundsLikeVoicemail, VOICEMAIL_LISTEN_MS } from './voicemail-detector.ts';
 import { FlowDriver } from './flow-driver.ts';
@@ -60,16 +61,11 @@ export interface SessionDependencies {
   log?: (event: string, detail?: object) => void;
 }
 
-/** The agent line being spoken now: a reply to a turn, or a fixed line (greeting, nudge). */
+/** The agent line the caller may interrupt now: a reply to a turn, or a fixed line (greeting, nudge). */
 interface ReplyInProgress {
-  turn: number;
-  abort: AbortController;
+  speech: SpeechHandle;
   /** A reply's LLM rounds and clauses, filled live while it runs. */
   result?: AgentTurnResult;
-  /** What a fixed line says; a reply's text is its clauses so far. */
-  text: string;
-  /** All of it is queued (what is left plays from the queue). */
-  queued?: boolean;
 }
 
 export interface CallSummary {
@@ -110,6 +106,8 @@ export class CallSession {
   #state: CallState = 'connecting';
   #stopLimitChecks: (() => void) | undefined;
   #reply: ReplyInProgress | undefined;
+  /** Utterances not yet settled: each says its transcript line once the caller has heard it. */
+  readonly #unsettled = new Set<SpeechHandle>();
   #replying: Promise<void> = Promise.resolve();
   #userText = '';
   #userStartedAt = 0;
@@ -202,20 +200,20 @@ export class CallSession {
       : '';
     if (greeting) {
       this.#setState('greeting');
-      this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
-      const reply = this.#reply;
+      const speech = this.#speech(0, greeting);
+      this.#reply = { speech };
       const ready = this.#deps.greetingAudio?.catch(() => undefined);
       const speak = ready
         ? ready.then((pieces) =>
             pieces?.length
-              ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal)
-              : this.#player.say(greeting, 'greeting', reply.abort.signal),
+              ? this.#player.play(greeting, pieces, 'greeting', speech)
+              : this.#player.say(greeting, 'greeting', speech),
           )
-        : this.#player.say(greeting, 'greeting', reply.abort.signal);
+        : this.#player.say(greeting, 'greeting', speech);
       this.#replying = speak.then(
         async () => {
-          reply.queued = true;
-          if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
+          speech.allQueued();
+          if (!speech.cancelled) this.#addAssistant(greeting);
           await this.#flow?.start();
         },
         (error: unknown) => this.#fail(error),
@@ -403,12 +401,13 @@ export class CallSession {
       await this.end('no_language_model', 'failed', false);
       return;
     }
-    const abort = new AbortController();
-    const reply: ReplyInProgress = { turn, abort, text: '', result: emptyTurnResult() };
+    const result = emptyTurnResult();
+    const speech = this.#speech(turn, undefined, result.clauses);
+    const reply: ReplyInProgress = { speech, result };
     this.#reply = reply;
     this.#setState('thinking');
     try {
-      const result = await runAgentTurn(
+      await runAgentTurn(
         {
           turn,
           messages: this.#conversation,
@@ -417,24 +416,23 @@ export class CallSession {
           tts: this.#deps.tts,
           voice: this.#voice,
           outbound: this.#outbound,
-          signal: AbortSignal.any([abort.signal, this.#abort.signal]),
+          speech,
+          signal: AbortSignal.any([speech.signal, this.#abort.signal]),
           now: () => this.#now(),
         },
-        reply.result,
+        result,
       );
-      reply.queued = true;
-      reply.text = result.clauses.map((c) => c.text).join(' ');
+      speech.allQueued();
       this.#latency.replyTimings(turn, result.timings);
       for (const tool of result.tools) this.#events.publish({ type: 'tool_call', ...tool });
-      if (abort.signal.aborted) return; // the interruption already wrote what was heard
+      if (speech.cancelled) return; // the interruption already wrote what was heard
       for (const round of result.rounds) this.#conversation.push(round.assistant, ...round.toolResults);
-      this.#events.line('assistant', reply.text, this.#now(), this.#now());
       if (result.endCall) {
         await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
         await this.end('agent_ended', 'completed', false);
       }
     } catch (error) {
-      if (!abort.signal.aborted) this.#fail(error);
+      if (!speech.cancelled) this.#fail(error);
     }
   }
 
@@ -451,17 +449,19 @@ export class CallSession {
    * conversation unless it was interrupted (the interruption adds what was heard).
    */
   async #speakLine(text: string, tag: string, turn = this.#turnCount): Promise<void> {
-    const reply: ReplyInProgress = { turn, abort: new AbortController(), text };
-    this.#reply = reply;
-    await this.#player.say(text, tag, reply.abort.signal);
-    reply.queued = true;
-    if (!reply.abort.signal.aborted) this.#addAssistant(text, false);
+    const speech = this.#speech(turn, text);
+    this.#reply = { speech };
+    await this.#player.say(text, tag, speech);
+    speech.allQueued();
+    if (!speech.cancelled) this.#addAssistant(text);
   }
 
   /** Says a last line (voicemail, closing) that nothing interrupts, and waits until it has played. */
   async #sayLastLine(text: string, tag: string): Promise<void> {
-    await this.#player.say(text, tag, this.#abort.signal).catch(() => {});
-    this.#addAssistant(text, false);
+    const speech = this.#speech(this.#turnCount, text);
+    await this.#player.say(text, tag, speech).catch(() => {});
+    speech.allQueued();
+    this.#addAssistant(text);
     await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
   }
 
@@ -486,31 +486,38 @@ export class CallSession {
   /** Caller speech took the floor: stop the agent now and keep only what was heard. */
   #interrupt(): void {
     const reply = this.#reply;
-    if (!reply || reply.abort.signal.aborted) return;
-    reply.abort.abort();
-    this.#outbound.clear();
+    if (!reply || reply.speech.cancelled) return;
+    const { speech, result } = reply;
+    const played = (tag: string) => this.#player.playedFrames(tag);
+    const heard = playedText(speech.clauses, played);
+    speech.cutShort(played, heard);
+    this.#clearOutbound();
     this.#voicedWhileAgentSpoke = 0;
     this.#setState('listening');
-    const played = (tag: string) => this.#player.playedFrames(tag);
-    const result = reply.result;
-    const heard = playedText(result ? result.clauses : this.#player.clausesOf(reply.turn), played);
-    this.#log('barge-in', { turn: reply.turn, heard });
+    this.#log('barge-in', { turn: speech.turn, heard });
     if (result) this.#conversation.push(...heardMessages(result, played));
     else if (heard) this.#conversation.push({ role: 'assistant', content: heard });
-    if (heard) this.#events.line('assistant', heard, this.#now(), this.#now(), true);
+  }
+
+  /** Drops the agent audio not yet played; every utterance in it ends with what the caller heard. */
+  #clearOutbound(): void {
+    this.#outbound.clear();
+    this.#cutShortAll();
+  }
+
+  #cutShortAll(): void {
+    const played = (tag: string) => this.#player.playedFrames(tag);
+    for (const speech of [...this.#unsettled]) speech.cutShort(played);
   }
 
   /** What the agent is saying now, to tell its echo from the caller. */
   #agentText(): string {
-    const reply = this.#reply;
-    if (!reply) return '';
-    return reply.result ? reply.result.clauses.map((c) => c.text).join(' ') : reply.text;
+    return this.#reply?.speech.text ?? '';
   }
 
   /** The agent holds the floor: a line is being produced, or its audio is still queued. */
   #agentSpeaking(): boolean {
-    const reply = this.#reply;
-    return this.#outbound.queuedFrames > 0 || (reply !== undefined && !reply.abort.signal.aborted && !reply.queued);
+    return this.#outbound.queuedFrames > 0 || this.#reply?.speech.producing === true;
   }
 
   #frameSent(tag: string, samples: Int16Array): void {
@@ -518,7 +525,8 @@ export class CallSession {
     this.#player.frameSent(tag);
     const at = performance.now();
     if (tag === 'greeting') this.#latency.greetingPlayed(at);
-    else if (this.#reply && tag.startsWith(`t${this.#reply.turn}`)) this.#latency.firstFrame(this.#reply.turn, at);
+    else if (this.#reply && tag.startsWith(`t${this.#reply.speech.turn}`))
+      this.#latency.firstFrame(this.#reply.speech.turn, at);
     if (this.#state !== 'speaking' && this.#state !== 'greeting' && this.#state !== 'ending')
       this.#setState('speaking');
   }
@@ -543,18 +551,16 @@ export class CallSession {
       void this.end('inactivity', 'completed');
     } else if (!this.#nudged && silentFor >= this.#spec.limits.inactivityMs / 2) {
       this.#nudged = true;
-      const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
-      this.#reply = reply;
-      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, reply.abort.signal).then(() => {
-        reply.queued = true;
-      });
+      const speech = this.#speech(this.#turnCount, NUDGE_MESSAGE);
+      this.#reply = { speech };
+      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, speech).then(() => speech.allQueued());
     }
   }
 
   async #voicemail(): Promise<void> {
     if (this.#ending) return;
-    this.#reply?.abort.abort();
-    this.#outbound.clear();
+    this.#reply?.speech.cancel();
+    this.#clearOutbound();
     const message = this.#spec.agent.voicemailMessage
       ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables)
       : '';
@@ -566,14 +572,14 @@ export class CallSession {
   }
 
   async #finish(reason: string, outcome: string, polite: boolean): Promise<CallSummary> {
-    this.#reply?.abort.abort();
+    this.#reply?.speech.cancel();
     const closing =
       polite && this.#spec.agent.closingMessage
         ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
         : '';
     this.#setState('ending');
     if (closing) {
-      this.#outbound.clear();
+      this.#clearOutbound();
       await this.#sayLastLine(closing, 'closing');
     }
     return this.#hangUp(reason, outcome);
@@ -590,6 +596,7 @@ export class CallSession {
     this.#deps.stt.close();
     this.#deps.tts.close();
     this.#deps.llm?.close();
+    this.#cutShortAll();
     const durationMs = Math.round(this.#now());
     this.#setState('ended');
     this.#events.publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
@@ -625,9 +632,25 @@ export class CallSession {
 
   // ---- bookkeeping --------------------------------------------------------------------------------------------
 
-  #addAssistant(text: string, interrupted: boolean): void {
+  /** The agent said `text`: the model hears it from now on (the transcript line waits until it has played). */
+  #addAssistant(text: string): void {
     this.#conversation.push({ role: 'assistant', content: text });
-    this.#events.line('assistant', text, this.#now(), this.#now(), interrupted);
+  }
+
+  /** A new utterance; its transcript line is published once the caller has heard it (or as much as played). */
+  #speech(turn: number, text?: string, clauses?: SpeechHandle['clauses']): SpeechHandle {
+    const speech = new SpeechHandle({
+      turn,
+      text,
+      clauses,
+      now: () => this.#now(),
+      settled: (settled, heard: HeardSpeech) => {
+        this.#unsettled.delete(settled);
+        this.#events.line('assistant', heard.text, heard.startMs, heard.endMs, heard.interrupted);
+      },
+    });
+    this.#unsettled.add(speech);
+    return speech;
   }
 
   #setState(state: CallState): void {

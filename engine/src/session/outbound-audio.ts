@@ -7,10 +7,13 @@
 import { PacedOutput } from '../audio/paced-output.ts';
 import type { ClockOutput } from '../audio/pacing-clock.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
+import type { SpeechHandle } from './speech-handle.ts';
 
 interface TaggedFrame {
   samples: Int16Array;
   tag: string;
+  /** The utterance the frame is part of: it learns when its audio went out. */
+  speech: SpeechHandle;
 }
 
 export interface OutboundEvents {
@@ -36,6 +39,7 @@ export class OutboundAudio implements ClockOutput {
       send: (frame) => {
         this.#sentSinceDrained = true;
         transport.send(frame.samples);
+        frame.speech.frameSent(frame.samples.length);
         events.frameSent(frame.tag, frame.samples);
       },
       onMark: (name, outcome) => {
@@ -58,10 +62,11 @@ export class OutboundAudio implements ClockOutput {
     return this.#output.played;
   }
 
-  /** Queues a frame once there is room; rejects when `signal` aborts or the output closes. */
-  async enqueue(samples: Int16Array, tag: string, signal: AbortSignal): Promise<void> {
+  /** Queues a frame of `speech` once there is room; rejects when `signal` aborts or the output closes. */
+  async enqueue(samples: Int16Array, tag: string, speech: SpeechHandle, signal: AbortSignal): Promise<void> {
     await this.#output.waitForRoom(1, signal);
-    this.#output.enqueue({ samples, tag });
+    speech.frameQueued();
+    this.#output.enqueue({ samples, tag, speech });
   }
 
   mark(name: string): void {

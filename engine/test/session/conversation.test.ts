@@ -3,6 +3,7 @@
  * ways a call ends. Audio is real PCM paced in real time; the recogniser and the model follow a script.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../src/audio/format.ts';
 import { NO_LLM_MESSAGE, NUDGE_MESSAGE } from '../../src/session/call-session.ts';
 import { Channel } from '../../src/streams/channel.ts';
 import type { SttEvent, SttProvider } from '../../src/providers/stt-provider.ts';
@@ -107,6 +108,35 @@ describe('a conversation', () => {
       llmFirstTokenMs: expect.any(Number),
       ttsFirstByteMs: expect.any(Number),
     });
+  });
+
+  it('stamps each agent line with when the caller heard it: from its first frame out to its last frame played', async () => {
+    const msPerChar = 40;
+    const greeting = 'Hi Ravi, this is Maya.';
+    const reply = 'Your appointment is on Tuesday at ten.';
+    call = await startCall(callSpec(), {
+      stt: scriptedStt(['when is my appointment']),
+      tts: toneTts('tone', msPerChar),
+      llm: scriptedChat([{ text: reply }]),
+    });
+    await call.waitFor((e) => e.type === 'transcript' && e.text === greeting);
+    await call.speak(600);
+    await call.silence(800);
+    await call.waitFor((e) => e.type === 'transcript' && e.text === reply);
+    const lines = call.events.flatMap((e) => (e.type === 'transcript' ? [e] : []));
+    expect(lines.map((l) => l.text)).toEqual([greeting, 'when is my appointment', reply]);
+    const [heardGreeting, user, heardReply] = lines;
+    // The tone voice makes msPerChar of audio per character: each line lasts that long on the pacing clock, give or
+    // take the first frame leaving early (between ticks), a late last tick and a tick missed on a busy machine.
+    for (const [line, text] of [
+      [heardGreeting!, greeting],
+      [heardReply!, reply],
+    ] as const) {
+      expect(line.startMs).toBeLessThan(line.endMs);
+      expect(Math.abs(line.endMs - line.startMs - text.length * msPerChar)).toBeLessThanOrEqual(3 * FRAME_MS);
+    }
+    // The reply played after the caller's turn it answers.
+    expect(heardReply!.startMs).toBeGreaterThanOrEqual(user!.endMs);
   });
 
   it('ends the call when the agent calls end_call, after saying goodbye', async () => {
