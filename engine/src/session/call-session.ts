@@ -398,7 +398,9 @@ export class CallSession {
       if (this.#told) return;
       this.#told = true;
       await this.#speakLine(NO_LLM_MESSAGE, `t${turn}`, turn);
-      await this.end('no_language_model', 'failed', false);
+      await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
+      // Ended as designed, not a platform failure: the record says completed, its reason why (docs/architecture.md §3).
+      await this.end('no_language_model', 'completed', false);
       return;
     }
     const result = emptyTurnResult();

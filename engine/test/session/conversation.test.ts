@@ -221,7 +221,15 @@ describe('a conversation', () => {
     await call.speak(500);
     await call.silence(700);
     const summary = await call.ended;
-    expect(summary.reason).toBe('no_language_model');
+    // It ended as designed, so it is a completed call that says why, not a failure.
+    expect(summary).toMatchObject({ reason: 'no_language_model', outcome: 'completed' });
     expect(tts.spoken).toEqual(['Hi Ravi, this is Maya.', NO_LLM_MESSAGE]);
+    // All of the message played before the hang-up.
+    expect(summary.transcript.at(-1)).toEqual({ speaker: 'assistant', text: NO_LLM_MESSAGE });
+    const line = call.events.find((e) => e.type === 'transcript' && e.text === NO_LLM_MESSAGE);
+    expect(line).toMatchObject({ endMs: expect.any(Number) });
+    if (line?.type !== 'transcript') throw new Error('unreachable');
+    expect(Math.abs(line.endMs - line.startMs - NO_LLM_MESSAGE.length * 20)).toBeLessThanOrEqual(2 * FRAME_MS);
+    expect(line.interrupted).toBeUndefined();
   });
 });
