@@ -9,7 +9,7 @@ import { callWebhookTool, toolDefinition, type WebhookTool } from '../agent/webh
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import type { OutboundAudio } from './outbound-audio.ts';
+import type { PacedAgentAudio } from './paced-agent-audio.ts';
 import { playedText } from './played-text.ts';
 import type { SpeechHandle } from './speech-handle.ts';
 
@@ -72,7 +72,7 @@ export interface AgentTurnInput {
   llm: LlmClient;
   tts: TtsClient;
   voice: SayOptions;
-  outbound: OutboundAudio;
+  outbound: PacedAgentAudio;
   /** The reply as an utterance: its frames are counted against it. */
   speech: SpeechHandle;
   signal: AbortSignal;

@@ -26,7 +26,7 @@ import { CallEvents, type TranscriptLine } from './call-events.ts';
 import { RECORDING_FORMAT, type CallRecorder } from './call-recorder.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { RecogniserFeed } from './recogniser-feed.ts';
-import { OutboundAudio } from './outbound-audio.ts';
+import { PacedAgentAudio } from './paced-agent-audio.ts';
 import { playedText } from './played-text.ts';
 import { SpeechPlayer } from './speech-player.ts';
 import { SpeechHandle, type HeardSpeech } from './speech-handle.ts';
@@ -91,7 +91,7 @@ export class CallSession {
   readonly #deps: SessionDependencies;
   readonly #startedAt = performance.now();
   readonly #abort = new AbortController();
-  readonly #outbound: OutboundAudio;
+  readonly #outbound: PacedAgentAudio;
   readonly #player: SpeechPlayer;
   readonly #vad: FrameClassifier;
   readonly #turns: TurnDetector;
@@ -117,7 +117,7 @@ export class CallSession {
   #lastActivityAt = performance.now();
   #nudged = false;
   #turnCount = 0;
-  #told = false;
+  #noModelLineSaid = false;
   #ending: Promise<CallSummary> | undefined;
   /** A transfer is with the carrier: the stream closing now is the carrier leaving it, not the caller hanging up. */
   #transferring = false;
@@ -143,7 +143,7 @@ export class CallSession {
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
-    this.#outbound = new OutboundAudio(deps.transport, {
+    this.#outbound = new PacedAgentAudio(deps.transport, {
       frameSent: (tag, samples) => this.#frameSent(tag, samples),
       markReached: (name) => this.#player.markReached(name),
       drained: () => this.#drained(),
@@ -395,8 +395,8 @@ export class CallSession {
       return;
     }
     if (!this.#deps.llm) {
-      if (this.#told) return;
-      this.#told = true;
+      if (this.#noModelLineSaid) return;
+      this.#noModelLineSaid = true;
       await this.#speakLine(NO_LLM_MESSAGE, `t${turn}`, turn);
       await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
       // Ended as designed, not a platform failure: the record says completed, its reason why (docs/architecture.md §3).

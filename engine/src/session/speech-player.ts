@@ -4,12 +4,12 @@
  */
 import { Framer } from '../audio/framer.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import type { OutboundAudio } from './outbound-audio.ts';
+import type { PacedAgentAudio } from './paced-agent-audio.ts';
 import type { ClauseAudio } from './played-text.ts';
 import type { SpeechHandle } from './speech-handle.ts';
 
 export class SpeechPlayer {
-  readonly #outbound: OutboundAudio;
+  readonly #outbound: PacedAgentAudio;
   readonly #tts: TtsClient;
   readonly #voice: SayOptions;
   readonly #callSignal: AbortSignal;
@@ -18,7 +18,7 @@ export class SpeechPlayer {
   /** Lines all sent to the transport whose mark the far end has not echoed yet: their end may not have played. */
   readonly #unconfirmed = new Set<string>();
 
-  constructor(outbound: OutboundAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
+  constructor(outbound: PacedAgentAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
     this.#outbound = outbound;
     this.#tts = tts;
     this.#voice = voice;

@@ -16,7 +16,7 @@ interface TaggedFrame {
   speech: SpeechHandle;
 }
 
-export interface OutboundEvents {
+export interface PacedAgentAudioEvents {
   /** A frame tagged `tag` went out (counts how much of each clause was played; the recorder keeps it). */
   frameSent(tag: string, samples: Int16Array): void;
   /** Everything before the mark went out: the transport has the mark too, and reports when the far end played it. */
@@ -25,14 +25,14 @@ export interface OutboundEvents {
   drained(): void;
 }
 
-export class OutboundAudio implements ClockOutput {
+export class PacedAgentAudio implements ClockOutput {
   readonly #transport: MediaTransport;
-  readonly #events: OutboundEvents;
+  readonly #events: PacedAgentAudioEvents;
   readonly #output: PacedOutput<TaggedFrame>;
   /** Audio went out since the queue was last found empty. */
   #sentSinceDrained = false;
 
-  constructor(transport: MediaTransport, events: OutboundEvents) {
+  constructor(transport: MediaTransport, events: PacedAgentAudioEvents) {
     this.#transport = transport;
     this.#events = events;
     this.#output = new PacedOutput<TaggedFrame>({
