@@ -1,14 +1,9 @@
 /** The engine's roles (engine/package.json `exports` "."): what `parley start` runs besides the control plane. */
 export type { EngineConfig, EngineMediaConfig, VadMode } from './engine-config.ts';
 export type { RoleLog } from './role-log.ts';
-export {
-  EngineRole,
-  MEDIA_CONNECT_TIMEOUT_MS,
-  startEngineRole,
-  StreamTokenError,
-  type EngineRoleOptions,
-  type StreamClaim,
-} from './engine-role.ts';
+export { EngineRole, MEDIA_CONNECT_TIMEOUT_MS, type EngineRoleOptions } from './engine-role.ts';
+export { startEngineRole } from './start-engine-role.ts';
+export { StreamTokenError, type StreamClaim } from './stream-claim.ts';
 // Carrier media streams: the URL a carrier opens for a call (the control plane writes it into answer XML), the
 // carriers that have one, and the media endpoint for harnesses that build an EngineRole themselves.
 export {

@@ -23,7 +23,7 @@ import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
 import { EnergyVad, type FrameClassifier } from './energy-vad.ts';
 import { everyShared } from '../streams/shared-interval.ts';
 import { CallEvents, type TranscriptLine } from './call-events.ts';
-import { RECORDING_FORMAT, type CallRecorder } from './call-recorder.ts';
+import type { CallRecording } from '../storage/call-recording.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { RecogniserFeed } from './recogniser-feed.ts';
 import { PacedAgentAudio } from './paced-agent-audio.ts';
@@ -53,11 +53,8 @@ export interface SessionDependencies {
   greetingAudio?: Promise<Int16Array[]>;
   /** The call's voice activity detector (the engine role's choice: Silero behind the gate); default the gate alone. */
   voiceActivity?: FrameClassifier;
-  /**
-   * Where the call is recorded; `path` is what the `recording` event names (relative to the recordings store), unless
-   * `store` — which moves the finished file to its storage (a bucket) — resolves with another. `store` never rejects.
-   */
-  recording?: { recorder: CallRecorder; path: string; store?: () => Promise<string> };
+  /** The call's recording, handed over by the engine role: the session feeds it and, at the end, finishes it. */
+  recording?: CallRecording;
   log?: (event: string, detail?: object) => void;
 }
 
@@ -615,16 +612,10 @@ export class CallSession {
   #finishRecording(): void {
     const recording = this.#deps.recording;
     if (!recording) return;
-    recording.recorder
-      .close()
-      .then(
-        async (durationMs) => {
-          const path = recording.store ? await recording.store() : recording.path;
-          this.#events.publish({ type: 'recording', path, format: RECORDING_FORMAT, durationMs });
-        },
-        (error: unknown) => this.#log('recording failed', { error: String(error) }),
-      )
-      .catch((error: unknown) => this.#log('recording not announced', { error: String(error) }));
+    recording.finish().then(
+      (stored) => this.#events.publish({ type: 'recording', ...stored }),
+      (error: unknown) => this.#log('recording failed', { error: String(error) }),
+    );
   }
 
   #fail(error: unknown): void {
