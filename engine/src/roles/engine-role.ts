@@ -21,14 +21,13 @@ import { TtsClient } from '../workers/client/tts-client.ts';
 import type { EngineConfig } from './engine-config.ts';
 import type { RoleLog } from './role-log.ts';
 import type { VoiceActivitySource } from './voice-activity.ts';
-import { cachedGreeting } from './greeting-lookup.ts';
+import { greetingAudio } from './greeting-lookup.ts';
+import { SpentTokens } from './spent-tokens.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
-/** Claimed stream tokens remembered (to refuse a second use as `reused`), at most; each is forgotten at its expiry. */
-const MAX_SPENT_TOKENS = 10_000;
 
 interface PendingCall {
   spec: CallSpec;
@@ -51,10 +50,8 @@ export class EngineRole {
   readonly #clock: PacingClock;
   readonly #pending = new Map<string, PendingCall>();
   readonly #sessions = new Map<string, CallSession>();
-  readonly #controls = new Map<string, Subscription>();
   readonly #tokens: StreamTokens;
-  /** Claimed tokens and their expiry, ms since the epoch, oldest first. */
-  readonly #spent = new Map<string, number>();
+  readonly #spent = new SpentTokens();
   readonly #mediaUrl: string | undefined;
   #dispatch: Subscription | undefined;
 
@@ -133,7 +130,7 @@ export class EngineRole {
     if (!pending) return { ok: false, reason: this.#spent.has(streamToken) ? 'reused' : 'unknown' };
     this.#pending.delete(streamToken);
     clearTimeout(pending.timer);
-    this.#spend(streamToken, check.expiresAt);
+    this.#spent.spend(streamToken, check.expiresAt);
     let settled = false;
     return {
       ok: true,
@@ -170,22 +167,9 @@ export class EngineRole {
     });
     const callId = pending.spec.callId;
     this.#sessions.set(callId, session);
-    this.#listenForControl(callId, session);
     return session.run().finally(() => {
       this.#sessions.delete(callId);
-      this.#controls.get(callId)?.unsubscribe();
-      this.#controls.delete(callId);
     });
-  }
-
-  /** Remembers a claimed token until it expires (a second use is then `reused`, not `unknown`). */
-  #spend(token: string, expiresAt: number): void {
-    const now = Date.now();
-    for (const [spent, expiry] of this.#spent) {
-      if (expiry > now && this.#spent.size < MAX_SPENT_TOKENS) break;
-      this.#spent.delete(spent);
-    }
-    this.#spent.set(token, expiresAt);
   }
 
   async close(): Promise<void> {
@@ -240,7 +224,11 @@ export class EngineRole {
         tts,
         llm,
         abort,
-        greetingAudio: greeting ? this.#greetingAudio(spec, greeting, tts, abort.signal) : undefined,
+        greetingAudio: greeting
+          ? greetingAudio(this.#bus, spec.agent, greeting, tts, abort.signal, () =>
+              this.#log('greeting from cache', { callId: spec.callId }),
+            )
+          : undefined,
         timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
       };
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
@@ -285,16 +273,6 @@ export class EngineRole {
     }
   }
 
-  /** The greeting's audio: from the control plane's cache when it has this text, else synthesised now. */
-  async #greetingAudio(spec: CallSpec, greeting: string, tts: TtsClient, signal: AbortSignal): Promise<Int16Array[]> {
-    const cached = await cachedGreeting(this.#bus, spec.agent, greeting, signal);
-    if (cached) {
-      this.#log('greeting from cache', { callId: spec.callId });
-      return cached;
-    }
-    return collect(tts.say(greeting, {}, signal));
-  }
-
   #expire(streamToken: string): void {
     const pending = this.#pending.get(streamToken);
     if (!pending) return;
@@ -316,30 +294,6 @@ export class EngineRole {
     pending.tts.close();
     pending.llm?.close();
   }
-
-  #listenForControl(callId: string, session: CallSession): void {
-    const control = this.#bus.subscribe(subjects.callControl(callId));
-    this.#controls.set(callId, control);
-    void (async () => {
-      for await (const message of control) {
-        try {
-          const command = callCodecs.control.decode(message.data);
-          if (command.type === 'end') void session.end(command.reason);
-          else if (command.type === 'say') void session.say(command.text);
-          else if (command.type === 'inject') session.inject(command.text);
-          else void session.transfer(command.to);
-        } catch (error) {
-          this.#log('bad control message', { callId, error: String(error) });
-        }
-      }
-    })();
-  }
-}
-
-async function collect(pieces: AsyncIterable<Int16Array>): Promise<Int16Array[]> {
-  const all: Int16Array[] = [];
-  for await (const piece of pieces) all.push(piece);
-  return all;
 }
 
 export interface EngineRoleOptions {

@@ -10,60 +10,26 @@
  * end's buffer are cleared, the reply's requests are cancelled, and the conversation keeps only what was heard.
  */
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import type { WebhookTool } from '../agent/webhook-tool.ts';
-import type { PacingClock } from '../audio/pacing-clock.ts';
-import type { Bus } from '../bus/index.ts';
 import type { CallSpec, CallState } from '../protocol/index.ts';
 import { fillTemplate } from '../protocol/template.ts';
 import type { ChatMessage } from '../providers/llm-provider.ts';
-import type { CallRecording } from '../storage/call-recording.ts';
 import { everyShared } from '../streams/shared-interval.ts';
-import type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
-import type { LlmClient } from '../workers/client/llm-client.ts';
-import type { SttClient } from '../workers/client/stt-client.ts';
-import type { TtsClient } from '../workers/client/tts-client.ts';
+import type { TransportEvent } from '../transports/media-transport.ts';
 import { AgentVoice } from './agent-voice.ts';
 import { CallerTurns, type CallerTurn } from './caller-turns.ts';
-import { CallEvents, type TranscriptLine } from './call-events.ts';
+import { CallEvents } from './call-events.ts';
+import { listenForControl } from './call-control.ts';
 import { CallLimits } from './call-limits.ts';
-import { EnergyVad, type FrameClassifier } from './energy-vad.ts';
-import { FlowResponder } from './flow-responder.ts';
+import { EnergyVad } from './energy-vad.ts';
 import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
-import { NoModelResponder } from './no-model-responder.ts';
-import { PromptResponder } from './prompt-responder.ts';
+import { chooseResponder } from './choose-responder.ts';
 import type { Responder, ResponderCall } from './responder.ts';
+import type { CallSummary, SessionDependencies } from './session-dependencies.ts';
 import { SessionChildren } from './session-children.ts';
 
 export { NO_LLM_MESSAGE } from './no-model-responder.ts';
-
-export interface SessionDependencies {
-  bus: Bus;
-  transport: MediaTransport;
-  /** The process's shared 20 ms clock (processPacingClock()). */
-  clock: PacingClock;
-  stt: SttClient;
-  tts: TtsClient;
-  /** Undefined when no language model is configured: the agent greets, then says so. */
-  llm: LlmClient | undefined;
-  /**
-   * The greeting's audio (16 kHz PCM16 pieces), synthesised while the phone rang or taken from the greeting cache;
-   * when it fails or is absent the greeting is synthesised now.
-   */
-  greetingAudio?: Promise<Int16Array[]>;
-  /** The call's voice activity detector (the engine role's choice: Silero behind the gate); default the gate alone. */
-  voiceActivity?: FrameClassifier;
-  /** The call's recording, handed over by the engine role: the session feeds it and, at the end, finishes it. */
-  recording?: CallRecording;
-  log?: (event: string, detail?: object) => void;
-}
-
-export interface CallSummary {
-  reason: string;
-  outcome: string;
-  durationMs: number;
-  transcript: TranscriptLine[];
-}
+export type { CallSummary, SessionDependencies } from './session-dependencies.ts';
 
 /** Said when the caller has been silent for half the inactivity limit. */
 export const NUDGE_MESSAGE = 'Are you still there?';
@@ -138,17 +104,7 @@ export class CallSession {
       turnEnded: (turn) => this.#turnEnded(turn),
       fail: (error) => this.#fail(error),
     });
-    const call = this.#responderCall();
-    this.#responder =
-      FlowResponder.forCall(call, deps.llm) ??
-      (deps.llm
-        ? new PromptResponder(call, {
-            llm: deps.llm,
-            tts: deps.tts,
-            voice,
-            tools: spec.agent.functionTools as WebhookTool[],
-          })
-        : new NoModelResponder(call));
+    this.#responder = chooseResponder(this.#responderCall(), { llm: deps.llm, tts: deps.tts, voice });
     // The cascade, in this order: nothing more is decided, nothing more goes out, the far end is let go, then the
     // worker streams close and the recording is finished.
     this.#children.adopt('responder', () => this.#responder.close());
@@ -177,6 +133,10 @@ export class CallSession {
       'limit checks',
       everyShared(LIMIT_CHECK_INTERVAL_MS, () => this.#checkLimits()),
     );
+    const control = listenForControl(this.#deps.bus, this.#spec.callId, this, (event, detail) =>
+      this.#log(event, detail),
+    );
+    this.#children.adopt('control subscription', () => control.unsubscribe());
     void this.#readTransport();
     void this.#callerTurns.readTranscripts();
     this.#latency.answered(performance.now());
