@@ -106,7 +106,7 @@ export class CallSession {
     });
     this.#responder = chooseResponder(this.#responderCall(), { llm: deps.llm, tts: deps.tts, voice });
     // The cascade, in this order: nothing more is decided, nothing more goes out, the far end is let go, then the
-    // worker streams close and the recording is finished.
+    // worker streams close. The recording is finished after the end is published (#close), so it holds all of it.
     this.#children.adopt('responder', () => this.#responder.close());
     this.#children.adopt('outbound audio', () => {
       deps.clock.detach(this.#voice.outbound);
