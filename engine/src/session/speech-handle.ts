@@ -43,6 +43,8 @@ export class SpeechHandle {
   #framesQueued = 0;
   #framesSent = 0;
   #allQueued = false;
+  /** It was cancelled before all of it was produced: whatever played, the caller did not hear all of it. */
+  #cutWhileProducing = false;
   #firstFrameAtMs: number | undefined;
   /** When the last frame sent so far finishes playing. */
   #playedUntilMs: number | undefined;
@@ -82,6 +84,7 @@ export class SpeechHandle {
 
   /** Stops producing it (what is queued stays queued until the outbound audio is cleared). */
   cancel(): void {
+    if (!this.#allQueued) this.#cutWhileProducing = true;
     this.#abort.abort();
   }
 
@@ -115,7 +118,8 @@ export class SpeechHandle {
     const text = heardText ?? playedText(this.clauses, playedFrames);
     const now = this.#now();
     // Whole only if all of it had been produced and every frame went out before the cut.
-    const whole = this.#allQueued && this.#framesSent >= this.#framesQueued && text === this.text;
+    const whole =
+      !this.#cutWhileProducing && this.#allQueued && this.#framesSent >= this.#framesQueued && text === this.text;
     this.#settle({ text, endMs: Math.min(now, this.#playedUntilMs ?? now), interrupted: !whole });
   }
 
