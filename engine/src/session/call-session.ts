@@ -20,6 +20,7 @@ import { CallerTurns, type CallerTurn } from './caller-turns.ts';
 import { CallEvents } from './call-events.ts';
 import { listenForControl } from './call-control.ts';
 import { CallLimits } from './call-limits.ts';
+import { CallTransfer } from './call-transfer.ts';
 import { EnergyVad } from './energy-vad.ts';
 import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
@@ -57,10 +58,7 @@ export class CallSession {
   /** Answers in order: each turn's response waits for the one before. */
   #replying: Promise<void> = Promise.resolve();
   #ending: Promise<CallSummary> | undefined;
-  /** A transfer is with the carrier: the stream closing now is the carrier leaving it, not the caller hanging up. */
-  #transferring = false;
-  /** How the stream ended while a transfer was with the carrier, if it did. */
-  #closedDuringTransfer: string | undefined;
+  readonly #transfer: CallTransfer;
   #resolveEnded!: (summary: CallSummary) => void;
   readonly ended: Promise<CallSummary>;
 
@@ -70,6 +68,10 @@ export class CallSession {
     this.#children = new SessionChildren((event, detail) => this.#log(event, detail));
     this.#events = new CallEvents(deps.bus, spec.callId);
     this.#limits = new CallLimits(spec.limits);
+    // Ended by the stream or the carrier, the call says no closing line: the caller is gone or handed over.
+    this.#transfer = new CallTransfer(deps.transport, {
+      end: (reason, outcome) => this.end(reason, outcome, false),
+    });
     this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
@@ -173,18 +175,8 @@ export class CallSession {
    * and the answer is false.
    */
   async transfer(to: string): Promise<boolean> {
-    if (!this.#deps.transport.transfer || this.#ending) return false;
-    this.#transferring = true;
-    try {
-      await this.#deps.transport.transfer(to);
-    } catch {
-      this.#transferring = false;
-      // Refused: the agent stays on the line — unless the caller hung up meanwhile.
-      if (this.#closedDuringTransfer) void this.end(this.#closedDuringTransfer, 'completed', false);
-      return false;
-    }
-    await this.end('transferred', 'transferred', false);
-    return true;
+    if (!this.#transfer.possible || this.#ending) return false;
+    return this.#transfer.transfer(to);
   }
 
   /** Ends the call: says the closing message when `polite`, hangs up, publishes the end. Idempotent. */
@@ -201,16 +193,7 @@ export class CallSession {
     } catch (error) {
       this.#log('transport failed', { error: String(error) });
     }
-    this.#transportEnded('caller_hangup');
-  }
-
-  /** The stream is gone: the caller hung up — or, while a transfer is with the carrier, the carrier left it. */
-  #transportEnded(reason: string): void {
-    if (this.#transferring) {
-      this.#closedDuringTransfer ??= reason;
-      return;
-    }
-    void this.end(reason, 'completed', false);
+    this.#transfer.streamEnded('caller_hangup');
   }
 
   #onTransport(event: TransportEvent): void {
@@ -228,7 +211,7 @@ export class CallSession {
         if (event.who === 'machine') void this.#voicemail();
         return;
       case 'hangup':
-        return this.#transportEnded(event.dropped ? 'media_dropped' : 'caller_hangup');
+        return this.#transfer.streamEnded(event.dropped ? 'media_dropped' : 'caller_hangup');
     }
   }
 
