@@ -219,6 +219,30 @@ describe('call events from the bus', () => {
     expect((await record(callId)).callStatus).toBe('COMPLETED');
   });
 
+  it('records a call whose agent has no language model as a completed call that says why, not a failure', async () => {
+    // The engine greets, says it has no language model, and hangs up: the call ended as designed.
+    const callId = await seedCall(t.db.sql, org.organisationId, agentId, {
+      call_status: 'IN_PROGRESS',
+      answered_at: new Date(),
+    });
+    await persisters[0]!.persist(callId, {
+      type: 'ended',
+      reason: 'no_language_model',
+      outcome: 'completed',
+      durationMs: 9_500,
+      latency: { turns: [] },
+    });
+    expect(await record(callId)).toMatchObject({
+      callStatus: 'COMPLETED',
+      callOutcome: 'completed',
+      metaData: { endReason: 'no_language_model' },
+    });
+    const [row] = await t.db.sql<
+      { outcome_class: string }[]
+    >`select outcome_class from call_records where id = ${callId}`;
+    expect(row!.outcome_class).toBe('answered');
+  });
+
   it("never deadlocks when the engine's end and a carrier's end of the same call arrive together", async () => {
     // Both lock the call's row and queue its analysis job (whose foreign key takes KEY SHARE on that row): the carrier's
     // end must hold the row lock through the job's insert, or Postgres may kill one of the two as a deadlock. The window

@@ -101,31 +101,31 @@ type BoundaryKind = 'sentence' | 'clause' | 'comma';
 
 export class ClauseChunker {
   readonly #firstMin: number;
-  readonly #clauseMin: number;
-  readonly #commaMin: number;
-  readonly #max: number;
+  readonly #clauseMinChars: number;
+  readonly #commaMinChars: number;
+  readonly #maxChars: number;
   /** Text not yet released, starting at the current clause's first non-space character. */
   #buffer = '';
   /** Positions of #buffer before this one hold no boundary. */
-  #scan = 0;
+  #scannedUpTo = 0;
   /** Clauses released in this reply; 0 means the next one is the first. */
   #released = 0;
 
   constructor(options: ClauseChunkerOptions = {}) {
     this.#firstMin = options.firstClauseMinChars ?? FIRST_CLAUSE_MIN_CHARS;
-    this.#clauseMin = options.clauseMinChars ?? CLAUSE_MIN_CHARS;
-    this.#commaMin = options.commaMinChars ?? COMMA_MIN_CHARS;
-    this.#max = options.maxClauseChars ?? MAX_CLAUSE_CHARS;
+    this.#clauseMinChars = options.clauseMinChars ?? CLAUSE_MIN_CHARS;
+    this.#commaMinChars = options.commaMinChars ?? COMMA_MIN_CHARS;
+    this.#maxChars = options.maxClauseChars ?? MAX_CLAUSE_CHARS;
   }
 
   /** Adds streamed text; returns the clauses it completed (trimmed, in order; often none). */
   push(text: string): string[] {
     this.#buffer += text;
-    if (this.#scan === 0) this.#buffer = this.#buffer.trimStart();
+    if (this.#scannedUpTo === 0) this.#buffer = this.#buffer.trimStart();
     const clauses: string[] = [];
-    let i = this.#scan;
+    let i = this.#scannedUpTo;
     while (i < this.#buffer.length) {
-      const decision = i >= this.#max ? this.#forcedCut(i) : this.#decide(i);
+      const decision = i >= this.#maxChars ? this.#forcedCut(i) : this.#decide(i);
       if (decision.kind === 'wait') break;
       if (decision.kind === 'skip') {
         i = decision.to;
@@ -136,7 +136,7 @@ export class ClauseChunker {
       this.#buffer = this.#buffer.slice(decision.end).trimStart();
       i = 0;
     }
-    this.#scan = i;
+    this.#scannedUpTo = i;
     return clauses;
   }
 
@@ -144,7 +144,7 @@ export class ClauseChunker {
   flush(): string[] {
     const rest = this.#buffer.trim();
     this.#buffer = '';
-    this.#scan = 0;
+    this.#scannedUpTo = 0;
     this.#released = 0;
     return rest === '' ? [] : [rest];
   }
@@ -204,7 +204,7 @@ export class ClauseChunker {
     if (!HAS_WORD_CHARACTER.test(clause)) return { kind: 'skip', to: end };
     if (kind !== 'sentence') {
       const first = this.#released === 0;
-      const min = first ? this.#firstMin : kind === 'comma' ? this.#commaMin : this.#clauseMin;
+      const min = first ? this.#firstMin : kind === 'comma' ? this.#commaMinChars : this.#clauseMinChars;
       if (clause.length < min) return { kind: 'skip', to: end };
     }
     return { kind: 'cut', end };

@@ -62,7 +62,7 @@ export class PacingClock {
   /** True from the first attach until the last output goes; the timer is scheduled only while it is. */
   #active = false;
   /** Counts runs (start after idle), so a tick loop notices that a callback stopped and restarted the clock. */
-  #run = 0;
+  #runCount = 0;
   #timer: unknown;
   /** Monotonic ms of tick 0 of the current run; moves forward only when the schedule slips after a stall. */
   #start = 0;
@@ -108,7 +108,7 @@ export class PacingClock {
     this.#snapshot = [...this.#outputs];
     if (!this.#active) {
       this.#active = true;
-      this.#run += 1;
+      this.#runCount += 1;
       this.#start = this.#timers.now();
       this.#runTicks = 0;
       this.#schedule();
@@ -153,8 +153,8 @@ export class PacingClock {
       this.#start += skipped * this.frameMs;
       due = this.maxCatchUpFrames;
     }
-    const run = this.#run;
-    for (let i = 0; i < due && this.#active && this.#run === run; i++) {
+    const run = this.#runCount;
+    for (let i = 0; i < due && this.#active && this.#runCount === run; i++) {
       this.#runTicks += 1;
       this.#ticks += 1;
       this.#tickAll();

@@ -10,7 +10,7 @@ import { DurableMessageImpl } from './bus-message.ts';
 export class MemoryDurableSubscription implements DurableSubscription {
   /** Nothing to set up in-process. */
   readonly ready = Promise.resolve();
-  readonly #inner: Subscription;
+  readonly #subscription: Subscription;
   readonly #firstDelivery: (message: BusMessage) => DurableMessage;
 
   /**
@@ -18,25 +18,25 @@ export class MemoryDurableSubscription implements DurableSubscription {
    * @param firstDelivery makes a first delivery durable (its `nak` goes back to the bus)
    */
   constructor(inner: Subscription, firstDelivery: (message: BusMessage) => DurableMessage) {
-    this.#inner = inner;
+    this.#subscription = inner;
     this.#firstDelivery = firstDelivery;
   }
 
   get subject(): string {
-    return this.#inner.subject;
+    return this.#subscription.subject;
   }
 
   get closed(): Promise<void> {
-    return this.#inner.closed;
+    return this.#subscription.closed;
   }
 
   stop(): void {
     // Routing is synchronous, so the drain settles at once; the iterator still yields what was delivered.
-    void this.#inner.drain();
+    void this.#subscription.drain();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<DurableMessage> {
-    for await (const message of this.#inner) {
+    for await (const message of this.#subscription) {
       yield message instanceof DurableMessageImpl ? message : this.#firstDelivery(message);
     }
   }

@@ -37,7 +37,7 @@ export interface NatsBusOptions {
 export class NatsBus implements Bus {
   /** The server URL(s), without credentials. */
   readonly description: string;
-  readonly #nc: NatsConnection;
+  readonly #connection: NatsConnection;
   /** Live subscriptions, so `close` can end their iteration at once. */
   readonly #subscriptions = new Set<BufferedSubscription>();
   /** Live durable consumers, so `close` and `drain` can stop them. */
@@ -49,7 +49,7 @@ export class NatsBus implements Bus {
   #closed: Promise<void> | undefined;
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, description: string) {
-    this.#nc = nc;
+    this.#connection = nc;
     this.description = description;
     this.#durableSource = { nc, jsm, closing: () => this.#closing };
   }
@@ -81,7 +81,7 @@ export class NatsBus implements Bus {
   }
 
   get isClosed(): boolean {
-    return this.#nc.isClosed();
+    return this.#connection.isClosed();
   }
 
   publish(subject: string, data?: Payload): void {
@@ -89,7 +89,7 @@ export class NatsBus implements Bus {
     assertPublishSubject(subject);
     const bytes = this.#checkedBytes(subject, data);
     try {
-      this.#nc.publish(subject, bytes);
+      this.#connection.publish(subject, bytes);
     } catch (err) {
       throw toBusError(err, `publish on ${subject}`, this.#closing);
     }
@@ -111,7 +111,7 @@ export class NatsBus implements Bus {
       },
     });
     try {
-      natsSubscription = this.#nc.subscribe(subject, {
+      natsSubscription = this.#connection.subscribe(subject, {
         ...(options.queue === undefined ? {} : { queue: options.queue }),
         ...(options.max === undefined ? {} : { max: options.max }),
         // An error here is terminal for the subscription (a permission violation); the client closes it next.
@@ -152,7 +152,7 @@ export class NatsBus implements Bus {
     assertRequestTimeout(options.timeoutMs);
     const bytes = this.#checkedBytes(subject, data);
     try {
-      return this.#wrap(await this.#nc.request(subject, bytes, { timeout: options.timeoutMs }));
+      return this.#wrap(await this.#connection.request(subject, bytes, { timeout: options.timeoutMs }));
     } catch (err) {
       throw toBusError(err, `request on ${subject}`, this.#closing);
     }
@@ -160,7 +160,7 @@ export class NatsBus implements Bus {
 
   async flush(): Promise<void> {
     try {
-      await this.#nc.flush();
+      await this.#connection.flush();
     } catch (err) {
       throw toBusError(err, 'flush', this.#closing);
     }
@@ -172,7 +172,7 @@ export class NatsBus implements Bus {
     // Unanswered durable messages go back to the server: another consumer of the durable takes them.
     for (const durable of this.#durables) durable.stop();
     try {
-      await this.#nc.drain();
+      await this.#connection.drain();
     } catch (err) {
       throw toBusError(err, 'drain', true);
     }
@@ -187,7 +187,7 @@ export class NatsBus implements Bus {
       this.#subscriptions.clear();
       for (const durable of this.#durables) durable.stop();
       this.#durables.clear();
-      this.#closed = this.#nc.isClosed() ? Promise.resolve() : this.#nc.close();
+      this.#closed = this.#connection.isClosed() ? Promise.resolve() : this.#connection.close();
     }
     return this.#closed;
   }
@@ -205,7 +205,7 @@ export class NatsBus implements Bus {
   /** Encodes the payload and refuses it when bigger than the server's max_payload, before the client would throw. */
   #checkedBytes(subject: string, data: Payload | undefined): Uint8Array {
     const bytes = payloadBytes(data);
-    const limit = this.#nc.info?.max_payload;
+    const limit = this.#connection.info?.max_payload;
     if (limit !== undefined && bytes.byteLength > limit) {
       throw new BusError(
         'payload_too_large',

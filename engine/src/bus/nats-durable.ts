@@ -52,7 +52,7 @@ export class NatsDurableSubscription implements DurableSubscription {
   readonly ready: Promise<void>;
   readonly closed: Promise<void>;
   /** The operation, for error messages. */
-  readonly #what: string;
+  readonly #operation: string;
   readonly #source: NatsDurableSource;
   #messages: ConsumerMessages | undefined;
   #stopped = false;
@@ -62,7 +62,7 @@ export class NatsDurableSubscription implements DurableSubscription {
   constructor(source: NatsDurableSource, subject: string, options: ResolvedConsumeOptions) {
     this.subject = subject;
     this.#source = source;
-    this.#what = `consume ${subject} (stream ${options.stream.name}, durable ${options.durable})`;
+    this.#operation = `consume ${subject} (stream ${options.stream.name}, durable ${options.durable})`;
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
@@ -88,7 +88,7 @@ export class NatsDurableSubscription implements DurableSubscription {
       try {
         for await (const msg of messages) yield durableMessage(msg);
       } catch (err) {
-        throw toBusError(err, this.#what, this.#source.closing());
+        throw toBusError(err, this.#operation, this.#source.closing());
       }
     } finally {
       // A `break` lands here too: the caller wants no more, so stop pulling.
@@ -111,7 +111,7 @@ export class NatsDurableSubscription implements DurableSubscription {
     } catch (err) {
       this.#stopped = true;
       this.#resolveClosed();
-      throw toBusError(err, this.#what, this.#source.closing());
+      throw toBusError(err, this.#operation, this.#source.closing());
     }
   }
 }

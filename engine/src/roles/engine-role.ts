@@ -6,10 +6,7 @@
  * is given up after the ring timeout.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { FileSink } from '../audio/byte-sink.ts';
-import { CallRecorder, RECORDING_FORMAT } from '../session/call-recorder.ts';
+import { openCallRecording, type CallRecording } from '../storage/call-recording.ts';
 import { RecordingStorage } from '../storage/recording-storage.ts';
 import type { PacingClock } from '../audio/pacing-clock.ts';
 import { processPacingClock } from '../audio/pacing-clock.ts';
@@ -23,45 +20,14 @@ import { SttClient } from '../workers/client/stt-client.ts';
 import { TtsClient } from '../workers/client/tts-client.ts';
 import type { EngineConfig } from './engine-config.ts';
 import type { RoleLog } from './role-log.ts';
-import { loadVoiceActivity, type VoiceActivitySource } from './voice-activity.ts';
-import { cachedGreeting } from './greeting-lookup.ts';
-import { startMediaEndpoint } from './media-endpoint.ts';
-import { requestCarrierTransfer } from './carrier-transfer.ts';
-import type { MediaServer } from '../transports/media-server/media-server.ts';
-import { StreamTokens, type StreamTokenRefusal } from './stream-tokens.ts';
+import type { VoiceActivitySource } from './voice-activity.ts';
+import { greetingAudio } from './greeting-lookup.ts';
+import { SpentTokens } from './spent-tokens.ts';
+import { StreamTokens } from './stream-tokens.ts';
+import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
-/** Claimed stream tokens remembered (to refuse a second use as `reused`), at most; each is forgotten at its expiry. */
-const MAX_SPENT_TOKENS = 10_000;
-
-/**
- * A media connection's claim on its call. `ok`: the token was good and is now spent; the connection runs the call
- * on its transport once the stream is ready, or abandons it (the stream failed before it could carry the call).
- */
-export type StreamClaim =
-  | {
-      ok: true;
-      callId: string;
-      /** Runs the call on `transport` until it ends. At most once. */
-      run(transport: MediaTransport): Promise<CallSummary>;
-      /** Gives the call up: its worker streams close and it ends as `reason`, outcome failed. Ignored after `run`. */
-      abandon(reason: string): void;
-    }
-  | { ok: false; reason: StreamTokenRefusal };
-
-/** The refusal of a media connection whose stream token is not good (`reason` says why). */
-export class StreamTokenError extends Error {
-  override name = 'StreamTokenError';
-  readonly code = 'bad_stream_token';
-  readonly retryable = false;
-  readonly reason: StreamTokenRefusal;
-
-  constructor(reason: StreamTokenRefusal) {
-    super(`stream token refused: ${reason}`);
-    this.reason = reason;
-  }
-}
 
 interface PendingCall {
   spec: CallSpec;
@@ -84,10 +50,8 @@ export class EngineRole {
   readonly #clock: PacingClock;
   readonly #pending = new Map<string, PendingCall>();
   readonly #sessions = new Map<string, CallSession>();
-  readonly #controls = new Map<string, Subscription>();
   readonly #tokens: StreamTokens;
-  /** Claimed tokens and their expiry, ms since the epoch, oldest first. */
-  readonly #spent = new Map<string, number>();
+  readonly #spent = new SpentTokens();
   readonly #mediaUrl: string | undefined;
   #dispatch: Subscription | undefined;
 
@@ -166,7 +130,7 @@ export class EngineRole {
     if (!pending) return { ok: false, reason: this.#spent.has(streamToken) ? 'reused' : 'unknown' };
     this.#pending.delete(streamToken);
     clearTimeout(pending.timer);
-    this.#spend(streamToken, check.expiresAt);
+    this.#spent.spend(streamToken, check.expiresAt);
     let settled = false;
     return {
       ok: true,
@@ -203,25 +167,9 @@ export class EngineRole {
     });
     const callId = pending.spec.callId;
     this.#sessions.set(callId, session);
-    this.#listenForControl(callId, session);
     return session.run().finally(() => {
       this.#sessions.delete(callId);
-      this.#controls.get(callId)?.unsubscribe();
-      this.#controls.delete(callId);
-      // The recording is closed and stored after the call; a closing role waits for that (recording.stored is set
-      // by then: the session's own continuation of close() runs first and starts the storing).
-      if (recording) this.#recordings?.track(recording.recorder.close().then(() => recording.stored));
     });
-  }
-
-  /** Remembers a claimed token until it expires (a second use is then `reused`, not `unknown`). */
-  #spend(token: string, expiresAt: number): void {
-    const now = Date.now();
-    for (const [spent, expiry] of this.#spent) {
-      if (expiry > now && this.#spent.size < MAX_SPENT_TOKENS) break;
-      this.#spent.delete(spent);
-    }
-    this.#spent.set(token, expiresAt);
   }
 
   async close(): Promise<void> {
@@ -276,7 +224,11 @@ export class EngineRole {
         tts,
         llm,
         abort,
-        greetingAudio: greeting ? this.#greetingAudio(spec, greeting, tts, abort.signal) : undefined,
+        greetingAudio: greeting
+          ? greetingAudio(this.#bus, spec.agent, greeting, tts, abort.signal, () =>
+              this.#log('greeting from cache', { callId: spec.callId }),
+            )
+          : undefined,
         timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
       };
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
@@ -305,37 +257,20 @@ export class EngineRole {
   }
 
   /**
-   * The call's recording file, `<organisationId>/<callId>.ogg` under the recordings folder, and how it is stored once
-   * finished (uploaded when a bucket is configured); none when the file cannot be opened (the call goes on
-   * unrecorded, and says so in the log).
+   * The call's recording, asked of storage; none when it cannot be opened (the call goes on unrecorded, and says so
+   * in the log). The session owns it from here: only the session finishes it.
    */
-  async #openRecording(spec: CallSpec, storage: RecordingStorage): Promise<OpenRecording | undefined> {
+  async #openRecording(spec: CallSpec, storage: RecordingStorage): Promise<CallRecording | undefined> {
     try {
-      const relative = `${pathSegment('organisationId', spec.organisationId)}/${pathSegment('callId', spec.callId)}.ogg`;
-      const file = storage.localFile(relative);
-      await mkdir(path.dirname(file), { recursive: true });
-      const sink = await FileSink.open(file);
-      const recording: OpenRecording = {
-        recorder: new CallRecorder(sink, { CALL_ID: spec.callId, AGENT: spec.agent.name }),
-        path: relative,
-        stored: undefined,
-        store: () => (recording.stored ??= storage.finish(relative, RECORDING_FORMAT)),
-      };
-      return recording;
+      return await openCallRecording(storage, {
+        organisationId: spec.organisationId,
+        callId: spec.callId,
+        agentName: spec.agent.name,
+      });
     } catch (error) {
       this.#log('recording unavailable', { callId: spec.callId, error: String(error) });
       return undefined;
     }
-  }
-
-  /** The greeting's audio: from the control plane's cache when it has this text, else synthesised now. */
-  async #greetingAudio(spec: CallSpec, greeting: string, tts: TtsClient, signal: AbortSignal): Promise<Int16Array[]> {
-    const cached = await cachedGreeting(this.#bus, spec.agent, greeting, signal);
-    if (cached) {
-      this.#log('greeting from cache', { callId: spec.callId });
-      return cached;
-    }
-    return collect(tts.say(greeting, {}, signal));
   }
 
   #expire(streamToken: string): void {
@@ -359,44 +294,6 @@ export class EngineRole {
     pending.tts.close();
     pending.llm?.close();
   }
-
-  #listenForControl(callId: string, session: CallSession): void {
-    const control = this.#bus.subscribe(subjects.callControl(callId));
-    this.#controls.set(callId, control);
-    void (async () => {
-      for await (const message of control) {
-        try {
-          const command = callCodecs.control.decode(message.data);
-          if (command.type === 'end') void session.end(command.reason);
-          else if (command.type === 'say') void session.say(command.text);
-          else if (command.type === 'inject') session.inject(command.text);
-          else void session.transfer(command.to);
-        } catch (error) {
-          this.#log('bad control message', { callId, error: String(error) });
-        }
-      }
-    })();
-  }
-}
-
-/** An id as one file-name segment: letters, digits, `-` and `_` only, so a recording's path stays where it belongs. */
-function pathSegment(field: string, id: string): string {
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw new Error(`${field} "${id.slice(0, 40)}" cannot name a recording file`);
-  return id;
-}
-
-async function collect(pieces: AsyncIterable<Int16Array>): Promise<Int16Array[]> {
-  const all: Int16Array[] = [];
-  for await (const piece of pieces) all.push(piece);
-  return all;
-}
-
-/** A call's recording while it runs; `stored` is its storing, once the session has asked for it. */
-interface OpenRecording {
-  recorder: CallRecorder;
-  path: string;
-  store: () => Promise<string>;
-  stored: Promise<string> | undefined;
 }
 
 export interface EngineRoleOptions {
@@ -406,57 +303,4 @@ export interface EngineRoleOptions {
   onClose?: () => Promise<void>;
   mediaUrl?: string;
   tokens?: StreamTokens;
-}
-
-/**
- * Starts the engine role as `parley start` runs it: voice activity per PARLEY_VAD and, when `config.media` is set,
- * the media websocket server on ENGINE_PORT that carriers stream calls to (`<mediaUrl>/media/<carrier>/<token>`).
- * @param options.mediaTimeoutMs how long an accepted call waits for its media (tests shorten it)
- */
-export async function startEngineRole(
-  config: EngineConfig,
-  bus: Bus,
-  log: RoleLog,
-  options: { mediaTimeoutMs?: number } = {},
-): Promise<EngineRole> {
-  const tokens = new StreamTokens(
-    config.media?.tokenSecret ? Buffer.from(config.media.tokenSecret, 'base64') : undefined,
-  );
-  const voiceActivity = await loadVoiceActivity(config, log);
-  log('voice activity', { detector: voiceActivity.kind });
-  let role: EngineRole | undefined;
-  let media: MediaServer | undefined;
-  try {
-    // Streams arriving before the role exists (none should: no token has been issued yet) are refused as unknown.
-    media = config.media
-      ? await startMediaEndpoint(
-          { claim: (token) => (role ? role.claim(token) : { ok: false, reason: 'unknown' }) },
-          {
-            port: config.media.port,
-            host: config.media.host,
-            log,
-            transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
-          },
-        )
-      : undefined;
-  } catch (error) {
-    await voiceActivity.close();
-    throw error;
-  }
-  if (media) log('media server listening', { port: media.port });
-  role = new EngineRole(config, bus, log, {
-    voiceActivity,
-    tokens,
-    mediaTimeoutMs: options.mediaTimeoutMs,
-    mediaUrl: media ? trimSlash(config.media?.publicUrl ?? `ws://127.0.0.1:${media.port}`) : undefined,
-    onClose: async () => {
-      await media?.close();
-      await voiceActivity.close();
-    },
-  });
-  return role.start();
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

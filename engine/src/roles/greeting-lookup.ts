@@ -6,6 +6,7 @@
 import { ENGINE_SAMPLE_RATE } from '../audio/format.ts';
 import { resample } from '../audio/resampler.ts';
 import type { Bus } from '../bus/index.ts';
+import type { TtsClient } from '../workers/client/tts-client.ts';
 import {
   decodeAudioFrame,
   greetingCodecs,
@@ -53,4 +54,26 @@ export async function cachedGreeting(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The greeting's audio for a call about to be answered: from the control plane's cache when it has this text
+ * (`fromCache` is told), else synthesised now on the call's TTS stream.
+ */
+export async function greetingAudio(
+  bus: Bus,
+  agent: CallSpec['agent'],
+  text: string,
+  tts: TtsClient,
+  signal: AbortSignal,
+  fromCache: () => void,
+): Promise<Int16Array[]> {
+  const cached = await cachedGreeting(bus, agent, text, signal);
+  if (cached) {
+    fromCache();
+    return cached;
+  }
+  const pieces: Int16Array[] = [];
+  for await (const piece of tts.say(text, {}, signal)) pieces.push(piece);
+  return pieces;
 }

@@ -14,7 +14,7 @@
 import { CLOSE_CODES, type MediaServer } from '../transports/media-server/media-server.ts';
 import { startWsMediaServer } from '../transports/media-server/ws-media-server.ts';
 import { carrierProtocol, CarrierTransport, type MediaCarrier } from '../transports/carrier-ws/index.ts';
-import type { StreamClaim } from './engine-role.ts';
+import type { StreamClaim } from './stream-claim.ts';
 import type { RoleLog } from './role-log.ts';
 
 /** The first segment of every media stream path. */

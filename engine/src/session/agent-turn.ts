@@ -9,8 +9,9 @@ import { callWebhookTool, toolDefinition, type WebhookTool } from '../agent/webh
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import type { OutboundAudio } from './outbound-audio.ts';
+import type { PacedAgentAudio } from './paced-agent-audio.ts';
 import { playedText } from './played-text.ts';
+import type { SpeechHandle } from './speech-handle.ts';
 
 /** LLM rounds one reply may take (each tool result starts another): a loop of tools is cut off here. */
 export const MAX_TOOL_ROUNDS = 4;
@@ -71,7 +72,9 @@ export interface AgentTurnInput {
   llm: LlmClient;
   tts: TtsClient;
   voice: SayOptions;
-  outbound: OutboundAudio;
+  outbound: PacedAgentAudio;
+  /** The reply as an utterance: its frames are counted against it. */
+  speech: SpeechHandle;
   signal: AbortSignal;
   /** Milliseconds since the call started, for tool event times. */
   now: () => number;
@@ -230,7 +233,7 @@ class ClauseSpeaker {
 
   async #queue(clause: SpokenClause, frame: Int16Array): Promise<void> {
     this.#result.timings.firstAudioAt ??= performance.now();
-    await this.#input.outbound.enqueue(frame, clause.tag, this.#input.signal);
+    await this.#input.outbound.enqueue(frame, clause.tag, this.#input.speech, this.#input.signal);
     clause.frames += 1;
   }
 }

@@ -1,90 +1,39 @@
 /**
- * One call (docs/architecture.md §3): it owns its transport's audio, its worker streams, its outbound queue and its timers,
- * and closes them all once. States: connecting → greeting → listening ⇄ thinking ⇄ speaking → ending → ended.
+ * One call (docs/architecture.md §3, §8): the root of its ownership tree. It owns its transport, worker streams,
+ * recording, timers, inbound pipeline, agent voice and responder, and closes them all in one cascade, once
+ * (session-children.ts). States: connecting → greeting → listening ⇄ thinking ⇄ speaking → ending → ended.
  *
- * Inbound: every caller frame goes to the VAD, the turn detector and the STT stream. At the end of a turn the
- * agent replies (agent-turn.ts). Caller speech over the agent — past the minimum, not a backchannel, not the
- * agent's own echo — stops the agent at once: the outbound queue and the far end's buffer are cleared, the
- * turn's LLM and TTS requests are cancelled, and the conversation keeps only what the caller heard.
+ * Inbound: every caller frame goes through the inbound pipeline (VAD, turn detector, recogniser feed); the words
+ * the recogniser settles make the caller's turn (caller-turns.ts), and the responder answers it — a language
+ * model, a flow, or the no-model agent, which the session does not tell apart. Caller speech over the agent — past
+ * the minimum, not a backchannel, not the agent's own echo — stops the agent at once: the outbound queue and the far
+ * end's buffer are cleared, the reply's requests are cancelled, and the conversation keeps only what was heard.
  */
-import type { PacingClock } from '../audio/pacing-clock.ts';
-import { fillTemplate } from '../protocol/template.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import type { WebhookTool } from '../agent/webhook-tool.ts';
-import type { Bus } from '../bus/index.ts';
-import { FlowDefinition, type CallSpec, type CallState } from '../protocol/index.ts';
+import type { CallSpec, CallState } from '../protocol/index.ts';
+import { fillTemplate } from '../protocol/template.ts';
 import type { ChatMessage } from '../providers/llm-provider.ts';
-import type { MediaTransport, TransportEvent } from '../transports/media-transport.ts';
-import type { LlmClient } from '../workers/client/llm-client.ts';
-import type { SttClient } from '../workers/client/stt-client.ts';
-import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import { emptyTurnResult, heardMessages, runAgentTurn, type AgentTurnResult } from './agent-turn.ts';
-import { BARGE_IN_WITHOUT_WORDS_MS, interrupts } from './barge-in.ts';
-import { EnergyVad, type FrameClassifier } from './energy-vad.ts';
 import { everyShared } from '../streams/shared-interval.ts';
-import { CallEvents, type TranscriptLine } from './call-events.ts';
-import { RECORDING_FORMAT, type CallRecorder } from './call-recorder.ts';
+import type { TransportEvent } from '../transports/media-transport.ts';
+import { AgentVoice } from './agent-voice.ts';
+import { CallerTurns, type CallerTurn } from './caller-turns.ts';
+import { CallEvents } from './call-events.ts';
+import { listenForControl } from './call-control.ts';
+import { CallLimits } from './call-limits.ts';
+import { CallTransfer } from './call-transfer.ts';
+import { EnergyVad } from './energy-vad.ts';
+import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
-import { RecogniserFeed } from './recogniser-feed.ts';
-import { OutboundAudio } from './outbound-audio.ts';
-import { playedText } from './played-text.ts';
-import { SpeechPlayer } from './speech-player.ts';
-import { TurnDetector, type TurnEvent } from './turn-detector.ts';
-import { soundsLikeVoicemail, VOICEMAIL_LISTEN_MS } from './voicemail-detector.ts';
-import { FlowDriver } from './flow-driver.ts';
-import { flowLanguageModel } from './flow-language-model.ts';
-import { Value } from '@sinclair/typebox/value';
-import { callWebhookTool } from '../agent/webhook-tool.ts';
+import { chooseResponder } from './choose-responder.ts';
+import type { Responder, ResponderCall } from './responder.ts';
+import type { CallSummary, SessionDependencies } from './session-dependencies.ts';
+import { SessionChildren } from './session-children.ts';
 
-export interface SessionDependencies {
-  bus: Bus;
-  transport: MediaTransport;
-  /** The process's shared 20 ms clock (processPacingClock()). */
-  clock: PacingClock;
-  stt: SttClient;
-  tts: TtsClient;
-  /** Undefined when no language model is configured: the agent greets, then says so. */
-  llm: LlmClient | undefined;
-  /**
-   * The greeting's audio (16 kHz PCM16 pieces), synthesised while the phone rang or taken from the greeting cache;
-   * when it fails or is absent the greeting is synthesised now.
-   */
-  greetingAudio?: Promise<Int16Array[]>;
-  /** The call's voice activity detector (the engine role's choice: Silero behind the gate); default the gate alone. */
-  voiceActivity?: FrameClassifier;
-  /**
-   * Where the call is recorded; `path` is what the `recording` event names (relative to the recordings store), unless
-   * `store` — which moves the finished file to its storage (a bucket) — resolves with another. `store` never rejects.
-   */
-  recording?: { recorder: CallRecorder; path: string; store?: () => Promise<string> };
-  log?: (event: string, detail?: object) => void;
-}
+export { NO_LLM_MESSAGE } from './no-model-responder.ts';
+export type { CallSummary, SessionDependencies } from './session-dependencies.ts';
 
-/** The agent line being spoken now: a reply to a turn, or a fixed line (greeting, nudge). */
-interface ReplyInProgress {
-  turn: number;
-  abort: AbortController;
-  /** A reply's LLM rounds and clauses, filled live while it runs. */
-  result?: AgentTurnResult;
-  /** What a fixed line says; a reply's text is its clauses so far. */
-  text: string;
-  /** All of it is queued (what is left plays from the queue). */
-  queued?: boolean;
-}
-
-export interface CallSummary {
-  reason: string;
-  outcome: string;
-  durationMs: number;
-  transcript: TranscriptLine[];
-}
-
-/** What an agent with no language model says after the caller's first words. */
-export const NO_LLM_MESSAGE = 'I am sorry, no language model is configured for me yet, so I cannot answer. Goodbye.';
 /** Said when the caller has been silent for half the inactivity limit. */
 export const NUDGE_MESSAGE = 'Are you still there?';
-/** Longest wait for a batch recogniser's words after the caller paused, ms. */
-const FINAL_WAIT_MS = 3_000;
 /** Longest a closing message may take to play before hanging up anyway, ms. */
 const CLOSING_TIMEOUT_MS = 15_000;
 /** How often the inactivity and duration limits are checked, ms. */
@@ -94,93 +43,82 @@ export class CallSession {
   readonly #spec: CallSpec;
   readonly #deps: SessionDependencies;
   readonly #startedAt = performance.now();
+  /** Aborts when the call ends: every pending request (model, synthesis, tools) is rejected through it. */
   readonly #abort = new AbortController();
-  readonly #outbound: OutboundAudio;
-  readonly #player: SpeechPlayer;
-  readonly #vad: FrameClassifier;
-  readonly #turns: TurnDetector;
+  readonly #children: SessionChildren;
+  readonly #voice: AgentVoice;
+  readonly #inbound: InboundPipeline;
+  readonly #callerTurns: CallerTurns;
+  readonly #responder: Responder;
+  readonly #limits: CallLimits;
   readonly #latency = new LatencyTracker();
   readonly #conversation: ChatMessage[];
   readonly #events: CallEvents;
-  readonly #recogniser: RecogniserFeed;
-  readonly #tools: WebhookTool[];
-  readonly #voice: SayOptions;
-  /** Set for a FLOW agent: the flow, not the LLM, decides each reply. */
-  readonly #flow: FlowDriver | undefined;
   #state: CallState = 'connecting';
-  #stopLimitChecks: (() => void) | undefined;
-  #reply: ReplyInProgress | undefined;
+  /** Answers in order: each turn's response waits for the one before. */
   #replying: Promise<void> = Promise.resolve();
-  #userText = '';
-  #userStartedAt = 0;
-  #finalAt: number | undefined;
-  #lastVoicedAt = 0;
-  #voicedWhileAgentSpoke = 0;
-  #lastActivityAt = performance.now();
-  #nudged = false;
-  #turnCount = 0;
-  #told = false;
   #ending: Promise<CallSummary> | undefined;
-  /** A transfer is with the carrier: the stream closing now is the carrier leaving it, not the caller hanging up. */
-  #transferring = false;
-  /** How the stream ended while a transfer was with the carrier, if it did. */
-  #closedDuringTransfer: string | undefined;
+  readonly #transfer: CallTransfer;
   #resolveEnded!: (summary: CallSummary) => void;
   readonly ended: Promise<CallSummary>;
 
   constructor(spec: CallSpec, deps: SessionDependencies) {
     this.#spec = spec;
     this.#deps = deps;
-    this.#vad = deps.voiceActivity ?? new EnergyVad();
-    this.#turns = new TurnDetector(spec.agent.turn ?? {});
+    this.#children = new SessionChildren((event, detail) => this.#log(event, detail));
     this.#events = new CallEvents(deps.bus, spec.callId);
-    this.#recogniser = new RecogniserFeed(deps.stt);
-    this.#tools = spec.agent.functionTools as WebhookTool[];
-    this.#voice = {
-      voiceId: spec.agent.voiceId ?? undefined,
-      speed: spec.agent.voiceSpeed,
-      language: spec.agent.language,
-    };
+    this.#limits = new CallLimits(spec.limits);
+    // Ended by the stream or the carrier, the call says no closing line: the caller is gone or handed over.
+    this.#transfer = new CallTransfer(deps.transport, {
+      end: (reason, outcome) => this.end(reason, outcome, false),
+    });
     this.#conversation = [{ role: 'system', content: buildSystemPrompt(spec.agent, spec.variables) }];
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
-    this.#outbound = new OutboundAudio(deps.transport, {
+    const voice = {
+      voiceId: spec.agent.voiceId ?? undefined,
+      speed: spec.agent.voiceSpeed,
+      language: spec.agent.language,
+    };
+    this.#voice = new AgentVoice(deps.transport, deps.tts, voice, this.#abort.signal, () => this.#now(), {
       frameSent: (tag, samples) => this.#frameSent(tag, samples),
-      markReached: (name) => this.#player.markReached(name),
       drained: () => this.#drained(),
+      said: (text) => this.#conversation.push({ role: 'assistant', content: text }),
+      heard: (heard) => this.#events.line('assistant', heard.text, heard.startMs, heard.endMs, heard.interrupted),
     });
-    this.#player = new SpeechPlayer(this.#outbound, deps.tts, this.#voice, this.#abort.signal);
-    const flow = spec.agent.builderMode === 'FLOW' ? spec.agent.flowDefinition : undefined;
-    // The control plane validated the flow against the agent when it was saved; here only its shape is checked, so
-    // a stale snapshot cannot crash the call (a handover without a number, say, simply fails over to its next step).
-    this.#flow =
-      flow && Value.Check(FlowDefinition, flow)
-        ? new FlowDriver(
-            flow,
-            { variables: spec.variables, llm: deps.llm && flowLanguageModel(deps.llm, this.#abort.signal) },
-            {
-              speak: (lines) => this.#speakLines(lines),
-              runTool: (tool, args) => this.#runFlowTool(tool, args),
-              handover: () =>
-                spec.agent.handoverNumber ? this.transfer(spec.agent.handoverNumber) : Promise.resolve(false),
-              finish: async (end, result) => {
-                this.#events.publish({
-                  type: 'result',
-                  source: 'flow',
-                  outcomeKey: result.outcomeKey,
-                  outcomeLabel: result.outcomeLabel,
-                  captured: result.captured,
-                  flowPath: result.flowPath,
-                });
-                if (end.handedOver) return;
-                if (end.closing) await this.#speakLines([end.closing]);
-                await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
-                await this.end('flow_ended', 'completed', false);
-              },
-            },
-          )
-        : undefined;
+    this.#inbound = new InboundPipeline(
+      deps.stt,
+      deps.voiceActivity ?? new EnergyVad(),
+      spec.agent.turn ?? {},
+      deps.transport.echoes === true,
+    );
+    this.#callerTurns = new CallerTurns({
+      spec,
+      stt: deps.stt,
+      inbound: this.#inbound,
+      echoes: deps.transport.echoes === true,
+      now: () => this.#now(),
+      agent: () => ({ speaking: this.#voice.speaking, text: this.#voice.text }),
+      interrupt: () => this.#interrupt(),
+      voicemail: () => void this.#voicemail(),
+      ending: () => this.#ending !== undefined,
+      turnEnded: (turn) => this.#turnEnded(turn),
+      fail: (error) => this.#fail(error),
+    });
+    this.#responder = chooseResponder(this.#responderCall(), { llm: deps.llm, tts: deps.tts, voice });
+    // The cascade, in this order: nothing more is decided, nothing more goes out, the far end is let go, then the
+    // worker streams close. The recording is finished after the end is published (#close), so it holds all of it.
+    this.#children.adopt('responder', () => this.#responder.close());
+    this.#children.adopt('outbound audio', () => {
+      deps.clock.detach(this.#voice.outbound);
+      this.#voice.close();
+    });
+    this.#children.adopt('inbound pipeline', () => this.#inbound.close());
+    this.#children.adopt('transport', (reason) => deps.transport.hangup(reason));
+    this.#children.adopt('stt stream', () => deps.stt.close());
+    this.#children.adopt('tts stream', () => deps.tts.close());
+    if (deps.llm) this.#children.adopt('llm stream', () => deps.llm?.close());
   }
 
   get state(): CallState {
@@ -190,39 +128,33 @@ export class CallSession {
   /** Runs the call until it ends; resolves with its summary. */
   async run(): Promise<CallSummary> {
     this.#setState('connecting');
-    this.#deps.clock.attach(this.#outbound);
+    this.#deps.clock.attach(this.#voice.outbound);
     // Attached after the outbound audio: each tick, the agent's frame has gone out before the recorder writes it.
     if (this.#deps.recording) this.#deps.clock.attach(this.#deps.recording.recorder);
-    this.#stopLimitChecks = everyShared(LIMIT_CHECK_INTERVAL_MS, () => this.#checkLimits());
+    this.#children.adopt(
+      'limit checks',
+      everyShared(LIMIT_CHECK_INTERVAL_MS, () => this.#checkLimits()),
+    );
+    const control = listenForControl(this.#deps.bus, this.#spec.callId, this, (event, detail) =>
+      this.#log(event, detail),
+    );
+    this.#children.adopt('control subscription', () => control.unsubscribe());
     void this.#readTransport();
-    void this.#readTranscripts();
+    void this.#callerTurns.readTranscripts();
     this.#latency.answered(performance.now());
     const greeting = this.#spec.agent.greetingMessage
       ? fillTemplate(this.#spec.agent.greetingMessage, this.#spec.variables)
       : '';
     if (greeting) {
       this.#setState('greeting');
-      this.#reply = { turn: 0, abort: new AbortController(), text: greeting };
-      const reply = this.#reply;
-      const ready = this.#deps.greetingAudio?.catch(() => undefined);
-      const speak = ready
-        ? ready.then((pieces) =>
-            pieces?.length
-              ? this.#player.play(greeting, pieces, 'greeting', reply.abort.signal)
-              : this.#player.say(greeting, 'greeting', reply.abort.signal),
-          )
-        : this.#player.say(greeting, 'greeting', reply.abort.signal);
-      this.#replying = speak.then(
-        async () => {
-          reply.queued = true;
-          if (!reply.abort.signal.aborted) this.#addAssistant(greeting, false);
-          await this.#flow?.start();
-        },
-        (error: unknown) => this.#fail(error),
-      );
+      const pieces = this.#deps.greetingAudio?.catch(() => undefined) ?? Promise.resolve(undefined);
+      this.#replying = pieces
+        .then((ready) => this.#voice.greet(greeting, ready))
+        .then(() => this.#responder.start())
+        .catch((error: unknown) => this.#fail(error));
     } else {
       this.#setState('listening');
-      this.#replying = this.#flow?.start().catch((error: unknown) => this.#fail(error)) ?? Promise.resolve();
+      this.#replying = this.#responder.start().catch((error: unknown) => this.#fail(error));
     }
     return this.ended;
   }
@@ -230,7 +162,7 @@ export class CallSession {
   /** Says `text` now, as the agent (a control message from the control plane). */
   async say(text: string): Promise<void> {
     if (this.#ending) return;
-    await this.#speakLine(text, `say${this.#turnCount}-${performance.now()}`);
+    await this.#voice.speakLine(text, `say${this.#callerTurns.count}-${performance.now()}`, this.#callerTurns.count);
   }
 
   /** Adds context the model should know from now on (e.g. a supervisor's note), without saying anything. */
@@ -243,18 +175,8 @@ export class CallSession {
    * and the answer is false.
    */
   async transfer(to: string): Promise<boolean> {
-    if (!this.#deps.transport.transfer || this.#ending) return false;
-    this.#transferring = true;
-    try {
-      await this.#deps.transport.transfer(to);
-    } catch {
-      this.#transferring = false;
-      // Refused: the agent stays on the line — unless the caller hung up meanwhile.
-      if (this.#closedDuringTransfer) void this.end(this.#closedDuringTransfer, 'completed', false);
-      return false;
-    }
-    await this.end('transferred', 'transferred', false);
-    return true;
+    if (!this.#transfer.possible || this.#ending) return false;
+    return this.#transfer.transfer(to);
   }
 
   /** Ends the call: says the closing message when `polite`, hangs up, publishes the end. Idempotent. */
@@ -271,16 +193,7 @@ export class CallSession {
     } catch (error) {
       this.#log('transport failed', { error: String(error) });
     }
-    this.#transportEnded('caller_hangup');
-  }
-
-  /** The stream is gone: the caller hung up — or, while a transfer is with the carrier, the carrier left it. */
-  #transportEnded(reason: string): void {
-    if (this.#transferring) {
-      this.#closedDuringTransfer ??= reason;
-      return;
-    }
-    void this.end(reason, 'completed', false);
+    this.#transfer.streamEnded('caller_hangup');
   }
 
   #onTransport(event: TransportEvent): void {
@@ -289,17 +202,16 @@ export class CallSession {
         return this.#onAudio(event.samples);
       case 'dtmf':
         this.#events.publish({ type: 'dtmf', digit: event.digit, atMs: this.#now() });
-        this.#lastActivityAt = performance.now();
-        if (this.#flow) return this.#flow.pressed(event.digit);
-        this.#userText += `${this.#userText ? ' ' : ''}[The caller pressed ${event.digit}]`;
-        return this.#userTurnEnded(undefined);
+        this.#limits.activity();
+        if (!this.#responder.pressed(event.digit)) this.#callerTurns.pressed(event.digit);
+        return;
       case 'mark':
-        return this.#player.markPlayed(event.name);
+        return this.#voice.markPlayed(event.name);
       case 'answered_by':
         if (event.who === 'machine') void this.#voicemail();
         return;
       case 'hangup':
-        return this.#transportEnded(event.dropped ? 'media_dropped' : 'caller_hangup');
+        return this.#transfer.streamEnded(event.dropped ? 'media_dropped' : 'caller_hangup');
     }
   }
 
@@ -307,225 +219,46 @@ export class CallSession {
     if (this.#state === 'ended') return;
     this.#deps.recording?.recorder.caller(samples);
     if (this.#state === 'ending') return;
-    const { speech } = this.#vad.classify(samples);
-    this.#recogniser.frame(samples, speech);
-    const agentSpeaking = this.#agentSpeaking();
-    if (speech) {
-      this.#lastVoicedAt = performance.now();
-      this.#lastActivityAt = this.#lastVoicedAt;
-      this.#nudged = false;
-      this.#voicedWhileAgentSpoke = agentSpeaking ? this.#voicedWhileAgentSpoke + 20 : 0;
-      // Without words yet, long enough speech still takes the floor — unless the line echoes the agent back.
-      if (agentSpeaking && !this.#deps.transport.echoes && this.#voicedWhileAgentSpoke >= BARGE_IN_WITHOUT_WORDS_MS)
-        this.#interrupt();
-    }
-    const event = this.#turns.frame(speech);
-    if (event) this.#onTurnEvent(event);
+    const frame = this.#inbound.frame(samples, this.#voice.speaking);
+    if (frame.speech) this.#limits.callerVoiced();
+    // Without words yet, long enough speech still takes the floor — unless the line echoes the agent back.
+    if (frame.takesFloor) this.#interrupt();
+    if (frame.turn) this.#callerTurns.turnEvent(frame.turn);
   }
 
-  #onTurnEvent(event: TurnEvent): void {
-    if (event.type === 'speech_started') {
-      this.#userStartedAt = this.#now() - 200;
-      return;
-    }
-    this.#recogniser.pause();
-    if (event.type === 'turn_ended') this.#userTurnEnded(event);
-  }
-
-  async #readTranscripts(): Promise<void> {
-    try {
-      for await (const event of this.#deps.stt.events) {
-        if (event.type === 'partial') {
-          if (this.#agentSpeaking() && interrupts(event.text, this.#agentText(), this.#deps.transport.echoes))
-            this.#interrupt();
-          continue;
-        }
-        if (this.#agentSpeaking()) {
-          if (!interrupts(event.text, this.#agentText(), this.#deps.transport.echoes)) continue;
-          this.#interrupt();
-        }
-        this.#userText += `${this.#userText ? ' ' : ''}${event.text}`;
-        this.#finalAt = performance.now();
-        if (
-          this.#now() < VOICEMAIL_LISTEN_MS &&
-          this.#spec.direction === 'OUTBOUND' &&
-          soundsLikeVoicemail(this.#userText)
-        ) {
-          void this.#voicemail();
-          continue;
-        }
-        const ended = this.#turns.finalTranscript();
-        if (ended) this.#userTurnEnded(ended);
-        // Words settled after their turn had ended (a recogniser that finalised part of a sentence early, then the
-        // rest): they are a turn of their own now, or they would wait for the caller's next sentence — and if they
-        // just cancelled the reply to the first part, the caller would get no answer at all.
-        else if (!this.#turns.speaking) this.#userTurnEnded(undefined);
-      }
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  #userTurnEnded(event: TurnEvent | undefined): void {
-    const text = this.#userText.trim();
-    if (!text && event?.type === 'turn_ended' && this.#finalAt === undefined) {
-      // A batch recogniser may still be working on the words: give it a moment before giving up on the turn.
-      setTimeout(() => {
-        if (this.#userText.trim()) this.#userTurnEnded(undefined);
-      }, FINAL_WAIT_MS).unref();
-      return;
-    }
-    this.#userText = '';
-    if (!text || this.#ending) return;
-    const turn = ++this.#turnCount;
+  /** The caller's turn is complete: its line is published, its words join the conversation, the responder answers. */
+  #turnEnded(turn: CallerTurn): void {
     const now = performance.now();
-    this.#latency.turnEnded(turn, this.#lastVoicedAt || now, now, this.#finalAt);
-    this.#finalAt = undefined;
-    this.#events.line('user', text, this.#userStartedAt, this.#now());
-    this.#conversation.push({ role: 'user', content: text });
-    const previous = this.#replying;
-    this.#replying = previous.then(() => this.#respond(turn));
-  }
-
-  // ---- replies ------------------------------------------------------------------------------------------------
-
-  async #respond(turn: number): Promise<void> {
-    if (this.#ending) return;
-    if (this.#flow) {
-      const text = this.#conversation.at(-1)?.content ?? '';
-      await this.#flow.heard(typeof text === 'string' ? text : '');
-      return;
-    }
-    if (!this.#deps.llm) {
-      if (this.#told) return;
-      this.#told = true;
-      await this.#speakLine(NO_LLM_MESSAGE, `t${turn}`, turn);
-      await this.end('no_language_model', 'failed', false);
-      return;
-    }
-    const abort = new AbortController();
-    const reply: ReplyInProgress = { turn, abort, text: '', result: emptyTurnResult() };
-    this.#reply = reply;
-    this.#setState('thinking');
-    try {
-      const result = await runAgentTurn(
-        {
-          turn,
-          messages: this.#conversation,
-          tools: this.#tools,
-          llm: this.#deps.llm,
-          tts: this.#deps.tts,
-          voice: this.#voice,
-          outbound: this.#outbound,
-          signal: AbortSignal.any([abort.signal, this.#abort.signal]),
-          now: () => this.#now(),
-        },
-        reply.result,
-      );
-      reply.queued = true;
-      reply.text = result.clauses.map((c) => c.text).join(' ');
-      this.#latency.replyTimings(turn, result.timings);
-      for (const tool of result.tools) this.#events.publish({ type: 'tool_call', ...tool });
-      if (abort.signal.aborted) return; // the interruption already wrote what was heard
-      for (const round of result.rounds) this.#conversation.push(round.assistant, ...round.toolResults);
-      this.#events.line('assistant', reply.text, this.#now(), this.#now());
-      if (result.endCall) {
-        await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
-        await this.end('agent_ended', 'completed', false);
-      }
-    } catch (error) {
-      if (!abort.signal.aborted) this.#fail(error);
-    }
-  }
-
-  /** Speaks fixed lines in order (a FLOW agent's words), as one agent line per text. */
-  async #speakLines(lines: readonly string[]): Promise<void> {
-    for (const text of lines) {
-      if (this.#ending && this.#state !== 'ending') return;
-      await this.#speakLine(fillTemplate(text, this.#spec.variables), `flow${this.#turnCount}-${performance.now()}`);
-    }
-  }
-
-  /**
-   * Says one fixed line as the agent's reply in progress (so the caller can barge in on it), and adds it to the
-   * conversation unless it was interrupted (the interruption adds what was heard).
-   */
-  async #speakLine(text: string, tag: string, turn = this.#turnCount): Promise<void> {
-    const reply: ReplyInProgress = { turn, abort: new AbortController(), text };
-    this.#reply = reply;
-    await this.#player.say(text, tag, reply.abort.signal);
-    reply.queued = true;
-    if (!reply.abort.signal.aborted) this.#addAssistant(text, false);
-  }
-
-  /** Says a last line (voicemail, closing) that nothing interrupts, and waits until it has played. */
-  async #sayLastLine(text: string, tag: string): Promise<void> {
-    await this.#player.say(text, tag, this.#abort.signal).catch(() => {});
-    this.#addAssistant(text, false);
-    await this.#player.whenDrained(CLOSING_TIMEOUT_MS);
-  }
-
-  async #runFlowTool(tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: string }> {
-    const atMs = this.#now();
-    const webhook = this.#tools.find((t) => t.key === tool);
-    const outcome = webhook
-      ? await callWebhookTool(webhook, JSON.stringify(args), this.#abort.signal)
-      : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
-    this.#events.publish({
-      type: 'tool_call',
-      name: tool,
-      arguments: JSON.stringify(args),
-      ok: outcome.ok,
-      result: outcome.content,
-      durationMs: outcome.durationMs,
-      atMs,
-    });
-    return outcome;
+    this.#latency.turnEnded(turn.turn, turn.lastVoicedAt || now, now, turn.finalAt);
+    this.#events.line('user', turn.text, turn.startMs, turn.endMs);
+    this.#conversation.push({ role: 'user', content: turn.text });
+    this.#replying = this.#replying.then(() =>
+      this.#ending ? undefined : this.#responder.respond(turn.turn, turn.text),
+    );
   }
 
   /** Caller speech took the floor: stop the agent now and keep only what was heard. */
   #interrupt(): void {
-    const reply = this.#reply;
-    if (!reply || reply.abort.signal.aborted) return;
-    reply.abort.abort();
-    this.#outbound.clear();
-    this.#voicedWhileAgentSpoke = 0;
+    const interruption = this.#voice.interrupt();
+    if (!interruption) return;
+    this.#inbound.floorTaken();
     this.#setState('listening');
-    const played = (tag: string) => this.#player.playedFrames(tag);
-    const result = reply.result;
-    const heard = playedText(result ? result.clauses : this.#player.clausesOf(reply.turn), played);
-    this.#log('barge-in', { turn: reply.turn, heard });
-    if (result) this.#conversation.push(...heardMessages(result, played));
-    else if (heard) this.#conversation.push({ role: 'assistant', content: heard });
-    if (heard) this.#events.line('assistant', heard, this.#now(), this.#now(), true);
-  }
-
-  /** What the agent is saying now, to tell its echo from the caller. */
-  #agentText(): string {
-    const reply = this.#reply;
-    if (!reply) return '';
-    return reply.result ? reply.result.clauses.map((c) => c.text).join(' ') : reply.text;
-  }
-
-  /** The agent holds the floor: a line is being produced, or its audio is still queued. */
-  #agentSpeaking(): boolean {
-    const reply = this.#reply;
-    return this.#outbound.queuedFrames > 0 || (reply !== undefined && !reply.abort.signal.aborted && !reply.queued);
+    this.#log('barge-in', { turn: interruption.turn, heard: interruption.heard });
+    this.#conversation.push(...interruption.messages);
   }
 
   #frameSent(tag: string, samples: Int16Array): void {
     this.#deps.recording?.recorder.agent(samples);
-    this.#player.frameSent(tag);
     const at = performance.now();
+    const turn = this.#voice.currentTurn;
     if (tag === 'greeting') this.#latency.greetingPlayed(at);
-    else if (this.#reply && tag.startsWith(`t${this.#reply.turn}`)) this.#latency.firstFrame(this.#reply.turn, at);
+    else if (turn !== undefined && tag.startsWith(`t${turn}`)) this.#latency.firstFrame(turn, at);
     if (this.#state !== 'speaking' && this.#state !== 'greeting' && this.#state !== 'ending')
       this.#setState('speaking');
   }
 
   #drained(): void {
-    this.#player.drained();
-    this.#lastActivityAt = performance.now();
+    this.#limits.activity();
     if (this.#state === 'speaking' || this.#state === 'greeting') this.#setState('listening');
   }
 
@@ -533,63 +266,48 @@ export class CallSession {
 
   #checkLimits(): void {
     if (this.#ending) return;
-    if (this.#now() >= this.#spec.limits.maxDurationMs) {
-      void this.end('max_duration');
-      return;
-    }
-    if (this.#state !== 'listening' || this.#turns.speaking) return;
-    const silentFor = performance.now() - this.#lastActivityAt;
-    if (silentFor >= this.#spec.limits.inactivityMs) {
-      void this.end('inactivity', 'completed');
-    } else if (!this.#nudged && silentFor >= this.#spec.limits.inactivityMs / 2) {
-      this.#nudged = true;
-      const reply: ReplyInProgress = { turn: this.#turnCount, abort: new AbortController(), text: NUDGE_MESSAGE };
-      this.#reply = reply;
-      void this.#player.say(NUDGE_MESSAGE, `nudge${this.#turnCount}`, reply.abort.signal).then(() => {
-        reply.queued = true;
-      });
+    const idle = this.#state === 'listening' && !this.#inbound.callerSpeaking;
+    const verdict = this.#limits.check(this.#now(), idle);
+    if (verdict === 'max_duration') void this.end('max_duration');
+    else if (verdict === 'inactivity') void this.end('inactivity', 'completed');
+    else if (verdict === 'nudge') {
+      const turn = this.#callerTurns.count;
+      this.#voice.nudge(NUDGE_MESSAGE, `nudge${turn}`, turn);
     }
   }
 
   async #voicemail(): Promise<void> {
     if (this.#ending) return;
-    this.#reply?.abort.abort();
-    this.#outbound.clear();
+    this.#voice.cancelCurrent();
+    this.#voice.clear();
     const message = this.#spec.agent.voicemailMessage
       ? fillTemplate(this.#spec.agent.voicemailMessage, this.#spec.variables)
       : '';
     this.#ending = (async () => {
-      if (message) await this.#sayLastLine(message, 'voicemail');
-      return this.#hangUp('voicemail', 'voicemail');
+      if (message) await this.#voice.sayLastLine(message, 'voicemail', this.#callerTurns.count, CLOSING_TIMEOUT_MS);
+      return this.#close('voicemail', 'voicemail');
     })();
     await this.#ending;
   }
 
   async #finish(reason: string, outcome: string, polite: boolean): Promise<CallSummary> {
-    this.#reply?.abort.abort();
+    this.#voice.cancelCurrent();
     const closing =
       polite && this.#spec.agent.closingMessage
         ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
         : '';
     this.#setState('ending');
     if (closing) {
-      this.#outbound.clear();
-      await this.#sayLastLine(closing, 'closing');
+      this.#voice.clear();
+      await this.#voice.sayLastLine(closing, 'closing', this.#callerTurns.count, CLOSING_TIMEOUT_MS);
     }
-    return this.#hangUp(reason, outcome);
+    return this.#close(reason, outcome);
   }
 
-  #hangUp(reason: string, outcome: string): CallSummary {
+  /** Closes the call once: pending work is aborted, every child closed, the end published, the recording finished. */
+  #close(reason: string, outcome: string): CallSummary {
     this.#abort.abort();
-    this.#flow?.stop();
-    this.#stopLimitChecks?.();
-    this.#deps.clock.detach(this.#outbound);
-    this.#outbound.close();
-    this.#vad.close?.();
-    this.#deps.transport.hangup(reason);
-    this.#deps.stt.close();
-    this.#deps.tts.close();
-    this.#deps.llm?.close();
+    this.#children.closeAll(reason);
     const durationMs = Math.round(this.#now());
     this.#setState('ended');
     this.#events.publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
@@ -599,23 +317,12 @@ export class CallSession {
     return summary;
   }
 
-  /**
-   * Closes the recording file, stores it, and says where it is; a recording that cannot be finished is logged, not
-   * fatal.
-   */
+  /** Closes the recording, stores it, and says where it is; a recording that cannot be finished is logged, not fatal. */
   #finishRecording(): void {
-    const recording = this.#deps.recording;
-    if (!recording) return;
-    recording.recorder
-      .close()
-      .then(
-        async (durationMs) => {
-          const path = recording.store ? await recording.store() : recording.path;
-          this.#events.publish({ type: 'recording', path, format: RECORDING_FORMAT, durationMs });
-        },
-        (error: unknown) => this.#log('recording failed', { error: String(error) }),
-      )
-      .catch((error: unknown) => this.#log('recording not announced', { error: String(error) }));
+    this.#deps.recording?.finish().then(
+      (stored) => this.#events.publish({ type: 'recording', ...stored }),
+      (error: unknown) => this.#log('recording failed', { error: String(error) }),
+    );
   }
 
   #fail(error: unknown): void {
@@ -623,12 +330,38 @@ export class CallSession {
     void this.end('error', 'failed', false);
   }
 
-  // ---- bookkeeping --------------------------------------------------------------------------------------------
+  // ---- the responder's view of the call -----------------------------------------------------------------------
 
-  #addAssistant(text: string, interrupted: boolean): void {
-    this.#conversation.push({ role: 'assistant', content: text });
-    this.#events.line('assistant', text, this.#now(), this.#now(), interrupted);
+  #responderCall(): ResponderCall {
+    return {
+      spec: this.#spec,
+      conversation: this.#conversation,
+      signal: this.#abort.signal,
+      outbound: this.#voice.outbound,
+      now: () => this.#now(),
+      publish: (event) => this.#events.publish(event),
+      // A voicemail ends the call without the 'ending' state; nothing said after it would be heard.
+      closing: () => this.#ending !== undefined && this.#state !== 'ending',
+      speakLine: (text, tag, turn = this.#callerTurns.count) => this.#voice.speakLine(text, tag, turn),
+      beginReply: (turn, result) => {
+        const speech = this.#voice.beginReply(turn, result);
+        this.#setState('thinking');
+        return speech;
+      },
+      replied: (turn, result) => {
+        this.#latency.replyTimings(turn, result.timings);
+        for (const tool of result.tools) this.#events.publish({ type: 'tool_call', ...tool });
+      },
+      transfer: (to) => this.transfer(to),
+      endAfterPlayback: async (reason) => {
+        await this.#voice.whenDrained(CLOSING_TIMEOUT_MS);
+        await this.end(reason, 'completed', false);
+      },
+      fail: (error) => this.#fail(error),
+    };
   }
+
+  // ---- bookkeeping --------------------------------------------------------------------------------------------
 
   #setState(state: CallState): void {
     if (this.#state === state || this.#state === 'ended') return;

@@ -30,18 +30,18 @@ export interface FrameClassifier {
 }
 
 export class EnergyVad implements FrameClassifier {
-  readonly #recent = new Float64Array(FLOOR_WINDOW_FRAMES).fill(INITIAL_FLOOR_DBFS);
-  #next = 0;
+  readonly #recentLevelsDb = new Float64Array(FLOOR_WINDOW_FRAMES).fill(INITIAL_FLOOR_DBFS);
+  #nextSlot = 0;
   #floorDb = INITIAL_FLOOR_DBFS;
 
   /** Classifies one frame of PCM16. */
   classify(samples: Int16Array): VadDecision {
     const energyDb = frameDbfs(samples);
     const speech = energyDb > ABSOLUTE_SPEECH_FLOOR_DBFS && energyDb > this.#floorDb + SPEECH_MARGIN_DB;
-    this.#recent[this.#next] = energyDb;
-    this.#next = (this.#next + 1) % FLOOR_WINDOW_FRAMES;
+    this.#recentLevelsDb[this.#nextSlot] = energyDb;
+    this.#nextSlot = (this.#nextSlot + 1) % FLOOR_WINDOW_FRAMES;
     let floor = Infinity;
-    for (let i = 0; i < FLOOR_WINDOW_FRAMES; i += 1) floor = Math.min(floor, this.#recent[i]!);
+    for (let i = 0; i < FLOOR_WINDOW_FRAMES; i += 1) floor = Math.min(floor, this.#recentLevelsDb[i]!);
     this.#floorDb = floor;
     return { energyDb, speech };
   }

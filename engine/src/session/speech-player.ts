@@ -4,68 +4,62 @@
  */
 import { Framer } from '../audio/framer.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
-import type { OutboundAudio } from './outbound-audio.ts';
+import type { PacedAgentAudio } from './paced-agent-audio.ts';
 import type { ClauseAudio } from './played-text.ts';
+import type { SpeechHandle } from './speech-handle.ts';
 
 export class SpeechPlayer {
-  readonly #outbound: OutboundAudio;
+  readonly #outbound: PacedAgentAudio;
   readonly #tts: TtsClient;
   readonly #voice: SayOptions;
   readonly #callSignal: AbortSignal;
   readonly #played = new Map<string, number>();
-  readonly #lines = new Map<string, ClauseAudio>();
   readonly #drainWaiters: (() => void)[] = [];
   /** Lines all sent to the transport whose mark the far end has not echoed yet: their end may not have played. */
   readonly #unconfirmed = new Set<string>();
 
-  constructor(outbound: OutboundAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
+  constructor(outbound: PacedAgentAudio, tts: TtsClient, voice: SayOptions, callSignal: AbortSignal) {
     this.#outbound = outbound;
     this.#tts = tts;
     this.#voice = voice;
     this.#callSignal = callSignal;
   }
 
-  /** Synthesises `text` and queues it under `tag`; resolves once all of it is queued (not yet heard). */
-  say(text: string, tag: string, signal: AbortSignal): Promise<void> {
-    const stop = AbortSignal.any([signal, this.#callSignal]);
-    return this.#queueLine(text, this.#tts.say(text, this.#voice, stop), tag, stop);
+  /** Synthesises `text` and queues it under `tag` as `speech`; resolves once all of it is queued (not yet heard). */
+  say(text: string, tag: string, speech: SpeechHandle): Promise<void> {
+    const stop = AbortSignal.any([speech.signal, this.#callSignal]);
+    return this.#queueLine(text, this.#tts.say(text, this.#voice, stop), tag, speech, stop);
   }
 
   /**
    * Queues audio already synthesised (the greeting, made while the phone rang) under `tag`; resolves once queued.
    * `pieces` are 16 kHz PCM16 chunks of any length.
    */
-  play(text: string, pieces: readonly Int16Array[], tag: string, signal: AbortSignal): Promise<void> {
-    return this.#queueLine(text, pieces, tag, AbortSignal.any([signal, this.#callSignal]));
+  play(text: string, pieces: readonly Int16Array[], tag: string, speech: SpeechHandle): Promise<void> {
+    return this.#queueLine(text, pieces, tag, speech, AbortSignal.any([speech.signal, this.#callSignal]));
   }
 
   async #queueLine(
     text: string,
     pieces: AsyncIterable<Int16Array> | Iterable<Int16Array>,
     tag: string,
+    speech: SpeechHandle,
     stop: AbortSignal,
   ): Promise<void> {
     const line: ClauseAudio = { tag, text, frames: 0 };
-    this.#lines.set(tag, line);
+    speech.clauses.push(line);
     const framer = new Framer();
     try {
       for await (const piece of pieces) {
         if (stop.aborted) return;
-        for (const frame of framer.push(piece)) await this.#queue(line, frame, stop);
+        for (const frame of framer.push(piece)) await this.#queue(line, frame, speech, stop);
       }
       const tail = framer.flush();
-      if (tail && !stop.aborted) await this.#queue(line, tail, stop);
+      if (tail && !stop.aborted) await this.#queue(line, tail, speech, stop);
       if (!stop.aborted) this.#outbound.mark(tag);
     } catch (error) {
       if (!stop.aborted) throw error;
     }
-  }
-
-  /** The fixed lines spoken for a turn (its nudge or no-LLM line), for played-text trimming. */
-  clausesOf(turn: number): ClauseAudio[] {
-    return [...this.#lines.values()].filter(
-      (line) => line.tag === `t${turn}` || line.tag === 'greeting' || line.tag === `nudge${turn}`,
-    );
   }
 
   /**
@@ -108,8 +102,8 @@ export class SpeechPlayer {
     });
   }
 
-  async #queue(line: ClauseAudio, frame: Int16Array, signal: AbortSignal): Promise<void> {
-    await this.#outbound.enqueue(frame, line.tag, signal);
+  async #queue(line: ClauseAudio, frame: Int16Array, speech: SpeechHandle, signal: AbortSignal): Promise<void> {
+    await this.#outbound.enqueue(frame, line.tag, speech, signal);
     line.frames += 1;
   }
 }

@@ -1,7 +1,7 @@
 /** PARLEY_VAD: which detector the engine role gives its calls, and what happens when the model is missing. */
 import { describe, expect, it } from 'vitest';
 import { MemoryBus } from '../../src/bus/index.ts';
-import { startEngineRole } from '../../src/roles/engine-role.ts';
+import { startEngineRole } from '../../src/roles/start-engine-role.ts';
 import { loadVoiceActivity } from '../../src/roles/voice-activity.ts';
 import { EnergyVad } from '../../src/session/energy-vad.ts';
 import { GatedSileroVad } from '../../src/session/gated-silero-vad.ts';

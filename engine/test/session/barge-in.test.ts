@@ -3,6 +3,7 @@
  * cancels the reply, and leaves in the conversation only what the caller heard. Backchannels do not interrupt.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../src/audio/format.ts';
 import { scriptedChat, scriptedStt, toneTts } from '../support/scripted-providers.ts';
 import { callSpec, startCall, type RunningCall } from './call-harness.ts';
 
@@ -50,6 +51,9 @@ describe('barge-in', () => {
     expect(line.text.length).toBeGreaterThan(0);
     expect(LONG_REPLY.startsWith(line.text.replace(/\.$/, ''))).toBe(true);
     expect(line.text.length).toBeLessThan(LONG_REPLY.length);
+    // The line lasts as long as the reply played before it stopped (no greeting: every frame heard is the reply's).
+    expect(line.startMs).toBeLessThan(line.endMs);
+    expect(Math.abs(line.endMs - line.startMs - framesAtInterrupt * FRAME_MS)).toBeLessThanOrEqual(2 * FRAME_MS);
 
     await call.silence(900);
     await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant' && e.text.startsWith('Sure'));

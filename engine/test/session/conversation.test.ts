@@ -3,6 +3,7 @@
  * ways a call ends. Audio is real PCM paced in real time; the recogniser and the model follow a script.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../src/audio/format.ts';
 import { NO_LLM_MESSAGE, NUDGE_MESSAGE } from '../../src/session/call-session.ts';
 import { Channel } from '../../src/streams/channel.ts';
 import type { SttEvent, SttProvider } from '../../src/providers/stt-provider.ts';
@@ -109,6 +110,46 @@ describe('a conversation', () => {
     });
   });
 
+  it('stamps each agent line with when the caller heard it: from its first frame out to its last frame played', async () => {
+    const msPerChar = 40;
+    const greeting = 'Hi Ravi, this is Maya.';
+    const reply = 'Your appointment is on Tuesday at ten.';
+    call = await startCall(callSpec(), {
+      stt: scriptedStt(['when is my appointment']),
+      tts: toneTts('tone', msPerChar),
+      llm: scriptedChat([{ text: reply }]),
+    });
+    // When each agent frame reached the caller: the playback the lines must describe, gaps included.
+    const arrivals: number[] = [];
+    call.caller.onAudio = () => arrivals.push(performance.now());
+    await call.waitFor((e) => e.type === 'transcript' && e.text === greeting);
+    await call.speak(600);
+    await call.silence(800);
+    await call.waitFor((e) => e.type === 'transcript' && e.text === reply);
+    const lines = call.events.flatMap((e) => (e.type === 'transcript' ? [e] : []));
+    expect(lines.map((l) => l.text)).toEqual([greeting, 'when is my appointment', reply]);
+    const [heardGreeting, user, heardReply] = lines;
+    // The tone voice makes msPerChar of audio per character, in whole frames: the greeting's frames come first.
+    const greetingFrames = (greeting.length * msPerChar) / FRAME_MS;
+    const replyFrames = (reply.length * msPerChar) / FRAME_MS;
+    expect(arrivals).toHaveLength(greetingFrames + replyFrames);
+    const played = (from: number, frames: number) => arrivals[from + frames - 1]! + FRAME_MS - arrivals[from]!;
+    for (const [line, text, heard] of [
+      [heardGreeting!, greeting, played(0, greetingFrames)],
+      [heardReply!, reply, played(greetingFrames, replyFrames)],
+    ] as const) {
+      const span = line.endMs - line.startMs;
+      expect(line.startMs).toBeLessThan(line.endMs);
+      // As long as the caller heard it play: the same clock ticks, measured at the far end.
+      expect(Math.abs(span - heard)).toBeLessThanOrEqual(FRAME_MS);
+      // And as long as its audio, give or take the first frame leaving between ticks — longer only by a gap the
+      // caller heard too (synthesis falling behind playback on a busy machine), which the check above covers.
+      expect(span).toBeGreaterThanOrEqual(text.length * msPerChar - FRAME_MS);
+    }
+    // The reply played after the caller's turn it answers.
+    expect(heardReply!.startMs).toBeGreaterThanOrEqual(user!.endMs);
+  });
+
   it('ends the call when the agent calls end_call, after saying goodbye', async () => {
     const llm = scriptedChat([
       { text: 'Thanks, goodbye!', toolCalls: [{ name: 'end_call', arguments: '{"reason":"done"}' }] },
@@ -191,7 +232,15 @@ describe('a conversation', () => {
     await call.speak(500);
     await call.silence(700);
     const summary = await call.ended;
-    expect(summary.reason).toBe('no_language_model');
+    // It ended as designed, so it is a completed call that says why, not a failure.
+    expect(summary).toMatchObject({ reason: 'no_language_model', outcome: 'completed' });
     expect(tts.spoken).toEqual(['Hi Ravi, this is Maya.', NO_LLM_MESSAGE]);
+    // All of the message played before the hang-up.
+    expect(summary.transcript.at(-1)).toEqual({ speaker: 'assistant', text: NO_LLM_MESSAGE });
+    const line = call.events.find((e) => e.type === 'transcript' && e.text === NO_LLM_MESSAGE);
+    expect(line).toMatchObject({ endMs: expect.any(Number) });
+    if (line?.type !== 'transcript') throw new Error('unreachable');
+    expect(Math.abs(line.endMs - line.startMs - NO_LLM_MESSAGE.length * 20)).toBeLessThanOrEqual(2 * FRAME_MS);
+    expect(line.interrupted).toBeUndefined();
   });
 });

@@ -66,35 +66,35 @@ export function isQuietStep(step: unknown): boolean {
 
 export class FlowGraph {
   readonly keys: readonly string[];
-  readonly #out = new Map<string, string[]>();
-  readonly #in = new Map<string, string[]>();
+  readonly #outgoing = new Map<string, string[]>();
+  readonly #incoming = new Map<string, string[]>();
   readonly refs: readonly StepRef[];
 
   constructor(readonly steps: Readonly<Record<string, unknown>>) {
     this.keys = Object.keys(steps);
     const refs: StepRef[] = [];
     for (const key of this.keys) {
-      this.#out.set(key, []);
-      this.#in.set(key, []);
+      this.#outgoing.set(key, []);
+      this.#incoming.set(key, []);
     }
     for (const key of this.keys) {
       for (const ref of stepRefs(key, steps[key])) {
         refs.push(ref);
-        if (!this.#out.has(ref.to)) continue;
-        this.#out.get(key)!.push(ref.to);
-        this.#in.get(ref.to)!.push(key);
+        if (!this.#outgoing.has(ref.to)) continue;
+        this.#outgoing.get(key)!.push(ref.to);
+        this.#incoming.get(ref.to)!.push(key);
       }
     }
     this.refs = refs;
   }
 
   has(key: string): boolean {
-    return this.#out.has(key);
+    return this.#outgoing.has(key);
   }
 
   /** Steps reachable from `starts`, in breadth-first order (the order a reader of the flow meets them). */
   reachable(starts: Iterable<string>, direction: 'forward' | 'backward' = 'forward'): string[] {
-    const edges = direction === 'forward' ? this.#out : this.#in;
+    const edges = direction === 'forward' ? this.#outgoing : this.#incoming;
     const seen = new Set<string>();
     const queue = [...starts].filter((key) => this.has(key));
     for (const key of queue) seen.add(key);
@@ -118,7 +118,7 @@ export class FlowGraph {
       if (seen.has(key)) continue;
       seen.add(key);
       order.push(key);
-      stack.push(...[...this.#out.get(key)!].reverse().filter((next) => !seen.has(next)));
+      stack.push(...[...this.#outgoing.get(key)!].reverse().filter((next) => !seen.has(next)));
     }
     return order;
   }
@@ -140,7 +140,7 @@ export class FlowGraph {
       low.set(key, counter++);
       stack.push(key);
       onStack.add(key);
-      for (const next of this.#out.get(key)!) {
+      for (const next of this.#outgoing.get(key)!) {
         if (!quiet.has(next)) continue;
         if (!index.has(next)) {
           visit(next);
@@ -157,7 +157,7 @@ export class FlowGraph {
         onStack.delete(member);
         component.push(member);
       } while (member !== key);
-      const selfLoop = component.length === 1 && this.#out.get(key)!.includes(key);
+      const selfLoop = component.length === 1 && this.#outgoing.get(key)!.includes(key);
       if (component.length > 1 || selfLoop) loops.push(this.keys.filter((k) => component.includes(k)));
     };
     for (const key of quiet) if (!index.has(key)) visit(key);

@@ -19,7 +19,7 @@ import { CLOSE_CODES, type MediaSocket } from '../media-server/media-server.ts';
 import type { CarrierProtocol, StreamStart } from './carrier-protocol.ts';
 import { isDtmfString } from './carrier-json.ts';
 import { InboundAudio } from './inbound-audio.ts';
-import { OutboundAudio } from './outbound-audio.ts';
+import { CarrierPayloadEncoder } from './carrier-payload-encoder.ts';
 import { bytesPerSample, decodeStreamAudio } from './stream-codec.ts';
 
 /**
@@ -113,7 +113,7 @@ export class CarrierTransport implements MediaTransport {
   #state: State = 'connecting';
   #start: StreamStart | undefined;
   #inbound: InboundAudio | undefined;
-  #outbound: OutboundAudio | undefined;
+  #payloadEncoder: CarrierPayloadEncoder | undefined;
   #maxPayloadChars = 0;
   /** Marks sent whose echo has not come, oldest first. */
   #pendingMarks: string[] = [];
@@ -177,12 +177,12 @@ export class CarrierTransport implements MediaTransport {
 
   send(samples: Int16Array): void {
     if (this.#state !== 'streaming') return;
-    for (const payload of this.#outbound!.push(samples)) this.#sendPayload(payload);
+    for (const payload of this.#payloadEncoder!.push(samples)) this.#sendPayload(payload);
   }
 
   mark(name: string): void {
     if (this.#state !== 'streaming') return;
-    for (const payload of this.#outbound!.flush()) this.#sendPayload(payload);
+    for (const payload of this.#payloadEncoder!.flush()) this.#sendPayload(payload);
     this.#socket.send(this.#protocol.encodeMark(this.#start!, name));
     this.#stats.marksSent += 1;
     this.#pendingMarks.push(name);
@@ -191,7 +191,7 @@ export class CarrierTransport implements MediaTransport {
 
   clear(): void {
     if (this.#state !== 'streaming') return;
-    this.#outbound!.reset();
+    this.#payloadEncoder!.reset();
     this.#socket.send(this.#protocol.encodeClear(this.#start!));
     this.#stats.clears += 1;
     this.#stats.marksCleared += this.#pendingMarks.length;
@@ -268,7 +268,7 @@ export class CarrierTransport implements MediaTransport {
     clearTimeout(this.#startTimer);
     this.#start = start;
     this.#inbound = new InboundAudio(start.format, (samples) => this.#events.push({ type: 'audio', samples }));
-    this.#outbound = new OutboundAudio(
+    this.#payloadEncoder = new CarrierPayloadEncoder(
       start.format,
       this.#protocol.outboundChunkMs,
       this.#protocol.outboundByteMultiple,

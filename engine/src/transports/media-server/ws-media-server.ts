@@ -101,46 +101,46 @@ export async function startWsMediaServer(options: MediaServerOptions): Promise<M
 
 class WsMediaSocket implements MediaSocket {
   readonly remoteAddress: string | undefined;
-  readonly #ws: WebSocket;
+  readonly #socket: WebSocket;
   #listening = false;
 
   constructor(ws: WebSocket, remoteAddress: string | undefined) {
-    this.#ws = ws;
+    this.#socket = ws;
     this.remoteAddress = remoteAddress;
     // `ws` reports protocol errors (an oversized or broken frame) here and then closes; the close is what counts.
     ws.on('error', () => {});
   }
 
   get bufferedBytes(): number {
-    return this.#ws.bufferedAmount;
+    return this.#socket.bufferedAmount;
   }
 
   get open(): boolean {
-    return this.#ws.readyState === this.#ws.OPEN;
+    return this.#socket.readyState === this.#socket.OPEN;
   }
 
   listen(listener: MediaSocketListener): void {
     if (this.#listening) throw new Error('a media socket has one listener');
     this.#listening = true;
-    this.#ws.on('message', (data: RawData, binary: boolean) => {
+    this.#socket.on('message', (data: RawData, binary: boolean) => {
       listener.message(toBuffer(data).toString(binary ? 'latin1' : 'utf8'), binary);
     });
-    this.#ws.on('close', (code: number, reason: Buffer) => listener.closed(code, reason.toString('utf8')));
+    this.#socket.on('close', (code: number, reason: Buffer) => listener.closed(code, reason.toString('utf8')));
   }
 
   send(text: string): boolean {
     if (!this.open) return false;
-    this.#ws.send(text);
+    this.#socket.send(text);
     return true;
   }
 
   close(code: number, reason: string): void {
-    if (this.#ws.readyState === this.#ws.CLOSING || this.#ws.readyState === this.#ws.CLOSED) return;
-    this.#ws.close(code, clip(reason));
+    if (this.#socket.readyState === this.#socket.CLOSING || this.#socket.readyState === this.#socket.CLOSED) return;
+    this.#socket.close(code, clip(reason));
   }
 
   terminate(): void {
-    this.#ws.terminate();
+    this.#socket.terminate();
   }
 }
 

@@ -51,7 +51,7 @@ export class CarrierSimulator {
   readonly #outcomes: SimOutcome[] = [];
   readonly #voicebotApps = new Map<string, string>();
   readonly #runs: Promise<void>[] = [];
-  #taken = 0;
+  #outboundCallsTaken = 0;
   readonly #waiters: (() => void)[] = [];
 
   private constructor(
@@ -116,8 +116,8 @@ export class CarrierSimulator {
     return new Promise((resolve, reject) => {
       const take = () => {
         const outbound = this.calls.filter((c) => c.direction === 'outbound');
-        if (outbound.length <= this.#taken) return false;
-        resolve(outbound[this.#taken++]!);
+        if (outbound.length <= this.#outboundCallsTaken) return false;
+        resolve(outbound[this.#outboundCallsTaken++]!);
         return true;
       };
       if (take()) return;

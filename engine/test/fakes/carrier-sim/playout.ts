@@ -16,29 +16,29 @@ export class Playout {
   #offset = 0;
   #marks: PendingMark[] = [];
   /** Samples queued since the stream began; samples played (or dropped by a clear). */
-  #queued = 0;
-  #done = 0;
+  #queuedSamples = 0;
+  #playedSamples = 0;
 
   /** Samples waiting to play. */
   get backlog(): number {
-    return this.#queued - this.#done;
+    return this.#queuedSamples - this.#playedSamples;
   }
 
   enqueue(samples: Int16Array): void {
     if (samples.length === 0) return;
     this.#chunks.push(samples);
-    this.#queued += samples.length;
+    this.#queuedSamples += samples.length;
   }
 
   mark(name: string): void {
-    this.#marks.push({ name, position: this.#queued });
+    this.#marks.push({ name, position: this.#queuedSamples });
   }
 
   /** Drops everything queued; returns the marks that were pending, in order. */
   clear(): string[] {
     this.#chunks.length = 0;
     this.#offset = 0;
-    this.#done = this.#queued;
+    this.#playedSamples = this.#queuedSamples;
     return this.#marks.splice(0).map((m) => m.name);
   }
 
@@ -60,9 +60,10 @@ export class Playout {
         this.#offset = 0;
       }
     }
-    this.#done += played.length;
+    this.#playedSamples += played.length;
     const marks: string[] = [];
-    while (this.#marks.length > 0 && this.#marks[0]!.position <= this.#done) marks.push(this.#marks.shift()!.name);
+    while (this.#marks.length > 0 && this.#marks[0]!.position <= this.#playedSamples)
+      marks.push(this.#marks.shift()!.name);
     return { played, marks };
   }
 }

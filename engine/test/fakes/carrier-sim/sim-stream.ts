@@ -74,13 +74,13 @@ export class SimStream {
   readonly violations: string[] = [];
   /** Resolves when the socket closes, with the close code and reason (1006: no close frame). */
   readonly closed: Promise<{ code: number; reason: string }>;
-  readonly #ws: WebSocket;
+  readonly #socket: WebSocket;
   readonly #dialect: StreamDialect;
   readonly #playout = new Playout();
   readonly #listeners = new Set<() => void>();
   /** Caller audio waiting to be sent, at the stream's rate, with what to resolve when each piece has gone. */
-  readonly #talk: { samples: Int16Array; offset: number; done: () => void }[] = [];
-  readonly #waits: { tick: number; done: () => void }[] = [];
+  readonly #speechQueue: { samples: Int16Array; offset: number; done: () => void }[] = [];
+  readonly #tickWaiters: { tick: number; done: () => void }[] = [];
   #sequence = 0;
   #chunk = 0;
   /** Samples of caller audio sent since the stream opened: the media timestamps. */
@@ -94,7 +94,7 @@ export class SimStream {
   #closed = false;
 
   private constructor(ws: WebSocket, dialect: StreamDialect, identity: StreamIdentity) {
-    this.#ws = ws;
+    this.#socket = ws;
     this.#dialect = dialect;
     this.carrier = dialect.carrier;
     this.identity = identity;
@@ -102,8 +102,8 @@ export class SimStream {
       ws.on('close', (code, reason) => {
         this.#closed = true;
         this.#stopClock();
-        for (const item of this.#talk.splice(0)) item.done();
-        for (const wait of this.#waits.splice(0)) wait.done();
+        for (const item of this.#speechQueue.splice(0)) item.done();
+        for (const wait of this.#tickWaiters.splice(0)) wait.done();
         this.#notify();
         resolve({ code, reason: reason.toString('utf8') });
       });
@@ -163,7 +163,7 @@ export class SimStream {
   }
 
   get isOpen(): boolean {
-    return !this.#closed && this.#ws.readyState === WebSocket.OPEN;
+    return !this.#closed && this.#socket.readyState === WebSocket.OPEN;
   }
 
   /** The agent's audio received so far, as one piece of PCM at the stream's rate. */
@@ -188,7 +188,7 @@ export class SimStream {
   say(samples: Int16Array, sampleRate: number): Promise<void> {
     const audio = toStreamRate(samples, sampleRate, this.format);
     if (this.#closed || audio.length === 0) return Promise.resolve();
-    return new Promise((done) => this.#talk.push({ samples: audio, offset: 0, done }));
+    return new Promise((done) => this.#speechQueue.push({ samples: audio, offset: 0, done }));
   }
 
   /** The caller plays a WAV file (PCM16 mono, any rate), in real time; resolves once it has all been sent. */
@@ -200,7 +200,9 @@ export class SimStream {
   /** Resolves after `ms` of stream time (the caller is silent meanwhile unless something is queued). */
   pause(ms: number): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    return new Promise((done) => this.#waits.push({ tick: this.#ticks + Math.max(1, Math.round(ms / TICK_MS)), done }));
+    return new Promise((done) =>
+      this.#tickWaiters.push({ tick: this.#ticks + Math.max(1, Math.round(ms / TICK_MS)), done }),
+    );
   }
 
   /**
@@ -225,22 +227,22 @@ export class SimStream {
 
   /** Sends anything at all (malformed frames, unknown events). */
   sendRaw(data: string | Buffer): void {
-    if (this.isOpen) this.#ws.send(data);
+    if (this.isOpen) this.#socket.send(data);
   }
 
   /** The caller hangs up: the carrier's goodbye (where it has one), then a normal close. */
   async hangup(): Promise<void> {
     if (this.isOpen) {
       const stop = this.#dialect.stop?.(this.identity, ++this.#sequence);
-      if (stop) this.#ws.send(stop);
-      this.#ws.close(1000, 'call ended');
+      if (stop) this.#socket.send(stop);
+      this.#socket.close(1000, 'call ended');
     }
     await this.closed;
   }
 
   /** The connection is lost: no close frame, no goodbye. */
   drop(): void {
-    this.#ws.terminate();
+    this.#socket.terminate();
   }
 
   /** Resolves when `check` holds (checked after every message and tick); rejects after `timeoutMs` naming `what`. */
@@ -339,8 +341,8 @@ export class SimStream {
       this.record.marks.push({ name, outcome: 'played', atMs: this.elapsedMs });
       this.#send(this.#dialect.markEcho(this.identity, name, ++this.#sequence));
     }
-    for (const wait of this.#waits.filter((w) => w.tick <= this.#ticks)) {
-      this.#waits.splice(this.#waits.indexOf(wait), 1);
+    for (const wait of this.#tickWaiters.filter((w) => w.tick <= this.#ticks)) {
+      this.#tickWaiters.splice(this.#tickWaiters.indexOf(wait), 1);
       wait.done();
     }
     this.#notify();
@@ -350,14 +352,14 @@ export class SimStream {
   #takeTalk(count: number): Int16Array {
     const frame = new Int16Array(count);
     let at = 0;
-    while (at < count && this.#talk.length > 0) {
-      const item = this.#talk[0]!;
+    while (at < count && this.#speechQueue.length > 0) {
+      const item = this.#speechQueue[0]!;
       const take = Math.min(count - at, item.samples.length - item.offset);
       frame.set(item.samples.subarray(item.offset, item.offset + take), at);
       item.offset += take;
       at += take;
       if (item.offset === item.samples.length) {
-        this.#talk.shift();
+        this.#speechQueue.shift();
         item.done();
       }
     }
@@ -383,7 +385,7 @@ export class SimStream {
   }
 
   #send(message: string): void {
-    if (this.isOpen) this.#ws.send(message);
+    if (this.isOpen) this.#socket.send(message);
   }
 
   #notify(): void {

@@ -10,7 +10,8 @@ import { callCodecs, subjects, type CallEvent, type CallSpec } from '../../../sr
 import type { LlmProvider } from '../../../src/providers/llm-provider.ts';
 import type { SttProvider } from '../../../src/providers/stt-provider.ts';
 import type { TtsProvider } from '../../../src/providers/tts-provider.ts';
-import { startEngineRole, type EngineRole } from '../../../src/roles/engine-role.ts';
+import type { EngineRole } from '../../../src/roles/engine-role.ts';
+import { startEngineRole } from '../../../src/roles/start-engine-role.ts';
 import { mediaStreamUrl } from '../../../src/roles/media-endpoint.ts';
 import type { MediaCarrier } from '../../../src/transports/carrier-ws/carrier-protocol.ts';
 import { llmWorker } from '../../../src/workers/llm/llm-worker.ts';

@@ -15,7 +15,7 @@ import { authErrors, errors } from '../../../http/schemas.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import { SessionParams } from './schemas.ts';
 
-/** What the engine records (engine/src/session/call-recorder.ts RECORDING_FORMAT). */
+/** What the engine records (engine/src/storage/call-recorder.ts RECORDING_FORMAT). */
 const RECORDING_CONTENT_TYPE = 'audio/ogg';
 
 export interface RecordingRouteOptions {

@@ -10,7 +10,7 @@ import { Resampler } from '../../audio/resampler.ts';
 import type { StreamFormat } from './carrier-protocol.ts';
 import { bytesPerSample, encodeStreamAudio } from './stream-codec.ts';
 
-export class OutboundAudio {
+export class CarrierPayloadEncoder {
   readonly #format: StreamFormat;
   readonly #resampler: Resampler;
   /** Bytes per payload. */

@@ -7,13 +7,16 @@
 import { PacedOutput } from '../audio/paced-output.ts';
 import type { ClockOutput } from '../audio/pacing-clock.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
+import type { SpeechHandle } from './speech-handle.ts';
 
 interface TaggedFrame {
   samples: Int16Array;
   tag: string;
+  /** The utterance the frame is part of: it learns when its audio went out. */
+  speech: SpeechHandle;
 }
 
-export interface OutboundEvents {
+export interface PacedAgentAudioEvents {
   /** A frame tagged `tag` went out (counts how much of each clause was played; the recorder keeps it). */
   frameSent(tag: string, samples: Int16Array): void;
   /** Everything before the mark went out: the transport has the mark too, and reports when the far end played it. */
@@ -22,20 +25,21 @@ export interface OutboundEvents {
   drained(): void;
 }
 
-export class OutboundAudio implements ClockOutput {
+export class PacedAgentAudio implements ClockOutput {
   readonly #transport: MediaTransport;
-  readonly #events: OutboundEvents;
+  readonly #events: PacedAgentAudioEvents;
   readonly #output: PacedOutput<TaggedFrame>;
   /** Audio went out since the queue was last found empty. */
   #sentSinceDrained = false;
 
-  constructor(transport: MediaTransport, events: OutboundEvents) {
+  constructor(transport: MediaTransport, events: PacedAgentAudioEvents) {
     this.#transport = transport;
     this.#events = events;
     this.#output = new PacedOutput<TaggedFrame>({
       send: (frame) => {
         this.#sentSinceDrained = true;
         transport.send(frame.samples);
+        frame.speech.frameSent(frame.samples.length);
         events.frameSent(frame.tag, frame.samples);
       },
       onMark: (name, outcome) => {
@@ -58,10 +62,11 @@ export class OutboundAudio implements ClockOutput {
     return this.#output.played;
   }
 
-  /** Queues a frame once there is room; rejects when `signal` aborts or the output closes. */
-  async enqueue(samples: Int16Array, tag: string, signal: AbortSignal): Promise<void> {
+  /** Queues a frame of `speech` once there is room; rejects when `signal` aborts or the output closes. */
+  async enqueue(samples: Int16Array, tag: string, speech: SpeechHandle, signal: AbortSignal): Promise<void> {
     await this.#output.waitForRoom(1, signal);
-    this.#output.enqueue({ samples, tag });
+    speech.frameQueued();
+    this.#output.enqueue({ samples, tag, speech });
   }
 
   mark(name: string): void {
