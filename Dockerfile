@@ -1,8 +1,7 @@
 # One image for every Parley role; PARLEY_ROLES picks what a container runs (docker-compose.yml).
 FROM node:20-bookworm-slim
 WORKDIR /app
-# The offline speech the workers use (docs/architecture.md §6): Debian's voices and recogniser with its English model,
-# and sox/opus-tools, which the engine's recordings and tests use.
+# The offline speech the workers use (docs/architecture.md §6): Debian's voices and its recogniser with the English model.
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flite espeak-ng pocketsphinx pocketsphinx-en-us \
   && rm -rf /var/lib/apt/lists/*
