@@ -1,9 +1,9 @@
 /**
- * One carrier, one module (docs/architecture.md §3): each carrier's folder (carriers/<carrier>/) holds its REST
- * client (api.ts), its voice side (voice.ts: calls, webhooks, status mapping), its number management (numbers.ts:
- * connect, sync, purchase… on the shared skeleton of telephony/account-sync.ts) and its wire types, and exports them
- * through index.ts as one CarrierModule. carriers.ts lists the modules; nothing outside carriers/ needs to switch
- * on a carrier's name to reach one of them.
+ * One carrier, one module: each carrier's folder (carriers/<carrier>/) holds its REST client (api.ts), its voice
+ * side (voice.ts: calls, webhooks, status mapping), its number management (numbers.ts: connect, sync, purchase… on
+ * the shared skeleton of telephony/account-sync.ts) and its wire types, and exports them through index.ts as one
+ * CarrierModule. carriers.ts lists the modules; nothing outside carriers/ needs to switch on a carrier's name to
+ * reach one of them.
  */
 import type { CarrierAccount, Carrier } from '../telephony/carrier.ts';
 import type { TelephonyContext } from '../telephony/context.ts';
