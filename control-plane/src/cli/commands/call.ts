@@ -36,7 +36,7 @@ export async function runCall(args: CommandArgs): Promise<number> {
   const speech = await speakAsCaller(sentence);
   const agentId = args.flags.agent ?? (await api.demoAgentId());
   const call = await api.placeWebsocketCall(agentId);
-  say(`Call ${call.sessionId} placed on agent ${agentId}; streaming over ${new URL(call.websocketUrl).origin}`);
+  say(`Call ${call.sessionId} placed (callType websocket) on agent ${agentId}${args.flags.agent ? '' : ' (the demo)'}`);
   say(`Caller will say: "${sentence}"`);
   const streamed = await runMediaStreamCall(call.websocketUrl, speech, CALL_MAX_MS);
   if (streamed.endedBy === 'timeout') say(`The agent had not hung up after ${CALL_MAX_MS / 1000} s; hung up.`);
@@ -49,7 +49,8 @@ export async function runCall(args: CommandArgs): Promise<number> {
 
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, encodeWav({ sampleRate: PHONE_SAMPLE_RATE, samples: streamed.agentAudio }));
-  say(`\nWhat the agent said (${(streamed.agentAudio.length / PHONE_SAMPLE_RATE).toFixed(1)} s): ${out}`);
+  const shown = path.relative(process.cwd(), out).startsWith('..') ? out : path.relative(process.cwd(), out);
+  say(`\nWhat the agent said (${(streamed.agentAudio.length / PHONE_SAMPLE_RATE).toFixed(1)} s): ${shown}`);
   return 0;
 }
 

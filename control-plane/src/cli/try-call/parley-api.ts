@@ -33,7 +33,17 @@ export class ParleyApi {
     const page = await this.#request<{ items: { id: string; name: string }[] }>('GET', `/voice/agents?${query}`);
     const found = page.items.find((agent) => agent.name === DEMO_AGENT_NAME);
     if (found) return found.id;
-    return (await this.#request<{ id: string }>('POST', '/voice/agents', DEMO_AGENT)).id;
+    try {
+      return (await this.#request<{ id: string }>('POST', '/voice/agents', DEMO_AGENT)).id;
+    } catch (error) {
+      // The bootstrap organisation has every feature; another may not have FLOW agents.
+      if (error instanceof CliError && / 403: /.test(error.message))
+        throw new CliError(
+          `${error.message}: pass --agent with an agent of yours, or enable flow agents ` +
+            '(parley org features ORG_ID --enable flow_agents)',
+        );
+      throw error;
+    }
   }
 
   async placeWebsocketCall(agentId: string): Promise<PlacedCall> {
