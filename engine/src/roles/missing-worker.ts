@@ -13,7 +13,8 @@ export const MISSING_WORKER_ADVICE: Readonly<Record<WorkerKind, string>> = {
     '(apt-get install pocketsphinx pocketsphinx-en-us) and restart, or set PARLEY_STT=deepgram with DEEPGRAM_API_KEY ' +
     '(or PARLEY_STT=openai with OPENAI_API_KEY); with separate roles, start a process with the stt-worker role',
   tts:
-    'No voice is running: install flite or espeak-ng (apt-get install flite espeak-ng) and restart, or set ' +
+    'No voice is running: install flite or espeak-ng (apt-get install flite espeak-ng), or run npm ci (which ' +
+    "installs espeak-ng's WebAssembly build), and restart, or set " +
     'PARLEY_TTS=openai with OPENAI_API_KEY (or PARLEY_TTS=elevenlabs with ELEVENLABS_API_KEY); with separate roles, ' +
     'start a process with the tts-worker role',
   llm:

@@ -93,7 +93,7 @@ describe('the engine role', () => {
       const { dispatch, workers } = await engine({ without: missing });
       const reply = await dispatch(callCodecs.spec.encode(callSpec()));
       expect(reply).toEqual({ ok: false, code: 'no_worker', message: MISSING_WORKER_ADVICE[missing], retryable: true });
-      expect(MISSING_WORKER_ADVICE[missing]).toMatch(/install .*\(apt-get install .*\) and restart, or set PARLEY_/);
+      expect(MISSING_WORKER_ADVICE[missing]).toMatch(/install .*\(apt-get install .*\).* and restart, or set PARLEY_/);
       // The workers that did take a stream for the call are let go of it, not left waiting for its audio.
       await expect.poll(() => workers.map((w) => w.streamCount), { timeout: 3_000 }).toEqual([0, 0]);
     },
