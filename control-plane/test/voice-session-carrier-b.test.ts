@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twilioSignature } from '@parley/engine/testing';
-import { IntegrationStore } from '../src/telephony/integrations.ts';
+import { IntegrationStore } from '../src/telephony/integration-repository.ts';
 import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
 import { seedAgent, seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns } from './support/seed.ts';
 

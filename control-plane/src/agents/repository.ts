@@ -166,3 +166,28 @@ export async function agentInstructions(
     select agent_identity as identity, agent_task as task from agents where id = ${agentId}`;
   return agent;
 }
+
+/** What number routing needs of an agent: whether it is a voice agent and active. */
+export interface RoutableAgentRow {
+  id: string;
+  name: string;
+  agent_type: 'VOICE' | 'CHAT';
+  is_active: boolean;
+}
+
+/**
+ * The organisation's agent (not deleted); with `lock`, held `for share` until the caller's transaction ends, so it
+ * cannot be deleted or paused while a number is being routed to it.
+ */
+export async function findRoutableAgent(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+  lock = false,
+): Promise<RoutableAgentRow | undefined> {
+  const [agent] = await sql.unsafe<RoutableAgentRow[]>(
+    `select id, name, agent_type, is_active from agents where id = $1 and organisation_id = $2 and deleted_at is null${lock ? ' for share' : ''}`,
+    [agentId, organisationId],
+  );
+  return agent;
+}

@@ -7,7 +7,7 @@
  */
 import type { CarrierAccount, Carrier } from '../telephony/carrier.ts';
 import type { TelephonyContext } from '../telephony/context.ts';
-import type { StoredIntegration } from '../telephony/integrations.ts';
+import type { StoredIntegration } from '../telephony/integration-repository.ts';
 import type { VoiceCarrier } from './voice-carrier.ts';
 
 export interface CarrierModule<Numbers = unknown> {

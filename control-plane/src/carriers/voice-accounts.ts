@@ -5,7 +5,11 @@
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier } from '../telephony/carrier.ts';
-import type { IntegrationStore, StoredIntegration } from '../telephony/integrations.ts';
+import {
+  organisationOfAccount,
+  type IntegrationStore,
+  type StoredIntegration,
+} from '../telephony/integration-repository.ts';
 import { voiceCarriers, type VoiceAccount, type VoiceCarrierName } from './voice-carriers.ts';
 
 export class VoiceAccounts {
@@ -41,9 +45,7 @@ export class VoiceAccounts {
 
   /** The organisation whose active account at `carrier` is `accountId` (the one connected last, should two be). */
   async organisationOf(sql: Queryable, carrier: VoiceCarrierName, accountId: string): Promise<string | undefined> {
-    const [row] = await sql<{ organisation_id: string }[]>`select organisation_id from telephony_integrations
-      where provider = ${carrier} and account_ref = ${accountId} and is_active order by updated_at desc limit 1`;
-    return row?.organisation_id;
+    return organisationOfAccount(sql, carrier, accountId);
   }
 
   open(integration: StoredIntegration, carrier: VoiceCarrierName): VoiceAccount {

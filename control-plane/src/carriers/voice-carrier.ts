@@ -8,7 +8,7 @@
  * the carrier's one CarrierModule (carrier-module.ts). This is the voice side only.
  */
 import type { MediaCarrier } from '@parley/engine';
-import type { StoredIntegration } from '../telephony/integrations.ts';
+import type { StoredIntegration } from '../telephony/integration-repository.ts';
 
 export const VOICE_CARRIERS = ['carrier-a', 'carrier-b', 'carrier-c'] as const;
 export type VoiceCarrierName = (typeof VOICE_CARRIERS)[number];

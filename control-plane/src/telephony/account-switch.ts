@@ -5,8 +5,8 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import type { StoredIntegration } from './integrations.ts';
-import { agentsUsingNumbers, retireNumbers } from './phone-numbers.ts';
+import type { StoredIntegration } from './integration-repository.ts';
+import { agentsUsingNumbers, retireNumbers } from './phone-number-repository.ts';
 
 /** Agents named in the refusal at most; the rest are counted. */
 const LISTED_AGENTS = 5;

@@ -17,7 +17,7 @@ import { assertNumbersFree, retireReplacedAccount } from './account-switch.ts';
 import type { Carrier } from './carrier.ts';
 import type { Change } from './change-lock.ts';
 import type { TelephonyContext } from './context.ts';
-import type { StoredIntegration } from './integrations.ts';
+import type { StoredIntegration } from './integration-repository.ts';
 import { reconcile, type ReconcileCounts, type RemoteRead } from './reconciler.ts';
 
 /** The account a connect names, as the carrier knows it, with the credentials to store for it. */

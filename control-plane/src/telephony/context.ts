@@ -10,8 +10,9 @@ import type { Queryable, Sql } from '../db/database.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier, type CarrierAccount } from './carrier.ts';
 import type { KeyRing } from '../secrets/key-ring.ts';
+import { findOrganisationRow } from '../accounts/repository.ts';
 import { ChangeLock } from './change-lock.ts';
-import { IntegrationStore, type StoredIntegration } from './integrations.ts';
+import { IntegrationStore, type StoredIntegration } from './integration-repository.ts';
 
 /** Organisation feature flags of telephony (docs/architecture.md §2). */
 export const SELF_SERVE_TELEPHONY = 'self_serve_telephony';
@@ -135,8 +136,7 @@ export class TelephonyContext {
 
   /** The organisation, or 404 when it does not exist (any more). */
   async organisation(sql: Queryable, organisationId: string): Promise<TelephonyOrganisation> {
-    const [row] = await sql<{ id: string; features: string[]; billing_country: string | null }[]>`
-      select id, features, billing_country from organisations where id = ${organisationId} and deleted_at is null`;
+    const row = await findOrganisationRow(sql, organisationId);
     if (!row) throw notFound('Organisation');
     return { id: row.id, features: row.features, billingCountry: row.billing_country };
   }

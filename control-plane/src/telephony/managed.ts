@@ -15,8 +15,8 @@ import {
   type TelephonyContext,
   type TelephonyOrganisation,
 } from './context.ts';
-import type { StoredIntegration } from './integrations.ts';
-import { listActiveNumbers, type PhoneNumberRecord } from './phone-numbers.ts';
+import type { StoredIntegration } from './integration-repository.ts';
+import { listActiveNumbers, type PhoneNumberRecord } from './phone-number-repository.ts';
 
 /** The country managed numbers are offered in, and whose organisations may rent them. */
 export const MANAGED_COUNTRY = 'IN';

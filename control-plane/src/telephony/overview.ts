@@ -4,8 +4,8 @@
  */
 import type { Principal } from '../auth/principal.ts';
 import { SELF_SERVE_TELEPHONY, type TelephonyContext } from './context.ts';
-import { integrationRecord, type IntegrationRecord } from './integrations.ts';
-import { listActiveNumbers, type PhoneNumberRecord } from './phone-numbers.ts';
+import { integrationRecord, type IntegrationRecord } from './integration-repository.ts';
+import { listActiveNumbers, type PhoneNumberRecord } from './phone-number-repository.ts';
 import { readWallet, type WalletSummary } from '../wallet/wallet.ts';
 
 /** Billing country whose payments go through the second (India) payment processor. */

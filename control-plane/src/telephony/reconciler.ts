@@ -4,10 +4,19 @@
  * deactivated — but only when the whole account was read. A read that failed part-way imports and refreshes what
  * it saw and deactivates nothing, since a number missing from a partial read may simply be on the unread pages.
  */
-import type { Queryable, Sql } from '../db/database.ts';
+import type { Queryable } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { CarrierError, type Carrier, type RemoteNumber } from './carrier.ts';
-import { carrierColumns, type PhoneNumberRow, type RoutingStatus, type UnassignedStatus } from './phone-numbers.ts';
+import {
+  carrierColumns,
+  deactivateUnlisted,
+  insertNumbers,
+  lockNumbersByValue,
+  refreshNumber,
+  type PhoneNumberRow,
+  type RoutingStatus,
+  type UnassignedStatus,
+} from './phone-number-repository.ts';
 
 /** What a carrier read produced. */
 export interface RemoteRead {
@@ -83,13 +92,8 @@ export async function reconcile(sql: Queryable, input: ReconcileInput): Promise<
   };
   const phoneNumbers = read.numbers.map((n) => n.phoneNumber);
   const existing = new Map(
-    (
-      await sql<PhoneNumberRow[]>`select * from phone_numbers
-        where organisation_id = ${organisationId} and deleted_at is null and phone_number = any(${phoneNumbers}::text[])
-        for update`
-    ).map((row) => [row.phone_number, row]),
+    (await lockNumbersByValue(sql, organisationId, phoneNumbers)).map((row) => [row.phone_number, row]),
   );
-  const json = (value: unknown) => (sql as Sql).json(value as never);
   const inserts: Record<string, unknown>[] = [];
   for (const remote of read.numbers) {
     const row = existing.get(remote.phoneNumber);
@@ -110,8 +114,6 @@ export async function reconcile(sql: Queryable, input: ReconcileInput): Promise<
         provider,
         phone_number: remote.phoneNumber,
         ...columns,
-        capabilities: json(columns.capabilities),
-        metadata: json(columns.metadata),
         status: 'ACTIVE',
         routing_status: routing,
         unassigned_routing_status: unassigned,
@@ -120,26 +122,26 @@ export async function reconcile(sql: Queryable, input: ReconcileInput): Promise<
       counts.imported += 1;
       continue;
     }
-    await sql`update phone_numbers set integration_id = ${integrationId}, provider = ${provider},
-        provider_number_id = ${remote.providerNumberId}, friendly_name = ${remote.friendlyName},
-        country_code = coalesce(${remote.countryCode}, country_code), capabilities = ${json(columns.capabilities)},
-        metadata = metadata || ${json(columns.metadata)}, status = 'ACTIVE', routing_status = ${routing},
-        unassigned_routing_status = ${unassigned}, agent_id = ${active ? row.agent_id : null},
-        last_synced_at = now(), updated_at = now()
-      where id = ${row.id}`;
+    await refreshNumber(sql, row.id, {
+      integrationId,
+      provider,
+      remote,
+      columns,
+      routingStatus: routing,
+      unassignedRoutingStatus: unassigned,
+      agentId: active ? row.agent_id : null,
+    });
     if (active) counts.updated += 1;
     else counts.imported += 1;
   }
-  if (inserts.length) await sql`insert into phone_numbers ${(sql as Sql)(inserts)}`;
+  await insertNumbers(sql, inserts);
   if (read.complete) {
-    const gone = await sql`update phone_numbers set status = 'INACTIVE', agent_id = null,
-        routing_status = case when routing_status = 'ASSIGNED' then unassigned_routing_status else routing_status end,
-        updated_at = now()
-      where organisation_id = ${organisationId} and integration_id = ${integrationId} and status = 'ACTIVE'
-        and deleted_at is null and updated_at < ${input.readStartedAt}::timestamptz
-        and not (phone_number = any(${phoneNumbers}::text[]))
-      returning id`;
-    counts.deactivated = gone.length;
+    counts.deactivated = await deactivateUnlisted(sql, {
+      organisationId,
+      integrationId,
+      listed: phoneNumbers,
+      readStartedAt: input.readStartedAt,
+    });
   }
   return counts;
 }

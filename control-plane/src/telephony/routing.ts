@@ -6,6 +6,7 @@
  * Parley comes back READY) and leaves the carrier pointing at Parley, whose webhook then answers that no agent
  * takes the number's calls.
  */
+import { findRoutableAgent, type RoutableAgentRow } from '../agents/repository.ts';
 import type { Queryable } from '../db/database.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
 import type { TelephonyContext } from './context.ts';
@@ -18,14 +19,7 @@ import {
   type PhoneNumberRecord,
   type PhoneNumberRow,
   type UnassignedStatus,
-} from './phone-numbers.ts';
-
-interface AgentRow {
-  id: string;
-  name: string;
-  agent_type: 'VOICE' | 'CHAT';
-  is_active: boolean;
-}
+} from './phone-number-repository.ts';
 
 export class NumberRouting {
   readonly #telephony: TelephonyContext;
@@ -82,11 +76,8 @@ export class NumberRouting {
   }
 
   /** An active VOICE agent of the organisation: only those answer calls. */
-  async #voiceAgent(sql: Queryable, organisationId: string, agentId: string, lock = false): Promise<AgentRow> {
-    const [agent] = await sql.unsafe<AgentRow[]>(
-      `select id, name, agent_type, is_active from agents where id = $1 and organisation_id = $2 and deleted_at is null${lock ? ' for share' : ''}`,
-      [agentId, organisationId],
-    );
+  async #voiceAgent(sql: Queryable, organisationId: string, agentId: string, lock = false): Promise<RoutableAgentRow> {
+    const agent = await findRoutableAgent(sql, organisationId, agentId, lock);
     if (!agent) throw notFound('Agent');
     if (agent.agent_type !== 'VOICE')
       throw badField('agentId', 'must be a VOICE agent: chat agents do not answer calls');

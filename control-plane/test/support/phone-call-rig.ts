@@ -26,7 +26,7 @@ import { CarrierCallControl } from '../../src/calls/jobs/carrier-call-control.ts
 import type { VoiceCarrierName } from '../../src/carriers/voice-carriers.ts';
 import { RATE_LIMIT_DEFAULTS } from '../../src/rate-limits.ts';
 import { KeyRing } from '../../src/secrets/key-ring.ts';
-import { IntegrationStore } from '../../src/telephony/integrations.ts';
+import { IntegrationStore } from '../../src/telephony/integration-repository.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns, type SeededOrganisation } from './seed.ts';
 import {

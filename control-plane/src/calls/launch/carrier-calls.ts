@@ -14,7 +14,7 @@ import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
 import type { Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { findActiveNumberByValue } from '../../telephony/phone-numbers.ts';
+import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';

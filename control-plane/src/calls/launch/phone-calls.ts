@@ -7,7 +7,7 @@ import type { Bus } from '@parley/engine/bus';
 import type { Sql } from '../../db/database.ts';
 import type { Carrier } from '../../telephony/carrier.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { IntegrationStore } from '../../telephony/integrations.ts';
+import { IntegrationStore } from '../../telephony/integration-repository.ts';
 import { CarrierCalls } from './carrier-calls.ts';
 import type { PlacementLog } from './engine-dispatch.ts';
 import { CallPlacement } from './placement.ts';

@@ -23,7 +23,7 @@ import type { Sql } from '../../db/database.ts';
 import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { findActiveNumberByValue } from '../../telephony/phone-numbers.ts';
+import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';

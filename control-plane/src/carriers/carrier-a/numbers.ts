@@ -19,8 +19,12 @@ import {
 } from './api.ts';
 import { CarrierError } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
-import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
-import { readNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';
+import {
+  integrationRecord,
+  type IntegrationRecord,
+  type StoredIntegration,
+} from '../../telephony/integration-repository.ts';
+import { numberIdByValue, readNumber, type PhoneNumberRecord } from '../../telephony/phone-number-repository.ts';
 import { readEveryPage, type ReconcileCounts, type RemoteRead } from '../../telephony/reconciler.ts';
 import type { ConnectBody, SyncBody } from './types.ts';
 import { receivesManagedNumbers } from '../../telephony/managed.ts';
@@ -323,7 +327,6 @@ async function readNumberByPhone(
   organisationId: string,
   phoneNumber: string,
 ): Promise<PhoneNumberRecord | undefined> {
-  const [row] = await sql<{ id: string }[]>`select id from phone_numbers
-    where organisation_id = ${organisationId} and phone_number = ${phoneNumber} and deleted_at is null`;
-  return row && readNumber(sql, organisationId, row.id);
+  const id = await numberIdByValue(sql, organisationId, phoneNumber);
+  return id ? readNumber(sql, organisationId, id) : undefined;
 }

@@ -15,8 +15,12 @@ import {
 } from './api.ts';
 import type { RemoteNumber } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
-import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
-import { readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';
+import {
+  integrationRecord,
+  type IntegrationRecord,
+  type StoredIntegration,
+} from '../../telephony/integration-repository.ts';
+import { readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../telephony/phone-number-repository.ts';
 import { readEveryPage, type RemoteRead } from '../../telephony/reconciler.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import type { ConnectBody, PurchaseBody, SearchBody, SyncBody } from './types.ts';

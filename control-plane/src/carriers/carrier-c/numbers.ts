@@ -6,7 +6,7 @@
  * `metadata.routing`.
  */
 import type { Principal } from '../../auth/principal.ts';
-import type { Queryable, Sql, TransactionSql } from '../../db/database.ts';
+import type { TransactionSql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import {
   CARRIER_C_SUBDOMAINS,
@@ -20,7 +20,12 @@ import {
 import { CarrierError, type RemoteNumber } from '../../telephony/carrier.ts';
 import type { Change } from '../../telephony/change-lock.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
-import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
+import {
+  integrationRecord,
+  type IntegrationRecord,
+  type StoredIntegration,
+} from '../../telephony/integration-repository.ts';
+import { activeOnOtherCarriers, recordNumberRouting } from '../../telephony/phone-number-repository.ts';
 import { readEveryPage, type RemoteRead } from '../../telephony/reconciler.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import type { ConnectBody, SyncBody } from './types.ts';
@@ -186,6 +191,7 @@ export class CarrierCService {
     const elsewhere = await activeOnOtherCarriers(
       this.#telephony.sql,
       organisationId,
+      PROVIDER,
       read.numbers.map((n) => n.phoneNumber),
     );
     const routing = new Map<string, RoutingRecord>();
@@ -251,7 +257,11 @@ export class CarrierCService {
       read,
       change,
     });
-    await recordRouting(tx, integrationId, work.routing);
+    await recordNumberRouting(
+      tx,
+      integrationId,
+      [...work.routing].map(([phone_number, routing]) => ({ phone_number, routing })),
+    );
     const synced = counts.imported + counts.updated;
     return {
       remoteCount: work.listed,
@@ -273,30 +283,4 @@ function allowedSubdomain(subdomain: string | undefined): CarrierCSubdomain {
   throw new ApiError('subdomain_not_allowed', `subdomain "${subdomain}" is not allowed: use ${allowed}`, {
     fields: [{ field: 'subdomain', message: `must be ${allowed}` }],
   });
-}
-
-/** Numbers among `phoneNumbers` the organisation has active on another carrier: Parley leaves them alone. */
-async function activeOnOtherCarriers(
-  sql: Queryable,
-  organisationId: string,
-  phoneNumbers: string[],
-): Promise<Set<string>> {
-  if (!phoneNumbers.length) return new Set();
-  const rows = await sql<{ phone_number: string }[]>`select phone_number from phone_numbers
-    where organisation_id = ${organisationId} and status = 'ACTIVE' and deleted_at is null and provider <> ${PROVIDER}
-      and phone_number = any(${phoneNumbers}::text[])`;
-  return new Set(rows.map((r) => r.phone_number));
-}
-
-/** Writes each number's routing record into its metadata (numbers of this account only). */
-async function recordRouting(
-  tx: TransactionSql,
-  integrationId: string,
-  routing: Map<string, RoutingRecord>,
-): Promise<void> {
-  if (!routing.size) return;
-  const entries = [...routing].map(([phone_number, record]) => ({ phone_number, routing: record }));
-  await tx`update phone_numbers p set metadata = p.metadata || jsonb_build_object('routing', v.routing)
-    from jsonb_to_recordset(${(tx as unknown as Sql).json(entries as never)}) as v(phone_number text, routing jsonb)
-    where p.integration_id = ${integrationId} and p.phone_number = v.phone_number and p.deleted_at is null`;
 }

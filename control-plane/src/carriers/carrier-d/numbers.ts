@@ -11,7 +11,7 @@
  * service's fault, not the customer's: 502.
  */
 import type { Principal } from '../../auth/principal.ts';
-import type { Queryable, Sql } from '../../db/database.ts';
+import type { Queryable } from '../../db/database.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { CarrierAccount } from '../../telephony/carrier.ts';
 import { CarrierError } from '../../telephony/carrier.ts';
@@ -39,13 +39,14 @@ import {
   type KycState,
   type NextAction,
 } from './india-kyc.ts';
-import type { StoredIntegration } from '../../telephony/integrations.ts';
+import { mergeIntegrationConfig, type StoredIntegration } from '../../telephony/integration-repository.ts';
 import {
   findActiveNumber,
+  mergeNumberMetadata,
   readNumber,
   savePurchasedNumber,
   type PhoneNumberRecord,
-} from '../../telephony/phone-numbers.ts';
+} from '../../telephony/phone-number-repository.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import type { DidsQuery, KycBody, PurchaseBody, RenewBody } from './types.ts';
 
@@ -244,7 +245,7 @@ export class CarrierDService {
         remote: number,
         routingStatus: 'READY',
       });
-      await tx`update phone_numbers set metadata = metadata || ${(tx as unknown as Sql).json({ orderId, botId, months } as never)} where id = ${numberId}`;
+      await mergeNumberMetadata(tx, numberId, { orderId, botId, months });
       await saveRenewalRecord(tx, {
         organisationId,
         phoneNumberId: numberId,
@@ -367,7 +368,6 @@ function kycConfig(kyc: KycResult['kyc']): Record<string, string> {
   return { kyc_status: kyc.state, kyc_step: kyc.nextAction.code, last_kyc_step: kyc.lastStep };
 }
 
-async function updateKycConfig(sql: Queryable, integrationId: string, kyc: KycResult['kyc']): Promise<void> {
-  await sql`update telephony_integrations set config = config || ${(sql as Sql).json(kycConfig(kyc) as never)}, updated_at = now()
-    where id = ${integrationId}`;
+function updateKycConfig(sql: Queryable, integrationId: string, kyc: KycResult['kyc']): Promise<void> {
+  return mergeIntegrationConfig(sql, integrationId, kycConfig(kyc));
 }

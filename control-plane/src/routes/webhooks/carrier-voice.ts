@@ -24,7 +24,7 @@ import {
   type VoiceCarrierName,
   type WebhookRequest,
 } from '../../carriers/voice-carriers.ts';
-import { organisationOfNumber } from '../../telephony/phone-numbers.ts';
+import { organisationOfNumber } from '../../telephony/phone-number-repository.ts';
 
 const CallParams = Type.Object({
   carrier: Type.String({ minLength: 1, maxLength: 32 }),

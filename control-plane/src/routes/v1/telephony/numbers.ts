@@ -7,7 +7,7 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import { telephonyOverview } from '../../../telephony/overview.ts';
-import { listActiveNumbers, setCallingScope } from '../../../telephony/phone-numbers.ts';
+import { listActiveNumbers, setCallingScope } from '../../../telephony/phone-number-repository.ts';
 import { notFound } from '../../../errors.ts';
 import { NumberRouting } from '../../../telephony/routing.ts';
 import * as schemas from './schemas.ts';

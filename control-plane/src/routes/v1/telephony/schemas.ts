@@ -7,7 +7,7 @@ import { CALLING_SCOPES } from '../../../calls/launch/calling-scope.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, NullableString, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 import { CARRIERS } from '../../../telephony/carrier.ts';
-import { ROUTING_STATUSES } from '../../../telephony/phone-numbers.ts';
+import { ROUTING_STATUSES } from '../../../telephony/phone-number-repository.ts';
 
 export const TAGS = ['telephony'];
 

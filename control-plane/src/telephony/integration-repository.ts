@@ -187,6 +187,27 @@ export class IntegrationStore {
   }
 }
 
+/** Merges `fields` into the integration's config (carrier-d records its KYC state there). */
+export async function mergeIntegrationConfig(
+  sql: Queryable,
+  integrationId: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  await sql`update telephony_integrations set config = config || ${(sql as Sql).json(fields as never)}, updated_at = now()
+    where id = ${integrationId}`;
+}
+
+/** The organisation whose active account at `provider` is `accountRef` (the one connected last, should two be). */
+export async function organisationOfAccount(
+  sql: Queryable,
+  provider: Carrier,
+  accountRef: string,
+): Promise<string | undefined> {
+  const [row] = await sql<{ organisation_id: string }[]>`select organisation_id from telephony_integrations
+    where provider = ${provider} and account_ref = ${accountRef} and is_active order by updated_at desc limit 1`;
+  return row?.organisation_id;
+}
+
 function stored(row: IntegrationRow): StoredIntegration {
   return {
     id: row.id,

@@ -301,3 +301,107 @@ export async function setCallingScope(
     where id = ${id} and organisation_id = ${organisationId} and deleted_at is null returning id`;
   return updated.length ? readNumber(sql, organisationId, id) : undefined;
 }
+
+/** The organisation's numbers with these E.164 values (any status), locked for the caller's transaction. */
+export async function lockNumbersByValue(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumbers: readonly string[],
+): Promise<PhoneNumberRow[]> {
+  return sql<PhoneNumberRow[]>`select * from phone_numbers
+    where organisation_id = ${organisationId} and deleted_at is null and phone_number = any(${[...phoneNumbers]}::text[])
+    for update`;
+}
+
+/** A new number row per entry (column name → value; capabilities and metadata as plain objects). */
+export async function insertNumbers(sql: Queryable, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (!rows.length) return;
+  const json = (value: unknown) => (sql as Sql).json(value as never);
+  const values = rows.map((row) => ({ ...row, capabilities: json(row.capabilities), metadata: json(row.metadata) }));
+  await sql`insert into phone_numbers ${(sql as Sql)(values)}`;
+}
+
+export interface NumberRefresh {
+  integrationId: string;
+  provider: Carrier;
+  remote: RemoteNumber;
+  /** carrierColumns(remote, source). */
+  columns: ReturnType<typeof carrierColumns>;
+  routingStatus: RoutingStatus;
+  unassignedRoutingStatus: UnassignedStatus;
+  /** The agent kept on it (an active number keeps its agent; one active again starts with none). */
+  agentId: string | null;
+}
+
+/** A number seen on the account again: active, on this integration, its carrier fields refreshed. */
+export async function refreshNumber(sql: Queryable, id: string, refresh: NumberRefresh): Promise<void> {
+  const json = (value: unknown) => (sql as Sql).json(value as never);
+  const { remote, columns } = refresh;
+  await sql`update phone_numbers set integration_id = ${refresh.integrationId}, provider = ${refresh.provider},
+      provider_number_id = ${remote.providerNumberId}, friendly_name = ${remote.friendlyName},
+      country_code = coalesce(${remote.countryCode}, country_code), capabilities = ${json(columns.capabilities)},
+      metadata = metadata || ${json(columns.metadata)}, status = 'ACTIVE', routing_status = ${refresh.routingStatus},
+      unassigned_routing_status = ${refresh.unassignedRoutingStatus}, agent_id = ${refresh.agentId},
+      last_synced_at = now(), updated_at = now()
+    where id = ${id}`;
+}
+
+/**
+ * Deactivates the integration's active numbers that a whole read started at `readStartedAt` did not list; a number
+ * changed since the read began (bought meanwhile) is left alone. Returns how many.
+ */
+export async function deactivateUnlisted(
+  sql: Queryable,
+  scope: { organisationId: string; integrationId: string; listed: readonly string[]; readStartedAt: string },
+): Promise<number> {
+  const gone = await sql`update phone_numbers set status = 'INACTIVE', agent_id = null,
+      routing_status = case when routing_status = 'ASSIGNED' then unassigned_routing_status else routing_status end,
+      updated_at = now()
+    where organisation_id = ${scope.organisationId} and integration_id = ${scope.integrationId} and status = 'ACTIVE'
+      and deleted_at is null and updated_at < ${scope.readStartedAt}::timestamptz
+      and not (phone_number = any(${[...scope.listed]}::text[]))
+    returning id`;
+  return gone.length;
+}
+
+/** The id of the organisation's number with this E.164 value, whatever its status. */
+export async function numberIdByValue(
+  sql: Queryable,
+  organisationId: string,
+  phoneNumber: string,
+): Promise<string | undefined> {
+  const [row] = await sql<{ id: string }[]>`select id from phone_numbers
+    where organisation_id = ${organisationId} and phone_number = ${phoneNumber} and deleted_at is null`;
+  return row?.id;
+}
+
+/** Of these E.164 values, the ones the organisation has active on a carrier other than `provider`. */
+export async function activeOnOtherCarriers(
+  sql: Queryable,
+  organisationId: string,
+  provider: Carrier,
+  phoneNumbers: readonly string[],
+): Promise<Set<string>> {
+  if (!phoneNumbers.length) return new Set();
+  const rows = await sql<{ phone_number: string }[]>`select phone_number from phone_numbers
+    where organisation_id = ${organisationId} and status = 'ACTIVE' and deleted_at is null and provider <> ${provider}
+      and phone_number = any(${[...phoneNumbers]}::text[])`;
+  return new Set(rows.map((r) => r.phone_number));
+}
+
+/** Writes each number's routing record (`metadata.routing`), per E.164 value, for the integration's numbers only. */
+export async function recordNumberRouting(
+  sql: Queryable,
+  integrationId: string,
+  entries: readonly { phone_number: string; routing: unknown }[],
+): Promise<void> {
+  if (!entries.length) return;
+  await sql`update phone_numbers p set metadata = p.metadata || jsonb_build_object('routing', v.routing)
+    from jsonb_to_recordset(${(sql as Sql).json(entries as never)}) as v(phone_number text, routing jsonb)
+    where p.integration_id = ${integrationId} and p.phone_number = v.phone_number and p.deleted_at is null`;
+}
+
+/** Merges `fields` into one number's metadata. */
+export async function mergeNumberMetadata(sql: Queryable, id: string, fields: Record<string, unknown>): Promise<void> {
+  await sql`update phone_numbers set metadata = metadata || ${(sql as Sql).json(fields as never)} where id = ${id}`;
+}
