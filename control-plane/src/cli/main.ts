@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
+import { runDb } from './commands/db.ts';
 import { runKeys } from './commands/keys.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runOrg } from './commands/org.ts';
@@ -22,6 +23,7 @@ export const USAGE = `Usage: parley <command>
   keys create --org ID --scopes a,b --name N [--user ID] [--json]
                                         create an API key (default owner: the organisation's owner)
   keys revoke ID [--json]               revoke an API key everywhere at once
+  db shell [-- psql arguments]          psql on the database (DATABASE_URL, else the embedded one)
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
 
@@ -65,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runOrg(sub);
       case 'keys':
         return await runKeys(sub);
+      case 'db':
+        return await runDb(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }
