@@ -45,9 +45,10 @@ export function runCli(args: string[], env: Env, input?: string): Promise<CliRes
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [PARLEY_BIN, ...args], {
       env: childEnv(env),
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: 'pipe',
     });
-    child.stdin?.end(input);
+    // Without input, stdin is closed at once: a command reading it sees end of file, as with `< /dev/null`.
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
