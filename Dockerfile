@@ -1,6 +1,10 @@
 # One image for every Parley role; PARLEY_ROLES picks what a container runs (docker-compose.yml).
 FROM node:20-bookworm-slim
 WORKDIR /app
+# The offline speech the workers use (docs/architecture.md §6): Debian's voices and its recogniser with the English model.
+RUN apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flite espeak-ng pocketsphinx pocketsphinx-en-us \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc ./
 COPY engine/package.json engine/

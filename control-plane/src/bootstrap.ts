@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Sql } from './db/database.ts';
+import { lockForTransaction, type Sql } from './db/database.ts';
+import { countOrganisations } from './accounts/repository.ts';
 import { FEATURES, provisionOrganisationIn, type ProvisionedOrganisation } from './accounts/provisioning.ts';
 
 export const BOOTSTRAP_FILE = 'bootstrap.json';
@@ -29,9 +30,8 @@ export const BOOTSTRAP_CREDIT_ACTOR = 'parley start (first start)';
 export async function bootstrapIfEmpty(sql: Sql, creditMinor: number): Promise<ProvisionedOrganisation | undefined> {
   return sql.begin(async (tx) => {
     // Two processes starting on one empty database: the lock makes the second wait, then see the first's work.
-    await tx`select pg_advisory_xact_lock(hashtext('parley.bootstrap'))`;
-    const [row] = await tx<{ count: number }[]>`select count(*)::int as count from organisations`;
-    if ((row?.count ?? 0) > 0) return undefined;
+    await lockForTransaction(tx, 'parley.bootstrap');
+    if ((await countOrganisations(tx)) > 0) return undefined;
     return provisionOrganisationIn(tx, {
       name: BOOTSTRAP_ORGANISATION_NAME,
       ownerEmail: BOOTSTRAP_OWNER_EMAIL,

@@ -8,7 +8,7 @@ import { startEngineRole, startSttWorkerRole, type EngineRole, type WorkerRoleHa
 import type { Bus } from '@parley/engine/bus';
 import { callCodecs, greetingCodecs, isAudioFrame, subjects, type CallSpec } from '@parley/engine/protocol';
 import { GreetingCache } from '../src/greetings/greeting-cache.ts';
-import { findGreeting, saveGreeting } from '../src/greetings/greeting-store.ts';
+import { findGreeting, saveGreeting } from '../src/greetings/greeting-repository.ts';
 import { toAgentSnapshot } from '../src/agents/snapshot.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';

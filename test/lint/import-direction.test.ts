@@ -254,3 +254,30 @@ describe('vendor SDKs are imported only under engine/src/providers/, control-pla
     LINT_TIMEOUT_MS,
   );
 });
+
+describe('GPL programs run apart', () => {
+  it.each([
+    'engine/src/providers/espeak-wasm/espeak-wasm-tts.ts',
+    'engine/src/session/x.ts',
+    'control-plane/src/voices/x.ts',
+    'test/scripts/x.test.ts',
+  ])(
+    '%s may not import espeak-ng',
+    async (file) => {
+      await expectForbidden(file, moduleImporting('espeak-ng'));
+    },
+    LINT_TIMEOUT_MS,
+  );
+
+  it(
+    'the program that is the child process may',
+    async () => {
+      const result = await lint(
+        'engine/src/providers/espeak-wasm/espeak-wasm-program.mjs',
+        moduleImporting('espeak-ng'),
+      );
+      expect(importErrors(result)).toEqual([]);
+    },
+    LINT_TIMEOUT_MS,
+  );
+});

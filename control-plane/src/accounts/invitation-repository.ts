@@ -1,3 +1,4 @@
+/** The invitations table: the only SQL for it (docs/architecture.md §1). */
 import type { Queryable } from '../db/database.ts';
 import type { Role } from '../auth/scopes.ts';
 
@@ -96,4 +97,39 @@ export function invitationRecord(row: InvitationRow, now = new Date()): Invitati
     updatedAt: row.updated_at,
     invitedBy: { id: row.invited_by_id, name: row.inviter_name, email: row.inviter_email },
   };
+}
+
+export interface InvitationWrite {
+  organisationId: string;
+  email: string;
+  name: string;
+  role: Role;
+  invitedById: string;
+  token: string;
+  expiresAt: Date;
+}
+
+export async function insertInvitation(sql: Queryable, id: string, invitation: InvitationWrite): Promise<void> {
+  await sql`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
+            values (${id}, ${invitation.organisationId}, ${invitation.email}, ${invitation.name}, ${invitation.role},
+                    ${invitation.invitedById}, 'PENDING', ${invitation.token}, ${invitation.expiresAt})`;
+}
+
+/** Inviting an address again re-opens its earlier invitation with a new token and expiry instead of adding a row. */
+export async function reopenInvitation(sql: Queryable, id: string, invitation: InvitationWrite): Promise<void> {
+  await sql`update invitations set status = 'PENDING', token = ${invitation.token}, expires_at = ${invitation.expiresAt},
+            name = ${invitation.name}, role = ${invitation.role}, invited_by_id = ${invitation.invitedById},
+            email = ${invitation.email}, updated_at = now()
+            where id = ${id}`;
+}
+
+/** False when the invitation is not PENDING (or not this organisation's). */
+export async function cancelPendingInvitation(sql: Queryable, organisationId: string, id: string): Promise<boolean> {
+  const updated = await sql`update invitations set status = 'CANCELLED', updated_at = now()
+    where id = ${id} and organisation_id = ${organisationId} and status = 'PENDING' returning id`;
+  return updated.length > 0;
+}
+
+export async function markInvitationAccepted(sql: Queryable, id: string): Promise<void> {
+  await sql`update invitations set status = 'ACCEPTED', accepted_at = now(), updated_at = now() where id = ${id}`;
 }

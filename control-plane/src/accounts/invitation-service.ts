@@ -7,16 +7,27 @@ import { newId } from '../db/ids.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { MemberRecord } from './records.ts';
 import type { OrganisationCache } from './organisation-cache.ts';
-import { findUserByEmail, loadOrganisation, presentOrganisation } from './repository.ts';
+import {
+  findUserByEmail,
+  insertMember,
+  insertUser,
+  loadOrganisation,
+  organisationName,
+  presentOrganisation,
+} from './repository.ts';
 import { invitationMail } from '../integrations/email/invitation-mail.ts';
-import { enqueueMail } from '../integrations/email/outbox.ts';
+import { enqueueMail } from '../integrations/email/outbox-repository.ts';
 import { assertMayGrant, DEFAULT_MEMBER_ROLE } from './member-service.ts';
 import {
+  cancelPendingInvitation,
   findInvitation,
   findInvitationByToken,
   findReopenable,
+  insertInvitation,
   invitationRecord,
   listInvitations,
+  markInvitationAccepted,
+  reopenInvitation,
   type InvitationRecord,
 } from './invitation-repository.ts';
 import type { InviteBody } from './types.ts';
@@ -60,15 +71,17 @@ export class InvitationService {
           throw new ApiError('invalid_state', 'A pending invitation for this email already exists');
         }
         const invitationId = previous?.id ?? newId();
-        if (previous) {
-          await tx`update invitations set status = 'PENDING', token = ${token}, expires_at = ${expiresAt}, name = ${body.name},
-                 role = ${role}, invited_by_id = ${principal.userId}, email = ${email}, updated_at = now()
-                 where id = ${previous.id}`;
-        } else {
-          await tx`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
-                 values (${invitationId}, ${principal.organisationId}, ${email}, ${body.name}, ${role}, ${principal.userId},
-                         'PENDING', ${token}, ${expiresAt})`;
-        }
+        const invitation = {
+          organisationId: principal.organisationId,
+          email,
+          name: body.name,
+          role,
+          invitedById: principal.userId,
+          token,
+          expiresAt,
+        };
+        if (previous) await reopenInvitation(tx, previous.id, invitation);
+        else await insertInvitation(tx, invitationId, invitation);
         const inviter = presentOrganisation(loaded).members?.find((m) => m.userId === principal.userId)?.user;
         await enqueueMail(
           tx,
@@ -103,21 +116,19 @@ export class InvitationService {
   }
 
   async cancel(principal: Principal, id: string): Promise<InvitationRecord> {
-    const updated = await this.#sql`update invitations set status = 'CANCELLED', updated_at = now()
-      where id = ${id} and organisation_id = ${principal.organisationId} and status = 'PENDING' returning id`;
+    const cancelled = await cancelPendingInvitation(this.#sql, principal.organisationId, id);
     const row = await findInvitation(this.#sql, principal.organisationId, id);
     if (!row) throw notFound('Invitation');
-    if (!updated.length) throw new ApiError('invalid_state', `The invitation is ${row.status}, not PENDING`);
+    if (!cancelled) throw new ApiError('invalid_state', `The invitation is ${row.status}, not PENDING`);
     return invitationRecord(row);
   }
 
   async preview(token: string) {
     const row = await findInvitationByToken(this.#sql, token);
     if (!row) throw notFound('Invitation');
-    const [org] = await this.#sql<{ name: string }[]>`select name from organisations where id = ${row.organisation_id}`;
     const record = invitationRecord(row);
     return {
-      organisationName: org?.name ?? '',
+      organisationName: (await organisationName(this.#sql, row.organisation_id)) ?? '',
       email: record.email,
       name: record.name,
       role: record.role,
@@ -134,18 +145,15 @@ export class InvitationService {
       if (!row) throw notFound('Invitation');
       const status = invitationRecord(row).status;
       if (status !== 'PENDING') throw new ApiError('invalid_state', `The invitation is ${status}`);
-      let user = await findUserByEmail(tx, row.email);
-      if (!user) {
-        const id = newId();
-        await tx`insert into users (id, name, email, is_email_verified, email_verified_at)
-                 values (${id}, ${name ?? row.name}, ${row.email}, true, now())`;
-        user = { id } as NonNullable<typeof user>;
+      // The invitation proved the address, so a user made here starts verified.
+      let userId = (await findUserByEmail(tx, row.email))?.id;
+      if (!userId) {
+        userId = newId();
+        await insertUser(tx, { id: userId, name: name ?? row.name, email: row.email, verified: true });
       }
-      await tx`insert into members (id, organisation_id, user_id, role)
-               values (${newId()}, ${row.organisation_id}, ${user.id}, ${row.role})
-               on conflict (organisation_id, user_id) do nothing`;
-      await tx`update invitations set status = 'ACCEPTED', accepted_at = now(), updated_at = now() where id = ${row.id}`;
-      return { organisationId: row.organisation_id, userId: user.id };
+      await insertMember(tx, { organisationId: row.organisation_id, userId, role: row.role });
+      await markInvitationAccepted(tx, row.id);
+      return { organisationId: row.organisation_id, userId };
     });
     await this.#options.organisations.changed(organisationId);
     const member = (await this.#options.organisations.get(organisationId))?.members?.find((m) => m.userId === userId);

@@ -2,11 +2,10 @@ import type { Principal } from '../auth/principal.ts';
 import type { KeyStore } from '../auth/key-store.ts';
 import { roleAtMost, type Role } from '../auth/scopes.ts';
 import type { Sql } from '../db/database.ts';
-import { newId } from '../db/ids.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
 import type { MemberRecord } from './records.ts';
 import type { OrganisationCache } from './organisation-cache.ts';
-import { findUser, loadOrganisation } from './repository.ts';
+import { deleteMember, findUser, insertMember, loadOrganisation, updateMemberRole } from './repository.ts';
 
 /** Role a member gets when none is named: the least privilege. */
 export const DEFAULT_MEMBER_ROLE: Role = 'VIEWER';
@@ -37,10 +36,8 @@ export class MemberService {
     if (loaded.owner.id === userId || loaded.memberRows.some((m) => m.user_id === userId)) {
       throw new ApiError('invalid_state', 'The user is already a member of this organisation');
     }
-    const inserted = await this.#sql`insert into members (id, organisation_id, user_id, role)
-      values (${newId()}, ${principal.organisationId}, ${userId}, ${role})
-      on conflict (organisation_id, user_id) do nothing returning id`;
-    if (!inserted.length) throw new ApiError('invalid_state', 'The user is already a member of this organisation');
+    const inserted = await insertMember(this.#sql, { organisationId: principal.organisationId, userId, role });
+    if (!inserted) throw new ApiError('invalid_state', 'The user is already a member of this organisation');
     await this.#organisations.changed(principal.organisationId);
     return this.#member(principal, userId);
   }
@@ -51,9 +48,7 @@ export class MemberService {
     if (!loaded) throw notFound('Organisation');
     if (loaded.owner.id === userId) throw new ApiError('invalid_state', "The owner's role cannot be changed");
     assertMayManage(principal, loaded.memberRows.find((m) => m.user_id === userId)?.role);
-    const updated = await this.#sql`update members set role = ${role}
-      where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
-    if (!updated.length) throw notFound('Member');
+    if (!(await updateMemberRole(this.#sql, principal.organisationId, userId, role))) throw notFound('Member');
     // Cached principals carry the role; drop them so the new role applies on the next request everywhere.
     await this.#keys.revoke({ userId, organisationId: principal.organisationId });
     await this.#organisations.changed(principal.organisationId);
@@ -65,9 +60,7 @@ export class MemberService {
     if (!loaded) throw notFound('Organisation');
     if (loaded.owner.id === userId) throw new ApiError('invalid_state', 'The owner cannot be removed');
     assertMayManage(principal, loaded.memberRows.find((m) => m.user_id === userId)?.role);
-    const removed = await this.#sql`delete from members
-      where organisation_id = ${principal.organisationId} and user_id = ${userId} returning id`;
-    if (!removed.length) throw notFound('Member');
+    if (!(await deleteMember(this.#sql, principal.organisationId, userId))) throw notFound('Member');
     await this.#keys.revoke({ userId, organisationId: principal.organisationId });
     await this.#organisations.changed(principal.organisationId);
   }

@@ -3,6 +3,7 @@ import type { Sql } from '../db/database.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { OrganisationRecord } from './records.ts';
 import type { OrganisationCache } from './organisation-cache.ts';
+import { updateOrganisation } from './repository.ts';
 import type { UpdateOrganisationBody } from './types.ts';
 
 export class OrganisationService {
@@ -38,9 +39,7 @@ export class OrganisationService {
         .map((k) => [k, body[k]]),
     );
     if (Object.keys(changes).length) {
-      const updated = await this.#sql`update organisations set ${this.#sql(changes)}, updated_at = now()
-                                       where id = ${principal.organisationId} and deleted_at is null returning id`;
-      if (!updated.length) throw notFound('Organisation');
+      if (!(await updateOrganisation(this.#sql, principal.organisationId, changes))) throw notFound('Organisation');
       await this.#organisations.changed(principal.organisationId);
     }
     return this.own(principal);

@@ -6,8 +6,8 @@ import { newId } from '../db/ids.ts';
 import { insertApiKey, type CreatedKey } from '../auth/api-key-repository.ts';
 import { CUSTOMER_SCOPES } from '../auth/scopes.ts';
 import { adjustWallet } from '../wallet/wallet.ts';
-import type { OrganisationRow, UserRow } from './records.ts';
-import { findUserByEmail } from './repository.ts';
+import type { UserRow } from './records.ts';
+import { changeFeatures, findUserByEmail, insertMember, insertOrganisation, insertUser } from './repository.ts';
 
 /** The organisation feature flags of docs/architecture.md §2; a new organisation has none, the bootstrap one has all. */
 export const FEATURES = ['flow_agents', 'self_serve_telephony', 'india_provisioning', 'managed_numbers'] as const;
@@ -41,39 +41,30 @@ export async function provisionOrganisationIn(
   const existing = await findUserByEmail(tx, input.ownerEmail);
   const userId = existing?.id ?? newId();
   if (!existing) {
-    await tx`insert into users (id, name, email, is_email_verified)
-             values (${userId}, ${input.ownerName ?? nameFromEmail(input.ownerEmail)}, ${input.ownerEmail}, false)`;
+    const name = input.ownerName ?? nameFromEmail(input.ownerEmail);
+    await insertUser(tx, { id: userId, name, email: input.ownerEmail, verified: false });
   }
   const organisationId = newId();
-  await tx`insert into organisations (id, name, owner_id, features)
-           values (${organisationId}, ${input.name}, ${userId}, ${[...(input.features ?? [])]})`;
-  await tx`insert into members (id, organisation_id, user_id, role) values (${newId()}, ${organisationId}, ${userId}, 'OWNER')`;
+  await insertOrganisation(tx, {
+    id: organisationId,
+    name: input.name,
+    ownerId: userId,
+    features: input.features ?? [],
+  });
+  await insertMember(tx, { organisationId, userId, role: 'OWNER' });
   const apiKey = await insertApiKey(tx, { organisationId, userId, name: 'Owner key', scopes: CUSTOMER_SCOPES });
   if (input.credit && input.credit.amountMinor > 0) await adjustWallet(tx, { organisationId, ...input.credit });
   return { organisationId, userId, apiKey };
 }
 
-export async function findOrganisationRow(sql: Sql, organisationId: string): Promise<OrganisationRow | undefined> {
-  const [row] = await sql<
-    OrganisationRow[]
-  >`select * from organisations where id = ${organisationId} and deleted_at is null`;
-  return row;
-}
-
-export async function setFeatures(
+/** Turns feature flags on and off; the flags as stored after, or undefined when there is no such organisation. */
+export function setFeatures(
   sql: Sql,
   organisationId: string,
   enable: readonly Feature[],
   disable: readonly Feature[],
 ): Promise<string[] | undefined> {
-  const [row] = await sql<{ features: string[] }[]>`
-    update organisations
-       set features = array(select distinct f from unnest(features || ${[...enable]}::text[]) f
-                             where f <> all(${[...disable]}::text[]) order by f),
-           updated_at = now()
-     where id = ${organisationId} and deleted_at is null
-    returning features`;
-  return row?.features;
+  return changeFeatures(sql, organisationId, enable, disable);
 }
 
 export function nameFromEmail(email: string): string {

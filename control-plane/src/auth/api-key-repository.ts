@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { generateApiKey } from './api-key.ts';
-import type { Scope } from './scopes.ts';
+import type { Role, Scope } from './scopes.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -92,6 +92,68 @@ export async function findAgent(
   const [row] = await sql<AgentSummaryRow[]>`select id, name, agent_type, is_active from agents
     where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null`;
   return row;
+}
+
+/**
+ * The agent's type, its row locked for the transaction: minting widget tokens for one agent takes turns on it, so
+ * the limit of active tokens holds under races.
+ */
+export async function lockAgentType(
+  sql: Queryable,
+  organisationId: string,
+  agentId: string,
+): Promise<string | undefined> {
+  const [agent] = await sql<{ agent_type: string }[]>`select agent_type from agents
+    where id = ${agentId} and organisation_id = ${organisationId} and deleted_at is null for update`;
+  return agent?.agent_type;
+}
+
+/** Revokes a key still active; the moment it was revoked, or undefined when it already was. */
+export async function revokeActiveKey(sql: Queryable, keyId: string): Promise<Date | undefined> {
+  const [row] = await sql<{ revoked_at: Date }[]>`update api_keys set revoked_at = now()
+    where id = ${keyId} and revoked_at is null returning revoked_at`;
+  return row?.revoked_at;
+}
+
+/** Revokes a key whatever its state (revoking twice keeps the first moment); undefined for no such key. */
+export async function revokeKeyById(sql: Queryable, keyId: string): Promise<Date | undefined> {
+  const [row] = await sql<{ revoked_at: Date }[]>`
+    update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${keyId} returning revoked_at`;
+  return row?.revoked_at;
+}
+
+/** A key with everything a request needs to act as it: its owner's role and the organisation's features. */
+export interface PrincipalKeyRow {
+  id: string;
+  name: string;
+  kind: 'management' | 'widget';
+  organisation_id: string;
+  user_id: string;
+  key_hash: string;
+  scopes: string[];
+  agent_id: string | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  role: Role | null;
+  owner_id: string;
+  features: string[];
+}
+
+/** The key of this prefix, when its user and organisation are active. */
+export async function findPrincipalKey(sql: Queryable, prefix: string): Promise<PrincipalKeyRow | undefined> {
+  const [row] = await sql<PrincipalKeyRow[]>`
+    select k.id, k.name, k.kind, k.organisation_id, k.user_id, k.key_hash, k.scopes, k.agent_id, k.revoked_at,
+           k.last_used_at, m.role, o.owner_id, o.features
+      from api_keys k
+      join users u on u.id = k.user_id and u.is_active and u.deleted_at is null
+      join organisations o on o.id = k.organisation_id and o.is_active and o.deleted_at is null
+      left join members m on m.organisation_id = k.organisation_id and m.user_id = k.user_id
+     where k.key_prefix = ${prefix}`;
+  return row;
+}
+
+export async function touchKeyLastUsed(sql: Queryable, keyId: string): Promise<void> {
+  await sql`update api_keys set last_used_at = now() where id = ${keyId}`;
 }
 
 export interface CreatedKey {

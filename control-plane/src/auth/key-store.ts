@@ -9,6 +9,7 @@ import { BroadcastCache } from '../bus/broadcast-cache.ts';
 import type { Sql } from '../db/database.ts';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-key.ts';
 import type { Principal, Revocation } from './principal.ts';
+import { findPrincipalKey, touchKeyLastUsed } from './api-key-repository.ts';
 import type { Role, Scope } from './scopes.ts';
 
 /**
@@ -26,22 +27,6 @@ interface CacheEntry {
   principal: Principal;
   hash: string;
   lastUsedWrittenAt: number;
-}
-
-interface KeyRow {
-  id: string;
-  name: string;
-  kind: 'management' | 'widget';
-  organisation_id: string;
-  user_id: string;
-  key_hash: string;
-  scopes: string[];
-  agent_id: string | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  role: Role | null;
-  owner_id: string;
-  features: string[];
 }
 
 export class KeyStore {
@@ -89,7 +74,7 @@ export class KeyStore {
     if (!hashesEqual(entry.hash, hash)) return undefined;
     if (now - entry.lastUsedWrittenAt >= LAST_USED_RESOLUTION_MS) {
       entry.lastUsedWrittenAt = now;
-      this.#sql`update api_keys set last_used_at = now() where id = ${entry.principal.keyId}`.catch(this.#onError);
+      touchKeyLastUsed(this.#sql, entry.principal.keyId).catch(this.#onError);
     }
     return entry.principal;
   }
@@ -107,14 +92,7 @@ export class KeyStore {
   }
 
   async #load(prefix: string): Promise<CacheEntry | undefined> {
-    const [row] = await this.#sql<KeyRow[]>`
-      select k.id, k.name, k.kind, k.organisation_id, k.user_id, k.key_hash, k.scopes, k.agent_id, k.revoked_at,
-             k.last_used_at, m.role, o.owner_id, o.features
-        from api_keys k
-        join users u on u.id = k.user_id and u.is_active and u.deleted_at is null
-        join organisations o on o.id = k.organisation_id and o.is_active and o.deleted_at is null
-        left join members m on m.organisation_id = k.organisation_id and m.user_id = k.user_id
-       where k.key_prefix = ${prefix}`;
+    const row = await findPrincipalKey(this.#sql, prefix);
     if (!row || row.revoked_at) return undefined;
     // A key stops working when its owner leaves the organisation: the owner counts as a member without a row.
     const role: Role | null = row.owner_id === row.user_id ? 'OWNER' : row.role;

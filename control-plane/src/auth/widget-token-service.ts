@@ -7,8 +7,16 @@ import type { KeyStore } from './key-store.ts';
 import { WIDGET_SCOPE } from './scopes.ts';
 import type { Sql } from '../db/database.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
-import { insertApiKey } from './api-key-repository.ts';
-import { activeWidgetTokens, findAgent, findKey, keyRecord, type KeyRecord } from './api-key-repository.ts';
+import {
+  activeWidgetTokens,
+  findAgent,
+  findKey,
+  insertApiKey,
+  keyRecord,
+  lockAgentType,
+  revokeActiveKey,
+  type KeyRecord,
+} from './api-key-repository.ts';
 import type { CreateWidgetBody, RevokeWidgetBody } from './types.ts';
 
 /** Spec document 3: each chat agent may hold at most 3 active widget tokens. */
@@ -31,11 +39,9 @@ export class WidgetTokenService {
 
   async create(principal: Principal, body: CreateWidgetBody): Promise<KeyRecord & { key: string }> {
     return this.#sql.begin(async (tx) => {
-      // Locking the agent row serialises concurrent mints for one agent, so the limit of three holds under races.
-      const [agent] = await tx<{ agent_type: string }[]>`select agent_type from agents
-        where id = ${body.agent_id} and organisation_id = ${principal.organisationId} and deleted_at is null for update`;
-      if (!agent) throw notFound('Agent');
-      if (agent.agent_type !== 'CHAT') throw badField('agent_id', 'must be a CHAT agent');
+      const agentType = await lockAgentType(tx, principal.organisationId, body.agent_id);
+      if (!agentType) throw notFound('Agent');
+      if (agentType !== 'CHAT') throw badField('agent_id', 'must be a CHAT agent');
       const active = await activeWidgetTokens(tx, principal.organisationId, body.agent_id);
       if (active.length >= MAX_ACTIVE_WIDGET_TOKENS) {
         throw new ApiError(
@@ -60,10 +66,9 @@ export class WidgetTokenService {
     const row = await findKey(this.#sql, principal.organisationId, body.key_id);
     if (!row || row.kind !== 'widget' || row.agent_id !== body.agent_id) throw notFound('Widget token');
     if (row.revoked_at) throw new ApiError('invalid_state', 'The widget token is already revoked');
-    const [revoked] = await this.#sql<{ revoked_at: Date }[]>`update api_keys set revoked_at = now()
-      where id = ${row.id} and revoked_at is null returning revoked_at`;
-    if (!revoked) throw new ApiError('invalid_state', 'The widget token is already revoked');
+    const revokedAt = await revokeActiveKey(this.#sql, row.id);
+    if (!revokedAt) throw new ApiError('invalid_state', 'The widget token is already revoked');
     await this.#keys.revoke({ keyId: row.id });
-    return keyRecord({ ...row, revoked_at: revoked.revoked_at });
+    return keyRecord({ ...row, revoked_at: revokedAt });
   }
 }

@@ -5,9 +5,8 @@
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { CARRIER_API_DEFAULTS, carrierApiUrlVariable, type Carrier } from '../telephony/carrier.ts';
-import { DEFAULT_SUBDOMAIN, isCarrierCSubdomain, regionalBaseUrl } from './carrier-c/api.ts';
 import type { IntegrationStore, StoredIntegration } from '../telephony/integrations.ts';
-import type { VoiceAccount, VoiceCarrierName } from './voice-carrier.ts';
+import { voiceCarriers, type VoiceAccount, type VoiceCarrierName } from './voice-carriers.ts';
 
 export class VoiceAccounts {
   readonly #integrations: IntegrationStore;
@@ -48,58 +47,26 @@ export class VoiceAccounts {
   }
 
   open(integration: StoredIntegration, carrier: VoiceCarrierName): VoiceAccount {
-    const stored = this.#integrations.credentials(integration);
-    const incomplete = () =>
-      new ApiError('invalid_state', `The stored ${carrier} credentials are incomplete: connect the account again`);
-    const baseUrl = this.#baseUrl(carrier, integration);
-    switch (carrier) {
-      case 'carrier-a': {
-        if (!stored.auth_token) throw incomplete();
-        return {
-          carrier,
-          baseUrl,
-          accountId: stored.auth_id ?? integration.accountRef,
-          secret: stored.auth_token,
-          amd: false,
-        };
-      }
-      case 'carrier-b': {
-        if (!stored.auth_token) throw incomplete();
-        return {
-          carrier,
-          baseUrl,
-          accountId: stored.account_sid ?? integration.accountRef,
-          secret: stored.auth_token,
-          amd: integration.config.amd === true,
-        };
-      }
-      case 'carrier-c': {
-        if (!stored.api_key || !stored.api_token) throw incomplete();
-        return {
-          carrier,
-          baseUrl,
-          accountId: stored.account_sid ?? integration.accountRef,
-          apiKey: stored.api_key,
-          secret: stored.api_token,
-          amd: false,
-        };
-      }
-    }
+    const account = voiceCarriers[carrier].openAccount({
+      integration,
+      credentials: this.#integrations.credentials(integration),
+      apiUrl: this.#apiUrl(carrier),
+    });
+    if (!account)
+      throw new ApiError(
+        'invalid_state',
+        `The stored ${carrier} credentials are incomplete: connect the account again`,
+      );
+    return account;
   }
 
-  #baseUrl(carrier: VoiceCarrierName, integration: StoredIntegration): string {
+  #apiUrl(carrier: VoiceCarrierName): string {
     const url = this.#apiUrls ? this.#apiUrls[carrier] : CARRIER_API_DEFAULTS[carrier];
     if (!url)
       throw new ApiError(
         'unavailable',
         `${carrier} is not configured on this server (${carrierApiUrlVariable(carrier)})`,
       );
-    const base = url.replace(/\/+$/, '');
-    if (carrier !== 'carrier-c') return base;
-    const subdomain = integration.config.subdomain;
-    return regionalBaseUrl(
-      base,
-      typeof subdomain === 'string' && isCarrierCSubdomain(subdomain) ? subdomain : DEFAULT_SUBDOMAIN,
-    );
+    return url.replace(/\/+$/, '');
   }
 }

@@ -3,10 +3,12 @@
  * the call over its REST API, hang it up or transfer it there, write the answer document that opens the media
  * stream to the engine, check that a webhook really came from the carrier, and read its status callbacks.
  *
- * One file per carrier beside this one: carrier-a (Plivo), carrier-b (Twilio), carrier-c (Exotel). The carriers'
- * number management lives in integrations/carriers/; this is the voice side only.
+ * Each carrier implements it in its own folder (carriers/<carrier>/voice.ts: carrier-a Plivo, carrier-b Twilio,
+ * carrier-c Exotel), beside its REST client (api.ts) and its number management (numbers.ts); the folder's index.ts is
+ * the carrier's one CarrierModule (carrier-module.ts). This is the voice side only.
  */
 import type { MediaCarrier } from '@parley/engine';
+import type { StoredIntegration } from '../telephony/integrations.ts';
 
 export const VOICE_CARRIERS = ['carrier-a', 'carrier-b', 'carrier-c'] as const;
 export type VoiceCarrierName = (typeof VOICE_CARRIERS)[number];
@@ -85,12 +87,25 @@ export interface CarrierDocument {
   body: string;
 }
 
+/** A connected account as voice-accounts.ts hands it to a carrier to open. */
+export interface StoredVoiceAccount {
+  integration: StoredIntegration;
+  /** The integration's credentials in clear, by config key (auth_token…). */
+  credentials: Record<string, string>;
+  /** This server's base URL of the carrier's REST API, without a trailing slash. */
+  apiUrl: string;
+}
+
 export interface VoiceCarrier {
   readonly name: VoiceCarrierName;
   /** The media protocol the carrier streams with (engine/src/transports/carrier-ws). */
   readonly media: MediaCarrier;
   /** Whether the carrier signs its webhooks; the unsigned one's are authorised by a token in their URL instead. */
   readonly signsWebhooks: boolean;
+  /** What Parley answers a status callback with: an empty document of the kind the carrier reads. */
+  readonly statusAck: CarrierDocument;
+  /** The account for placing and answering calls; undefined when the stored credentials are incomplete. */
+  openAccount(stored: StoredVoiceAccount): VoiceAccount | undefined;
   /** Asks the carrier to place the call; answers its id of it. A refusal throws CarrierError with its message. */
   createCall(account: VoiceAccount, call: NewCarrierCall): Promise<string>;
   /** Hangs up a call in progress (or cancels one still ringing). A call that is already over is not an error. */

@@ -1,13 +1,11 @@
-/** The carriers Parley places and answers phone calls with, by name. */
-import { carrierA } from './carrier-a/voice.ts';
-import { carrierB } from './carrier-b/voice.ts';
-import { carrierC } from './carrier-c/voice.ts';
+/** The carriers Parley places and answers phone calls with, by name: the voice side of their modules. */
+import { carrierAModule, carrierBModule, carrierCModule } from './carriers.ts';
 import type { VoiceCarrier, VoiceCarrierName } from './voice-carrier.ts';
 
 export const voiceCarriers: Readonly<Record<VoiceCarrierName, VoiceCarrier>> = {
-  'carrier-a': carrierA,
-  'carrier-b': carrierB,
-  'carrier-c': carrierC,
+  'carrier-a': carrierAModule.voice,
+  'carrier-b': carrierBModule.voice,
+  'carrier-c': carrierCModule.voice,
 };
 
 export * from './voice-carrier.ts';

@@ -19,6 +19,11 @@ export interface CommandArgs {
     user?: string;
     enable?: string;
     disable?: string;
+    agent?: string;
+    speak?: string;
+    url?: string;
+    key?: string;
+    out?: string;
     json?: boolean;
     help?: boolean;
   };

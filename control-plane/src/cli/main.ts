@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
+import { runCall } from './commands/call.ts';
 import { runDb } from './commands/db.ts';
 import { runKeys } from './commands/keys.ts';
 import { runMigrate } from './commands/migrate.ts';
@@ -23,6 +24,10 @@ export const USAGE = `Usage: parley <command>
   keys create --org ID --scopes a,b --name N [--user ID] [--json]
                                         create an API key (default owner: the organisation's owner)
   keys revoke ID [--json]               revoke an API key everywhere at once
+  call [--agent ID] [--speak TEXT] [--url URL] [--key KEY] [--out FILE]
+                                        place a websocket call on a running Parley and speak TEXT (default
+                                        "Hello world") to agent ID (default the demo agent, created on first use);
+                                        prints the transcript, saves the agent's audio (default .parley/try-call.wav)
   db shell [-- psql arguments]          psql on the database (DATABASE_URL, else the embedded one)
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
@@ -38,6 +43,11 @@ const OPTIONS = {
   user: { type: 'string' },
   enable: { type: 'string' },
   disable: { type: 'string' },
+  agent: { type: 'string' },
+  speak: { type: 'string' },
+  url: { type: 'string' },
+  key: { type: 'string' },
+  out: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -67,6 +77,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runOrg(sub);
       case 'keys':
         return await runKeys(sub);
+      case 'call':
+        return await runCall(sub);
       case 'db':
         return await runDb(sub);
       default:

@@ -115,3 +115,11 @@ function describeUrl(url: string): string {
 export async function pingDatabase(sql: Queryable): Promise<void> {
   await sql`select 1`;
 }
+
+/**
+ * Takes a transaction-level advisory lock on a text key (released at commit or rollback): work that must not run
+ * twice at once across processes, such as the first-start bootstrap or one caller's placement, waits here in turn.
+ */
+export async function lockForTransaction(tx: Queryable, key: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext(${key}))`;
+}

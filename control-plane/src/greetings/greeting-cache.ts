@@ -22,13 +22,15 @@ import {
 } from '@parley/engine/protocol';
 import type { Sql } from '../db/database.ts';
 import {
+  agentsWithStaleGreetings,
   carryGreetingOver,
   deleteGreeting,
   greetingCacheKey,
   readyGreeting,
   saveGreeting,
+  type GreetingAgentRow,
   type GreetingStatus,
-} from './greeting-store.ts';
+} from './greeting-repository.ts';
 
 /** Longest a greeting's synthesis may take before it is marked failed, ms. */
 const SYNTHESIS_TIMEOUT_MS = 60_000;
@@ -113,12 +115,8 @@ export class GreetingCache {
    * older version, or still pending.
    */
   async resume(): Promise<number> {
-    const stale = await this.#sql<AgentRow[]>`
-      select a.id, a.version, a.agent_type, a.greeting_message, a.custom_variables, a.language, a.voice_provider, a.voice_id, a.voice_speed
-      from agents a left join greeting_audio g on g.agent_id = a.id
-      where a.deleted_at is null and a.agent_type = 'VOICE' and coalesce(a.greeting_message, '') <> ''
-        and (g.agent_id is null or g.agent_version < a.version or g.status = 'pending')`;
-    const queue = stale.map(agentFromRow);
+    const stale = (await agentsWithStaleGreetings(this.#sql)).map(agentFromRow);
+    const queue = [...stale];
     const workers = Array.from({ length: RESUME_CONCURRENCY }, async () => {
       for (let agent = queue.shift(); agent && !this.#abort.signal.aborted; agent = queue.shift())
         await this.refresh(agent);
@@ -246,19 +244,7 @@ export class GreetingCache {
   }
 }
 
-interface AgentRow {
-  id: string;
-  version: number;
-  agent_type: 'VOICE' | 'CHAT';
-  greeting_message: string | null;
-  custom_variables: Record<string, unknown>;
-  language: string;
-  voice_provider: string | null;
-  voice_id: string | null;
-  voice_speed: number | null;
-}
-
-function agentFromRow(row: AgentRow): GreetingAgent {
+function agentFromRow(row: GreetingAgentRow): GreetingAgent {
   return {
     id: row.id,
     version: row.version,

@@ -1,7 +1,7 @@
 /**
  * The telephony skeleton every carrier builds on: one TelephonyContext per app, handed to each carrier's routes.
- * A carrier is one TelephonyCarrierModule (routes/v1/telephony/<carrier>.ts), listed once in
- * routes/v1/telephony/index.ts; through the context it finds its API base URL, Parley's inbound webhook, the
+ * A carrier's HTTP side is one TelephonyCarrierModule (routes/v1/telephony/<carrier>.ts, over the carrier's own
+ * CarrierModule in carriers/<carrier>/index.ts), listed once in routes/v1/telephony/index.ts; through the context it finds its API base URL, Parley's inbound webhook, the
  * stored integrations, the per-account change lock, the reconciler's inputs, the wallet check and the shared
  * rate limits, and the shared routing code finds the carrier's account through the module.
  */

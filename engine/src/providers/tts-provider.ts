@@ -31,4 +31,6 @@ export interface TtsProvider {
   synthesize(request: TtsRequest, signal: AbortSignal): AsyncIterable<AudioChunk>;
   /** Voices this provider offers. */
   voices(): Promise<TtsVoice[]>;
+  /** Stops what the provider keeps running between requests (espeak-wasm's program), when its worker stops. */
+  close?(): Promise<void>;
 }

@@ -22,6 +22,7 @@ import type { EngineConfig } from './engine-config.ts';
 import type { RoleLog } from './role-log.ts';
 import type { VoiceActivitySource } from './voice-activity.ts';
 import { greetingAudio } from './greeting-lookup.ts';
+import { openWorker } from './missing-worker.ts';
 import { SpentTokens } from './spent-tokens.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
@@ -205,16 +206,26 @@ export class EngineRole {
         mode: spec.agent.sttMode ?? undefined,
         provider: spec.agent.sttProvider ?? undefined,
       };
-      const [stt, tts, llm] = await Promise.all([
-        SttClient.open(this.#bus, spec.callId, options),
-        TtsClient.open(this.#bus, spec.callId, {
-          provider: spec.agent.voiceProvider ?? undefined,
-          voiceId: spec.agent.voiceId ?? undefined,
-          speed: spec.agent.voiceSpeed,
-          language: spec.agent.language,
-        }),
-        this.#config.llm ? LlmClient.open(this.#bus, spec.callId) : Promise.resolve(undefined),
-      ]);
+      const opening = [
+        openWorker('stt', () => SttClient.open(this.#bus, spec.callId, options)),
+        openWorker('tts', () =>
+          TtsClient.open(this.#bus, spec.callId, {
+            provider: spec.agent.voiceProvider ?? undefined,
+            voiceId: spec.agent.voiceId ?? undefined,
+            speed: spec.agent.voiceSpeed,
+            language: spec.agent.language,
+          }),
+        ),
+        this.#config.llm ? openWorker('llm', () => LlmClient.open(this.#bus, spec.callId)) : Promise.resolve(undefined),
+      ] as const;
+      const opened = await Promise.allSettled(opening);
+      const failure = opened.find((result) => result.status === 'rejected');
+      if (failure) {
+        // The streams that did open would otherwise hold their workers until those notice the silence.
+        for (const result of opened) if (result.status === 'fulfilled') result.value?.close();
+        throw failure.reason;
+      }
+      const [stt, tts, llm] = await Promise.all(opening);
       const { token: streamToken } = this.#tokens.issue(spec.callId, this.#mediaTimeoutMs);
       const abort = new AbortController();
       const greeting = spec.agent.greetingMessage ? fillTemplate(spec.agent.greetingMessage, spec.variables) : '';
@@ -245,6 +256,7 @@ export class EngineRole {
       this.#log('call accepted', { callId: spec.callId });
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
+      this.#log('call refused', { callId: spec.callId, code: e.code, reason: e.message ?? String(error) });
       message.respond(
         callCodecs.dispatchReply.encode({
           ok: false,

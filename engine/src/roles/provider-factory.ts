@@ -1,12 +1,15 @@
 /**
  * Builds the providers a worker serves from configuration: the configured default, plus the offline ones this
  * machine can run (so an agent may still pick flite or espeak when the default is a cloud voice). A cloud default
- * that cannot be built (no key) is an error at start, not at the first call; an offline default whose Debian
- * package is missing leaves the list empty, and the worker role says what to install.
+ * that cannot be built (no key) is an error at start, not at the first call. Without Debian's flite and espeak-ng,
+ * the offline voice is espeak-ng's WebAssembly build from npm (espeak-wasm), so a machine set up by `npm ci` alone
+ * still speaks; the worker role says what to install for the better voice. An offline recogniser has no such
+ * fallback: without Debian's pocketsphinx the STT list may be empty, and the worker role says what to install.
  */
 import { DeepgramStt } from '../providers/deepgram/index.ts';
 import { ElevenLabsTts } from '../providers/elevenlabs/index.ts';
 import { createEspeakTts } from '../providers/espeak/espeak-tts.ts';
+import { createEspeakWasmTts } from '../providers/espeak-wasm/espeak-wasm-tts.ts';
 import { createFliteTts } from '../providers/flite/flite-tts.ts';
 import type { LlmProvider } from '../providers/llm-provider.ts';
 import { OpenAiCompatLlm, OpenAiCompatStt, OpenAiCompatTts } from '../providers/openai-compat/index.ts';
@@ -68,6 +71,9 @@ export function ttsProviders(config: EngineConfig): { providers: TtsProvider[]; 
   const espeak = tryBuild(() => createEspeakTts());
   if (flite) providers.push(flite);
   if (espeak) providers.push(espeak);
+  // Only when neither Debian voice is here: the same espeak-ng, slower to start and a process of ~100 MB more.
+  const fallback = flite || espeak ? undefined : tryBuild(() => createEspeakWasmTts());
+  if (fallback) providers.push(fallback);
   switch (config.ttsProvider) {
     case 'flite':
     case 'espeak':
@@ -90,12 +96,12 @@ export function ttsProviders(config: EngineConfig): { providers: TtsProvider[]; 
         `PARLEY_TTS: unknown provider "${config.ttsProvider}" (flite, espeak, openai, elevenlabs)`,
       );
   }
-  return {
-    providers,
-    defaultName: providers.some((p) => p.name === config.ttsProvider)
-      ? config.ttsProvider
-      : (providers[0]?.name ?? config.ttsProvider),
-  };
+  const defaultName = providers.some((p) => p.name === config.ttsProvider)
+    ? config.ttsProvider
+    : (providers[0]?.name ?? config.ttsProvider);
+  // The default voice loads now, so the first call's greeting does not wait ~2 s for it.
+  if (fallback && defaultName === fallback.name) fallback.start();
+  return { providers, defaultName };
 }
 
 /** An offline provider, or undefined when its binary is missing on this machine. */

@@ -3,6 +3,7 @@
  * configuration gives it. In embedded mode all three run in the one process; in scale-out, as many as needed.
  */
 import type { Bus } from '../bus/index.ts';
+import { ESPEAK_WASM_NAME } from '../providers/espeak-wasm/espeak-wasm-process.ts';
 import { llmWorker } from '../workers/llm/llm-worker.ts';
 import { sttWorker } from '../workers/stt/stt-worker.ts';
 import { ttsWorker } from '../workers/tts/tts-worker.ts';
@@ -37,13 +38,25 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
     return idle(
       'tts-worker',
       log,
-      `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng, or set PARLEY_TTS=openai or elevenlabs`,
+      `no voice available for PARLEY_TTS=${config.ttsProvider}: install Debian's flite or espeak-ng (or run npm ci, which installs espeak-ng's WebAssembly build), or set PARLEY_TTS=openai or elevenlabs`,
     );
-  if (defaultName !== config.ttsProvider)
+  if (defaultName === ESPEAK_WASM_NAME)
+    log(
+      `PARLEY_TTS=${config.ttsProvider} is not installed here; speaking with espeak-wasm (espeak-ng built to WebAssembly, from npm). For the better voice: apt-get install ${config.ttsProvider === 'espeak' ? 'espeak-ng' : 'flite'}`,
+    );
+  else if (defaultName !== config.ttsProvider)
     log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
   const worker = startWorker(bus, ttsWorker(providers, defaultName), log);
   const voices = answerVoiceListings(bus, { workerId: worker.workerId, providers, defaultProvider: defaultName, log });
-  return handle('tts-worker', worker, log, () => voices.stop());
+  return handle(
+    'tts-worker',
+    worker,
+    log,
+    () => voices.stop(),
+    async () => {
+      await Promise.all(providers.map((provider) => provider.close?.()));
+    },
+  );
 }
 
 /** Without a configured LLM the role runs no worker: sessions then know there is no language model. */
@@ -60,8 +73,17 @@ function idle(role: string, log: RoleLog, why: string): WorkerRoleHandle {
   return { role, worker: undefined, close: async () => {} };
 }
 
-/** @param stopAlso what the role runs beside its worker (the TTS voice listing), stopped before it */
-function handle(role: string, worker: WorkerHandle, log: RoleLog, stopAlso?: () => Promise<void>): WorkerRoleHandle {
+/**
+ * @param stopAlso what the role runs beside its worker (the TTS voice listing), stopped before it
+ * @param release what its providers keep running (espeak-wasm's program), released once the worker has stopped
+ */
+function handle(
+  role: string,
+  worker: WorkerHandle,
+  log: RoleLog,
+  stopAlso?: () => Promise<void>,
+  release?: () => Promise<void>,
+): WorkerRoleHandle {
   log('worker started', { role, workerId: worker.workerId });
   return {
     role,
@@ -69,6 +91,7 @@ function handle(role: string, worker: WorkerHandle, log: RoleLog, stopAlso?: () 
     async close() {
       await stopAlso?.();
       await worker.stop();
+      await release?.();
     },
   };
 }

@@ -4,8 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryBus } from '../../src/bus/index.ts';
-import { callCodecs, subjects, type CallEvent } from '../../src/protocol/index.ts';
+import { callCodecs, subjects, type CallEvent, type WorkerKind } from '../../src/protocol/index.ts';
 import { EngineRole } from '../../src/roles/engine-role.ts';
+import { MISSING_WORKER_ADVICE } from '../../src/roles/missing-worker.ts';
 import { memoryTransport } from '../../src/transports/memory/memory-transport.ts';
 import { llmWorker } from '../../src/workers/llm/llm-worker.ts';
 import { sttWorker } from '../../src/workers/stt/stt-worker.ts';
@@ -19,14 +20,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function engine(options: { mediaTimeoutMs?: number } = {}) {
+/** @param options.without a kind of worker not started, as on a machine missing its package */
+async function engine(options: { mediaTimeoutMs?: number; without?: WorkerKind } = {}) {
   const bus = new MemoryBus();
   const tts = toneTts('tone', 20);
   const workers: WorkerHandle[] = [
-    startWorker(bus, sttWorker([scriptedStt(['hello there'])])),
-    startWorker(bus, ttsWorker([tts])),
-    startWorker(bus, llmWorker([scriptedChat([{ text: 'Hi, how can I help?' }])])),
-  ];
+    options.without === 'stt' ? undefined : startWorker(bus, sttWorker([scriptedStt(['hello there'])])),
+    options.without === 'tts' ? undefined : startWorker(bus, ttsWorker([tts])),
+    options.without === 'llm'
+      ? undefined
+      : startWorker(bus, llmWorker([scriptedChat([{ text: 'Hi, how can I help?' }])])),
+  ].filter((worker) => worker !== undefined);
   const role = new EngineRole(
     { sttProvider: 'scripted-stt', ttsProvider: 'tone', llm: { baseUrl: 'http://unused', model: 'm' } },
     bus,
@@ -44,8 +48,8 @@ async function engine(options: { mediaTimeoutMs?: number } = {}) {
     await bus.close();
   });
   const dispatch = async (payload: string) =>
-    callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), payload, { timeoutMs: 5_000 })).data);
-  return { bus, role, tts, events, dispatch };
+    callCodecs.dispatchReply.decode((await bus.request(subjects.dispatch(), payload, { timeoutMs: 15_000 })).data);
+  return { bus, role, tts, events, dispatch, workers };
 }
 
 describe('the engine role', () => {
@@ -82,6 +86,19 @@ describe('the engine role', () => {
       code: 'bad_stream_token',
     });
   });
+
+  it.each(['stt', 'tts'] as const)(
+    'refuses a call when no %s worker answers, saying what to install, and closes the streams it opened',
+    async (missing) => {
+      const { dispatch, workers } = await engine({ without: missing });
+      const reply = await dispatch(callCodecs.spec.encode(callSpec()));
+      expect(reply).toEqual({ ok: false, code: 'no_worker', message: MISSING_WORKER_ADVICE[missing], retryable: true });
+      expect(MISSING_WORKER_ADVICE[missing]).toMatch(/install .*\(apt-get install .*\).* and restart, or set PARLEY_/);
+      // The workers that did take a stream for the call are let go of it, not left waiting for its audio.
+      await expect.poll(() => workers.map((w) => w.streamCount), { timeout: 3_000 }).toEqual([0, 0]);
+    },
+    20_000,
+  );
 
   it('gives up a call whose media never arrives, reporting no answer', async () => {
     const { events, dispatch } = await engine({ mediaTimeoutMs: 300 });

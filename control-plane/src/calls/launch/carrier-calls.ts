@@ -8,7 +8,7 @@
  */
 import { findAgent } from '../../agents/repository.ts';
 import { agentRecord } from '../../agents/records.ts';
-import { voiceCarriers, type CarrierDocument } from '../../carriers/voice-carriers.ts';
+import { isVoiceCarrier, voiceCarriers, type CarrierDocument } from '../../carriers/voice-carriers.ts';
 import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
 import type { Sql } from '../../db/database.ts';
@@ -231,11 +231,7 @@ export class CarrierCalls {
   ): Promise<{ carrier: VoiceCarrierName; account: VoiceAccount; callRef: string } | undefined> {
     const carrier = call.meta_data.carrier;
     const callRef = call.meta_data[META_CARRIER_CALL];
-    if (
-      (carrier !== 'carrier-a' && carrier !== 'carrier-b' && carrier !== 'carrier-c') ||
-      typeof callRef !== 'string' ||
-      !callRef
-    )
+    if (typeof carrier !== 'string' || !isVoiceCarrier(carrier) || typeof callRef !== 'string' || !callRef)
       return undefined;
     const account = await this.#options.accounts.find(this.#options.sql, call.organisation_id, carrier);
     return account && { carrier, account, callRef };

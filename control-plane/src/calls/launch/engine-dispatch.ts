@@ -1,7 +1,8 @@
 /**
  * Handing a phone call to an engine (docs/architecture.md §3 step 2): a request on `v1.engine.dispatch` that one engine takes;
  * its answer names its media server and a one-use stream token, from which the carrier's stream URL is made. The
- * record moves to INITIATED; when no engine takes the call it is finished FAILED and 503 thrown.
+ * record moves to INITIATED; when no engine takes the call it is finished FAILED and 503 thrown, saying why: the
+ * engine's refusal (which worker is missing, and what to install or set), or that no engine answered.
  */
 import { mediaStreamUrl, type MediaCarrier } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
@@ -11,8 +12,12 @@ import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import { finishCall, markDispatched } from '../repository/call-repository.ts';
 
-/** How long an engine has to accept a dispatch, ms. */
+/** How long an engine has to accept a dispatch, ms: above the engine's own wait for workers (OPEN_DEADLINE_MS, 8 s). */
 export const DISPATCH_TIMEOUT_MS = 10_000;
+
+/** The 503's reason when no engine answered the dispatch at all. */
+export const NO_ENGINE =
+  'no engine accepted the call (is a process with the engine role running? parley start runs one)';
 
 export type PlacementLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
 
@@ -29,7 +34,8 @@ export class EngineDispatcher {
 
   /** Dispatches the call; answers the URL the carrier streams it to, speaking `media`'s protocol. */
   async dispatch(spec: CallSpec, media: MediaCarrier): Promise<string> {
-    const fail = async (detail: string, cause?: unknown): Promise<never> => {
+    /** @param reason what the 503 tells the caller: the engine's refusal, or that no engine answered */
+    const fail = async (detail: string, reason: string, cause?: unknown): Promise<never> => {
       await finishCall(this.#sql, spec.callId, {
         status: 'FAILED',
         outcome: 'failed',
@@ -38,9 +44,7 @@ export class EngineDispatcher {
         analyse: false,
       });
       this.#log('warn', 'no engine took the call', { callId: spec.callId, detail });
-      throw new ApiError('unavailable', 'The real-time media service is unavailable: no engine accepted the call', {
-        cause,
-      });
+      throw new ApiError('unavailable', `The real-time media service is unavailable: ${reason}`, { cause });
     };
     let reply;
     try {
@@ -49,12 +53,14 @@ export class EngineDispatcher {
       });
       reply = callCodecs.dispatchReply.decode(answer.data);
     } catch (error) {
-      return fail(isBusError(error) ? error.code : String(error), error);
+      return fail(isBusError(error) ? error.code : String(error), NO_ENGINE, error);
     }
-    if (!reply.ok) return fail(`${reply.code}: ${reply.message}`);
+    // The engine says why in words the user can act on (a missing recogniser or voice: engine/src/roles/missing-worker.ts).
+    if (!reply.ok) return fail(`${reply.code}: ${reply.message}`, reply.message);
     if (!reply.mediaUrl) {
       this.end(spec.callId, 'no_media_server');
-      return fail('the engine that accepted the call runs no media server (PARLEY_MEDIA_URL)');
+      const detail = 'the engine that accepted the call runs no media server (PARLEY_MEDIA_URL)';
+      return fail(detail, detail);
     }
     await markDispatched(this.#sql, spec.callId, {
       engineId: reply.engineId,

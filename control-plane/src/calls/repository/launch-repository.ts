@@ -3,7 +3,7 @@
  * carriers' webhooks carry, the duplicate-request window, the carrier's reference and transfer target in metaData,
  * and the one-use stream URL of an outbound call, kept from dispatch until the carrier's answer request takes it.
  */
-import type { Queryable, Sql } from '../../db/database.ts';
+import { lockForTransaction, type Queryable, type Sql } from '../../db/database.ts';
 import { isId } from '../../db/ids.ts';
 import type { CallRow } from './call-records.ts';
 
@@ -50,7 +50,7 @@ export interface DuplicateKey {
  * interleave with another request's.
  */
 export async function hasRecentDuplicate(tx: Queryable, key: DuplicateKey): Promise<boolean> {
-  await tx`select pg_advisory_xact_lock(hashtext(${`placement:${key.agentId}:${key.participantNumber}:${key.userId}`}))`;
+  await lockForTransaction(tx, `placement:${key.agentId}:${key.participantNumber}:${key.userId}`);
   const [recent] = await tx`select id from call_records
     where agent_id = ${key.agentId} and phone_number = ${key.participantNumber} and created_by_id = ${key.userId}
       and created_at > now() - make_interval(secs => ${key.windowMs / 1000})

@@ -7,7 +7,7 @@
  * numbers pointed) happens before the commit and is idempotent, so a change that fails is finished by the next.
  */
 import type { Principal } from '../../auth/principal.ts';
-import type { Queryable } from '../../db/database.ts';
+import type { Queryable, TransactionSql } from '../../db/database.ts';
 import { ApiError, badField } from '../../errors.ts';
 import {
   APPLICATION_NAME,
@@ -21,10 +21,18 @@ import { CarrierError } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
 import { readNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';
-import { readEveryPage, reconcile, type ReconcileCounts, type RemoteRead } from '../../telephony/reconciler.ts';
+import { readEveryPage, type ReconcileCounts, type RemoteRead } from '../../telephony/reconciler.ts';
 import type { ConnectBody, SyncBody } from './types.ts';
 import { receivesManagedNumbers } from '../../telephony/managed.ts';
-import { assertNumbersFree, retireReplacedAccount } from '../../telephony/account-switch.ts';
+import {
+  applyRead,
+  connectAccount,
+  connectCredentials,
+  storedSecret,
+  syncAccount,
+  type CredentialNames,
+} from '../../telephony/account-sync.ts';
+import type { Change } from '../../telephony/change-lock.ts';
 
 export const PROVIDER = 'carrier-a';
 /** The label of an account connected without one, when none was set before. */
@@ -35,6 +43,12 @@ export const DEFAULT_LABEL = 'carrier-a account';
  * API rate limit (which the carrier shares with the customer's own traffic).
  */
 const POINT_CONCURRENCY = 4;
+const CREDENTIALS: CredentialNames = {
+  provider: PROVIDER,
+  idField: 'authId',
+  secretField: 'authToken',
+  secretKey: 'auth_token',
+};
 
 export interface ConnectResult extends Omit<ReconcileCounts, 'deactivated'> {
   integration: IntegrationRecord;
@@ -83,37 +97,31 @@ export class CarrierAService {
     const t = this.#telephony;
     const organisationId = principal.organisationId;
     await t.requireSelfServe(t.sql, organisationId);
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'connect' }, async (change) => {
-      const current = await t.integrations.active(t.sql, organisationId, PROVIDER);
-      const { credentials, reused } = this.#connectCredentials(body, current);
-      this.#refuseServiceAccount(credentials.authId);
-      const replaced = current && current.accountRef !== credentials.authId ? current : undefined;
-      // Refused before the carrier is asked anything; checked again in the commit, which is what counts.
-      if (replaced) await assertNumbersFree(t.sql, replaced);
-      const client = this.#clientFor(credentials, replaced ? null : appIdOf(current));
-      const work = body.phoneNumber ? await this.#bringInOne(client, body.phoneNumber) : await this.#bringInAll(client);
-      const config = {
+    return connectAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      account: (current) => {
+        const sent = { id: body.authId?.toUpperCase(), secret: body.authToken };
+        const { id: authId, secret: authToken, reused } = connectCredentials(t, CREDENTIALS, sent, current);
+        this.#refuseServiceAccount(authId);
+        const stored = { auth_id: authId, auth_token: authToken };
+        return { accountRef: authId, stored, credentials: { authId, authToken }, reused };
+      },
+      bringIn: async (account, { current, replaced }) => {
+        const client = this.#clientFor(account.credentials, replaced ? null : appIdOf(current));
+        return body.phoneNumber ? await this.#bringInOne(client, body.phoneNumber) : await this.#bringInAll(client);
+      },
+      config: (_account, work, { current }) => ({
         label: body.label ?? (current?.config.label as string | undefined) ?? DEFAULT_LABEL,
         app_id: work.appId,
         app_name: APPLICATION_NAME,
         connected_at: new Date().toISOString(),
-      };
-      return change.commit(async (tx) => {
-        const retired = await retireReplacedAccount(tx, replaced);
-        const integration = await t.integrations.save(tx, {
-          organisationId,
-          provider: PROVIDER,
-          accountRef: credentials.authId,
-          config,
-          credentials: { auth_id: credentials.authId, auth_token: credentials.authToken },
-        });
-        const counts = await this.#reconcile(tx, organisationId, integration.id, work, change.startedAtExact);
-        if (work.wholeAccount && work.read.complete)
-          await t.integrations.markSynced(tx, integration.id, change.startedAt);
-        this.#logPartial(work, organisationId);
+      }),
+      apply: async (tx, { account, integration, work, change, retired }) => {
+        const counts = await this.#apply(tx, organisationId, integration.id, work, change);
         return {
           integration: integrationRecord(integration),
-          reusedStoredCredentials: reused,
+          reusedStoredCredentials: account.reused,
           applicationCreated: work.applicationCreated,
           ...counts,
           pointed: work.pointed,
@@ -122,7 +130,7 @@ export class CarrierAService {
           complete: work.read.complete,
           number: body.phoneNumber ? ((await readNumberByPhone(tx, organisationId, body.phoneNumber)) ?? null) : null,
         };
-      });
+      },
     });
   }
 
@@ -138,16 +146,17 @@ export class CarrierAService {
       );
     }
     await t.requireSelfServe(t.sql, organisationId);
-    await t.requireIntegration(t.sql, organisationId, PROVIDER);
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'sync' }, async (change) => {
-      // Read again under the claim: a connect that switched accounts just before is what this sync sees.
-      const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
-      this.#refuseServiceAccount(integration.accountRef);
-      const credentials = this.#storedCredentials(integration);
-      const work = await this.#bringInAll(this.#clientFor(credentials, appIdOf(integration)));
-      return change.commit(async (tx) => {
+    return syncAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      bringIn: (integration) => {
+        this.#refuseServiceAccount(integration.accountRef);
+        return this.#bringInAll(this.#clientFor(this.#storedCredentials(integration), appIdOf(integration)));
+      },
+      apply: async (tx, { integration, work, change }) => {
         if (work.appId !== appIdOf(integration)) {
           // The application was deleted at the carrier (or never recorded) and made again: remember the new one.
+          const credentials = this.#storedCredentials(integration);
           await t.integrations.save(tx, {
             organisationId,
             provider: PROVIDER,
@@ -156,9 +165,7 @@ export class CarrierAService {
             credentials: { auth_id: credentials.authId, auth_token: credentials.authToken },
           });
         }
-        const counts = await this.#reconcile(tx, organisationId, integration.id, work, change.startedAtExact);
-        if (work.read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
-        this.#logPartial(work, organisationId);
+        const counts = await this.#apply(tx, organisationId, integration.id, work, change);
         return {
           ...counts,
           pointed: work.pointed,
@@ -167,7 +174,7 @@ export class CarrierAService {
           complete: work.read.complete,
           appId: work.appId,
         };
-      });
+      },
     });
   }
 
@@ -264,54 +271,25 @@ export class CarrierAService {
     return pointed;
   }
 
-  async #reconcile(
-    tx: Queryable,
-    organisationId: string,
-    integrationId: string,
-    work: BroughtIn,
-    readStartedAt: string,
-  ): Promise<ReconcileCounts> {
-    // Only a whole, complete read of the account may deactivate numbers missing from it.
-    const read = { ...work.read, complete: work.wholeAccount && work.read.complete };
-    return reconcile(tx, { organisationId, provider: PROVIDER, integrationId, read, readStartedAt });
-  }
-
-  /**
-   * The credentials a connect uses: those sent, completed from the stored ones only for the account already
-   * connected (a different authId needs its own authToken).
-   */
-  #connectCredentials(
-    body: ConnectBody,
-    current: StoredIntegration | undefined,
-  ): { credentials: CarrierACredentials; reused: boolean } {
-    const authId = body.authId?.toUpperCase() ?? current?.accountRef;
-    if (!authId)
-      throw new ApiError(
-        'credentials_required',
-        'authId and authToken are required: no carrier-a account is connected yet',
-      );
-    if (body.authToken) return { credentials: { authId, authToken: body.authToken }, reused: false };
-    if (!current || current.accountRef !== authId) {
-      throw new ApiError(
-        'credentials_required',
-        'authToken is required: it is reused only when reconnecting the account already connected',
-      );
-    }
-    const authToken = this.#telephony.integrations.credentials(current).auth_token;
-    if (!authToken)
-      throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
-    return { credentials: { authId, authToken }, reused: true };
+  /** Applies the work in the change's commit; a connect naming one number is no read of the whole account. */
+  #apply(tx: TransactionSql, organisationId: string, integrationId: string, work: BroughtIn, change: Change) {
+    const { read, wholeAccount } = work;
+    return applyRead(this.#telephony, tx, {
+      organisationId,
+      provider: PROVIDER,
+      integrationId,
+      read,
+      change,
+      wholeAccount,
+    });
   }
 
   #storedCredentials(integration: StoredIntegration): CarrierACredentials {
-    const stored = this.#telephony.integrations.credentials(integration);
-    const authToken = stored.auth_token;
-    if (!authToken)
-      throw new ApiError(
-        'credentials_required',
-        'The stored carrier-a credentials are incomplete: connect the account again with its authToken',
-      );
-    return { authId: stored.auth_id ?? integration.accountRef, authToken };
+    const authToken = storedSecret(this.#telephony, CREDENTIALS, integration);
+    return {
+      authId: this.#telephony.integrations.credentials(integration).auth_id ?? integration.accountRef,
+      authToken,
+    };
   }
 
   /** 403: the service's own main account carries the numbers it rents to organisations; no organisation may take it. */
@@ -330,14 +308,6 @@ export class CarrierAService {
 
   #clientFor(credentials: CarrierACredentials, knownAppId: string | null): CarrierAClient {
     return new CarrierAClient({ baseUrl: this.#telephony.apiUrl(PROVIDER), credentials }, knownAppId);
-  }
-
-  #logPartial(work: BroughtIn, organisationId: string): void {
-    if (work.read.complete) return;
-    this.#telephony.log.warn(
-      { organisationId, provider: PROVIDER, pages: work.read.pages, err: work.read.failure },
-      'carrier read stopped part-way: nothing deactivated',
-    );
   }
 }
 

@@ -90,6 +90,13 @@ export const carrierA: VoiceCarrier = {
   name: 'carrier-a',
   media: 'carrier-a',
   signsWebhooks: true,
+  statusAck: { contentType: 'text/xml; charset=utf-8', body: '<Response/>' },
+
+  openAccount({ integration, credentials, apiUrl }) {
+    if (!credentials.auth_token) return undefined;
+    const accountId = credentials.auth_id ?? integration.accountRef;
+    return { carrier: 'carrier-a', baseUrl: apiUrl, accountId, secret: credentials.auth_token, amd: false };
+  },
 
   async createCall(account, call) {
     const response = await carrierFetch('carrier-a', {

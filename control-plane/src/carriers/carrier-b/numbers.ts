@@ -4,7 +4,7 @@
  * need a funded wallet and are not serialised with them (a purchase during a sync is never deactivated by it).
  */
 import type { Principal } from '../../auth/principal.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import {
   CarrierBClient,
   NUMBER_TYPES,
@@ -17,15 +17,28 @@ import type { RemoteNumber } from '../../telephony/carrier.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
 import { readNumber, savePurchasedNumber, type PhoneNumberRecord } from '../../telephony/phone-numbers.ts';
-import { readEveryPage, reconcile, type RemoteRead } from '../../telephony/reconciler.ts';
+import { readEveryPage, type RemoteRead } from '../../telephony/reconciler.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import type { ConnectBody, PurchaseBody, SearchBody, SyncBody } from './types.ts';
-import { assertNumbersFree, retireReplacedAccount } from '../../telephony/account-switch.ts';
+import {
+  applyRead,
+  connectAccount,
+  connectCredentials,
+  storedSecret,
+  syncAccount,
+  type CredentialNames,
+} from '../../telephony/account-sync.ts';
 
 export const PROVIDER = 'carrier-b';
 /** The label of an account connected without one, when none was set before. */
 export const DEFAULT_LABEL = 'carrier-b account';
 const DEFAULT_COUNTRY = 'US';
+const CREDENTIALS: CredentialNames = {
+  provider: PROVIDER,
+  idField: 'accountSid',
+  secretField: 'authToken',
+  secretKey: 'auth_token',
+};
 
 export interface ConnectResult {
   integration: IntegrationRecord;
@@ -63,59 +76,46 @@ export class CarrierBService {
   /** A client of the account behind a stored integration. */
   client(integration: StoredIntegration): CarrierBClient {
     const stored = this.#telephony.integrations.credentials(integration);
-    const accountSid = stored.account_sid ?? integration.accountRef;
-    const authToken = stored.auth_token;
-    if (!authToken)
-      throw new ApiError(
-        'credentials_required',
-        'The stored carrier-b credentials are incomplete: connect the account again with its authToken',
-      );
-    return this.#clientFor({ accountSid, authToken });
+    const authToken = storedSecret(this.#telephony, CREDENTIALS, integration);
+    return this.#clientFor({ accountSid: stored.account_sid ?? integration.accountRef, authToken });
   }
 
   async connect(principal: Principal, body: ConnectBody): Promise<ConnectResult> {
     const t = this.#telephony;
     const organisationId = principal.organisationId;
     await t.requireSelfServe(t.sql, organisationId);
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'connect' }, async (change) => {
-      const current = await t.integrations.active(t.sql, organisationId, PROVIDER);
-      const { credentials, reused } = this.#connectCredentials(body, current);
-      const replaced = current && current.accountRef !== credentials.accountSid ? current : undefined;
-      // Refused before the carrier is asked anything; checked again in the commit, which is what counts.
-      if (replaced) await assertNumbersFree(t.sql, replaced);
-      const read = await readVoiceNumbers(this.#clientFor(credentials));
-      const config = {
+    return connectAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      account: (current) => {
+        const sent = { id: body.accountSid, secret: body.authToken };
+        const { id: accountSid, secret: authToken, reused } = connectCredentials(t, CREDENTIALS, sent, current);
+        const stored = { account_sid: accountSid, auth_token: authToken };
+        return { accountRef: accountSid, stored, credentials: { accountSid, authToken }, reused };
+      },
+      bringIn: (account) => readVoiceNumbers(this.#clientFor(account.credentials)),
+      config: (_account, _read, { current, replaced }) => ({
         label: body.label ?? (current?.config.label as string | undefined) ?? DEFAULT_LABEL,
         amd: body.amd ?? (current && !replaced ? current.config.amd === true : false),
         connected_at: new Date().toISOString(),
-      };
-      return change.commit(async (tx) => {
-        const retired = await retireReplacedAccount(tx, replaced);
-        const integration = await t.integrations.save(tx, {
-          organisationId,
-          provider: PROVIDER,
-          accountRef: credentials.accountSid,
-          config,
-          credentials: { account_sid: credentials.accountSid, auth_token: credentials.authToken },
-        });
-        const counts = await reconcile(tx, {
+      }),
+      apply: async (tx, { account, integration, work: read, change, retired }) => {
+        const counts = await applyRead(t, tx, {
           organisationId,
           provider: PROVIDER,
           integrationId: integration.id,
           read,
-          readStartedAt: change.startedAtExact,
+          change,
         });
-        if (read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
-        this.#logPartial(read, organisationId);
         return {
           integration: integrationRecord(integration),
-          reusedStoredCredentials: reused,
+          reusedStoredCredentials: account.reused,
           imported: counts.imported,
           updated: counts.updated,
           deactivated: counts.deactivated + retired,
           complete: read.complete,
         };
-      });
+      },
     });
   }
 
@@ -157,52 +157,21 @@ export class CarrierBService {
     const t = this.#telephony;
     const organisationId = principal.organisationId;
     await t.requireSelfServe(t.sql, organisationId);
-    await t.requireIntegration(t.sql, organisationId, PROVIDER);
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'sync' }, async (change) => {
-      // Read again under the claim: a connect that switched accounts just before is what this sync sees.
-      const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
-      const read = await readVoiceNumbers(this.client(integration));
-      return change.commit(async (tx) => {
-        const counts = await reconcile(tx, {
+    return syncAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      bringIn: (integration) => readVoiceNumbers(this.client(integration)),
+      apply: async (tx, { integration, work: read, change }) => {
+        const counts = await applyRead(t, tx, {
           organisationId,
           provider: PROVIDER,
           integrationId: integration.id,
           read,
-          readStartedAt: change.startedAtExact,
+          change,
         });
-        if (read.complete) await t.integrations.markSynced(tx, integration.id, change.startedAt);
-        this.#logPartial(read, organisationId);
         return { ...counts, syncedAt: change.startedAt, complete: read.complete };
-      });
+      },
     });
-  }
-
-  /**
-   * The credentials a connect uses: those sent, completed from the stored ones only for the account already
-   * connected (a different accountSid needs its own authToken).
-   */
-  #connectCredentials(
-    body: ConnectBody,
-    current: StoredIntegration | undefined,
-  ): { credentials: CarrierBCredentials; reused: boolean } {
-    const accountSid = body.accountSid ?? current?.accountRef;
-    if (!accountSid) {
-      throw new ApiError(
-        'credentials_required',
-        'accountSid and authToken are required: no carrier-b account is connected yet',
-      );
-    }
-    if (body.authToken) return { credentials: { accountSid, authToken: body.authToken }, reused: false };
-    if (!current || current.accountRef !== accountSid) {
-      throw new ApiError(
-        'credentials_required',
-        'authToken is required: it is reused only when reconnecting the account already connected',
-      );
-    }
-    const authToken = this.#telephony.integrations.credentials(current).auth_token;
-    if (!authToken)
-      throw new ApiError('credentials_required', 'authToken is required: none is stored for this account');
-    return { credentials: { accountSid, authToken }, reused: true };
   }
 
   #clientFor(credentials: CarrierBCredentials): CarrierBClient {
@@ -211,14 +180,6 @@ export class CarrierBService {
       credentials,
       parleyVoiceUrl: this.#telephony.inboundVoiceUrl(PROVIDER),
     });
-  }
-
-  #logPartial(read: RemoteRead, organisationId: string): void {
-    if (read.complete) return;
-    this.#telephony.log.warn(
-      { organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
-      'carrier read stopped part-way: nothing deactivated',
-    );
   }
 }
 

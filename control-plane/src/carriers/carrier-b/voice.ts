@@ -77,6 +77,18 @@ export const carrierB: VoiceCarrier = {
   name: 'carrier-b',
   media: 'carrier-b',
   signsWebhooks: true,
+  statusAck: { contentType: 'text/xml; charset=utf-8', body: '<Response/>' },
+
+  openAccount({ integration, credentials, apiUrl }) {
+    if (!credentials.auth_token) return undefined;
+    return {
+      carrier: 'carrier-b',
+      baseUrl: apiUrl,
+      accountId: credentials.account_sid ?? integration.accountRef,
+      secret: credentials.auth_token,
+      amd: integration.config.amd === true,
+    };
+  },
 
   async createCall(account, call) {
     const form: Record<string, string | readonly string[]> = {

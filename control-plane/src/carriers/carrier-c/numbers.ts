@@ -21,10 +21,10 @@ import { CarrierError, type RemoteNumber } from '../../telephony/carrier.ts';
 import type { Change } from '../../telephony/change-lock.ts';
 import type { TelephonyContext } from '../../telephony/context.ts';
 import { integrationRecord, type IntegrationRecord, type StoredIntegration } from '../../telephony/integrations.ts';
-import { readEveryPage, reconcile, type RemoteRead } from '../../telephony/reconciler.ts';
+import { readEveryPage, type RemoteRead } from '../../telephony/reconciler.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import type { ConnectBody, SyncBody } from './types.ts';
-import { assertNumbersFree, retireReplacedAccount } from '../../telephony/account-switch.ts';
+import { applyRead, connectAccount, syncAccount } from '../../telephony/account-sync.ts';
 
 export const PROVIDER = 'carrier-c';
 /** The label of an account connected without one, when none was set before. */
@@ -105,40 +105,35 @@ export class CarrierCService {
       apiKey: body.apiKey,
       apiToken: body.apiToken,
     };
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'connect' }, async (change) => {
-      const current = await t.integrations.active(t.sql, organisationId, PROVIDER);
-      const replaced = current && current.accountRef !== credentials.accountSid ? current : undefined;
-      // Refused before the carrier is asked anything; checked again in the commit, which is what counts.
-      if (replaced) await assertNumbersFree(t.sql, replaced);
-      const formerApp =
-        current && !replaced && typeof current.config.app_id === 'string' ? current.config.app_id : undefined;
-      const client = this.#clientFor(credentials, subdomain, body.appId, formerApp);
-      const work = await this.#readAndRoute(client, organisationId);
-      const config = {
+    return connectAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      account: () => ({
+        accountRef: credentials.accountSid,
+        stored: {
+          account_sid: credentials.accountSid,
+          api_key: credentials.apiKey,
+          api_token: credentials.apiToken,
+        },
+      }),
+      bringIn: (_account, { current, replaced }) => {
+        const formerApp =
+          current && !replaced && typeof current.config.app_id === 'string' ? current.config.app_id : undefined;
+        return this.#readAndRoute(this.#clientFor(credentials, subdomain, body.appId, formerApp), organisationId);
+      },
+      config: (_account, _work, { current }) => ({
         label: body.label ?? (current?.config.label as string | undefined) ?? DEFAULT_LABEL,
         app_id: body.appId,
         subdomain,
         connected_at: new Date().toISOString(),
-      };
-      return change.commit(async (tx) => {
-        const retired = await retireReplacedAccount(tx, replaced);
-        const integration = await t.integrations.save(tx, {
-          organisationId,
-          provider: PROVIDER,
-          accountRef: credentials.accountSid,
-          config,
-          credentials: {
-            account_sid: credentials.accountSid,
-            api_key: credentials.apiKey,
-            api_token: credentials.apiToken,
-          },
-        });
+      }),
+      apply: async (tx, { integration, work, change, retired }) => {
         const counts = await this.#apply(tx, organisationId, integration.id, work, change);
         return {
           integration: integrationRecord(integration),
           synced: { ...counts, deactivated: counts.deactivated + retired },
         };
-      });
+      },
     });
   }
 
@@ -147,14 +142,13 @@ export class CarrierCService {
     const organisationId = principal.organisationId;
     await t.requireSelfServe(t.sql, organisationId);
     await assertFunded(t.sql, organisationId);
-    await t.requireIntegration(t.sql, organisationId, PROVIDER);
-    return t.changeLock.run({ organisationId, provider: PROVIDER, operation: 'sync' }, async (change) => {
-      // Read again under the claim: a connect that switched accounts just before is what this sync sees.
-      const integration = await t.requireIntegration(t.sql, organisationId, PROVIDER);
-      const work = await this.#readAndRoute(this.client(integration), organisationId);
-      return change.commit(async (tx) => ({
+    return syncAccount(t, {
+      organisationId,
+      provider: PROVIDER,
+      bringIn: (integration) => this.#readAndRoute(this.client(integration), organisationId),
+      apply: async (tx, { integration, work, change }) => ({
         synced: await this.#apply(tx, organisationId, integration.id, work, change),
-      }));
+      }),
     });
   }
 
@@ -249,23 +243,15 @@ export class CarrierCService {
     work: Work,
     change: Change,
   ): Promise<SyncCounts> {
-    const t = this.#telephony;
     const { read } = work;
-    const counts = await reconcile(tx, {
+    const counts = await applyRead(this.#telephony, tx, {
       organisationId,
       provider: PROVIDER,
       integrationId,
       read,
-      readStartedAt: change.startedAtExact,
+      change,
     });
     await recordRouting(tx, integrationId, work.routing);
-    if (read.complete) await t.integrations.markSynced(tx, integrationId, change.startedAt);
-    else {
-      t.log.warn(
-        { organisationId, provider: PROVIDER, pages: read.pages, err: read.failure },
-        'carrier read stopped part-way: nothing deactivated',
-      );
-    }
     const synced = counts.imported + counts.updated;
     return {
       remoteCount: work.listed,

@@ -15,6 +15,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { basicAuth, carrierFetch } from '../carrier-http.ts';
+import { DEFAULT_SUBDOMAIN, isCarrierCSubdomain, regionalBaseUrl } from './api.ts';
 import { CarrierError, errorCodeForStatus } from '../../telephony/carrier.ts';
 import type { CarrierProgress, VoiceAccount, VoiceCarrier, WebhookRequest } from '../voice-carrier.ts';
 
@@ -62,6 +63,24 @@ export const carrierC: VoiceCarrier = {
   name: 'carrier-c',
   media: 'carrier-c',
   signsWebhooks: false,
+  statusAck: { contentType: 'application/json', body: '{}' },
+
+  openAccount({ integration, credentials, apiUrl }) {
+    if (!credentials.api_key || !credentials.api_token) return undefined;
+    // The account lives in one region; its subdomain was chosen at connect.
+    const subdomain = integration.config.subdomain;
+    return {
+      carrier: 'carrier-c',
+      baseUrl: regionalBaseUrl(
+        apiUrl,
+        typeof subdomain === 'string' && isCarrierCSubdomain(subdomain) ? subdomain : DEFAULT_SUBDOMAIN,
+      ),
+      accountId: credentials.account_sid ?? integration.accountRef,
+      apiKey: credentials.api_key,
+      secret: credentials.api_token,
+      amd: false,
+    };
+  },
 
   async createCall(account: VoiceAccount, call) {
     const response = await carrierFetch('carrier-c', {

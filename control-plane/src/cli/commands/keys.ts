@@ -1,7 +1,6 @@
 import { broadcastRevocation, CliError, list, print, requireFlag, withDatabase, type CommandArgs } from '../command.ts';
-import { findOrganisationRow } from '../../accounts/provisioning.ts';
-import { insertApiKey } from '../../auth/api-key-repository.ts';
-import { findUser } from '../../accounts/repository.ts';
+import { insertApiKey, revokeKeyById } from '../../auth/api-key-repository.ts';
+import { findOrganisationRow, findUser, isPersonOf } from '../../accounts/repository.ts';
 import { isScope, WIDGET_SCOPE, type Scope } from '../../auth/scopes.ts';
 import { isId } from '../../db/ids.ts';
 
@@ -26,11 +25,8 @@ async function create(args: CommandArgs): Promise<number> {
     if (!organisation) throw new CliError(`no organisation ${organisationId}`);
     const userId = args.flags.user ?? organisation.owner_id;
     if (!(await findUser(db.sql, userId))) throw new CliError(`no user ${userId}`);
-    const member =
-      userId === organisation.owner_id ||
-      (await db.sql`select 1 from members where organisation_id = ${organisationId} and user_id = ${userId}`).length >
-        0;
-    if (!member) throw new CliError(`user ${userId} is not a member of organisation ${organisationId}`);
+    if (!(await isPersonOf(db.sql, organisationId, userId)))
+      throw new CliError(`user ${userId} is not a member of organisation ${organisationId}`);
     return insertApiKey(db.sql, { organisationId, userId, name, scopes: scopes as Scope[] });
   });
   print(
@@ -44,11 +40,10 @@ async function create(args: CommandArgs): Promise<number> {
 async function revoke(args: CommandArgs, id: string | undefined): Promise<number> {
   if (!id || !isId(id)) throw new CliError('parley keys revoke needs the key id (24 hex characters)');
   const revokedAt = await withDatabase(async (db, config) => {
-    const [row] = await db.sql<{ revoked_at: Date }[]>`
-      update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning revoked_at`;
-    if (!row) throw new CliError(`no API key ${id}`);
+    const revokedAt = await revokeKeyById(db.sql, id);
+    if (!revokedAt) throw new CliError(`no API key ${id}`);
     await broadcastRevocation(config.natsUrl, { keyId: id });
-    return row.revoked_at;
+    return revokedAt;
   });
   print(args.flags.json, { id, revokedAt: revokedAt.toISOString() }, `API key ${id} revoked.`);
   return 0;

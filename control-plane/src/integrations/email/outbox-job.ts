@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import type { Mailer } from './mailer.ts';
+import { claimDueMail, markMailAttemptFailed, markMailSent } from './outbox-repository.ts';
 
 /** How often the outbox is checked when nothing wakes it. */
 export const OUTBOX_POLL_INTERVAL_MS = 1_000;
@@ -19,15 +20,6 @@ const OUTBOX_CLAIM_SECONDS = 120;
 export const OUTBOX_MAX_ATTEMPTS = 8;
 /** First retry delay; doubled on every further failure (30 s, 1 min, 2 min … about 1 h at the 8th). */
 const OUTBOX_RETRY_BASE_SECONDS = 30;
-
-interface OutboxRow {
-  id: string;
-  recipient: string;
-  subject: string;
-  body_text: string;
-  body_html: string | null;
-  attempts: number;
-}
 
 export class EmailOutboxJob {
   readonly #sql: Sql;
@@ -61,19 +53,12 @@ export class EmailOutboxJob {
 
   /** One pass: claims and sends a batch; returns how many were sent. */
   async runOnce(): Promise<number> {
-    const rows = await this.#sql<OutboxRow[]>`
-      update email_outbox set next_attempt_at = now() + make_interval(secs => ${OUTBOX_CLAIM_SECONDS})
-       where id in (select id from email_outbox
-                     where status = 'PENDING' and next_attempt_at <= now()
-                     order by next_attempt_at limit ${OUTBOX_BATCH_SIZE}
-                     for update skip locked)
-      returning id, recipient, subject, body_text, body_html, attempts`;
+    const rows = await claimDueMail(this.#sql, OUTBOX_BATCH_SIZE, OUTBOX_CLAIM_SECONDS);
     let sent = 0;
     for (const row of rows) {
       try {
         await this.#mailer.send({ to: row.recipient, subject: row.subject, text: row.body_text, html: row.body_html });
-        await this.#sql`update email_outbox set status = 'SENT', sent_at = now(), attempts = attempts + 1,
-                        last_error = null where id = ${row.id}`;
+        await markMailSent(this.#sql, row.id);
         sent += 1;
       } catch (error) {
         const attempts = row.attempts + 1;
@@ -83,10 +68,12 @@ export class EmailOutboxJob {
           { err: error, mailId: row.id, attempts },
           failed ? 'mail failed for good' : 'mail failed, will retry',
         );
-        await this
-          .#sql`update email_outbox set attempts = ${attempts}, last_error = ${String((error as Error).message ?? error)},
-                        status = ${failed ? 'FAILED' : 'PENDING'},
-                        next_attempt_at = now() + make_interval(secs => ${delay}) where id = ${row.id}`;
+        await markMailAttemptFailed(this.#sql, row.id, {
+          attempts,
+          error: String((error as Error).message ?? error),
+          final: failed,
+          retryInSeconds: delay,
+        });
       }
     }
     return sent;

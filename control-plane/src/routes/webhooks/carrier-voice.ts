@@ -102,12 +102,7 @@ export default async function carrierVoiceRoutes(
       const signed = await signedCall(request, reply);
       if (!signed) return reply;
       await calls.progress(signed.call, signed.carrier, paramsOf(request));
-      return send(
-        reply,
-        signed.carrier === 'carrier-c'
-          ? { contentType: 'application/json', body: '{}' }
-          : { contentType: 'text/xml; charset=utf-8', body: '<Response/>' },
-      );
+      return send(reply, voiceCarriers[signed.carrier].statusAck);
     },
   );
 

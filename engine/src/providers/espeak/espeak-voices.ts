@@ -81,6 +81,7 @@ export function parseEspeakVariants(output: string): Map<string, string> {
 /**
  * The `-v` argument for a request: its voice id when given (checked against the table), else the best voice for
  * its language, else `defaultVoice`.
+ * @param provider the provider's name, for the error: Debian's espeak-ng or its WebAssembly build (../espeak-wasm/)
  * @throws ProviderError `invalid_request` for an unknown voice or variant, or a language no voice speaks
  */
 export function resolveEspeakVoice(
@@ -88,24 +89,25 @@ export function resolveEspeakVoice(
   voiceId: string | undefined,
   language: string | undefined,
   defaultVoice: string,
+  provider = ESPEAK_NAME,
 ): string {
   if (voiceId !== undefined) {
     const [base = '', variant, ...extra] = voiceId.split('+');
     const voice = table.voices.find((v) => v.key === base.toLowerCase());
     if (voice === undefined || extra.length > 0)
-      throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice "${voiceId}"`);
+      throw new ProviderError('invalid_request', provider, `unknown espeak-ng voice "${voiceId}"`);
     if (variant === undefined) return voice.id;
     // espeak-ng falls back to the plain voice for an unknown variant without a word, so check it here.
     const file = table.variants.get(variant.toLowerCase());
     if (file === undefined)
-      throw new ProviderError('invalid_request', ESPEAK_NAME, `unknown espeak-ng voice variant "${variant}"`);
+      throw new ProviderError('invalid_request', provider, `unknown espeak-ng voice variant "${variant}"`);
     return `${voice.id}+${file}`;
   }
   if (language === undefined) return defaultVoice;
   const tag = language.toLowerCase().replaceAll('_', '-');
   const found = bestFor(table.voices, tag) ?? bestFor(table.voices, primaryLanguage(tag));
   if (found === undefined)
-    throw new ProviderError('invalid_request', ESPEAK_NAME, `espeak-ng has no voice for language ${language}`);
+    throw new ProviderError('invalid_request', provider, `espeak-ng has no voice for language ${language}`);
   return found.id;
 }
 

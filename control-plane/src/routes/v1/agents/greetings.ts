@@ -9,7 +9,7 @@ import { ApiError } from '../../../errors.ts';
 import { ok } from '../../../http/envelope.ts';
 import { Envelope } from '../../../http/schemas.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
-import { findGreeting } from '../../../greetings/greeting-store.ts';
+import { findGreeting } from '../../../greetings/greeting-repository.ts';
 import { agentErrors, AgentParams } from './schemas.ts';
 import type { AgentService } from '../../../agents/service.ts';
 

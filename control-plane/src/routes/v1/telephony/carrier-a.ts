@@ -7,11 +7,11 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-a-schemas.ts';
-import { CarrierAService, PROVIDER } from '../../../carriers/carrier-a/numbers.ts';
+import { carrierAModule } from '../../../carriers/carriers.ts';
 
 async function carrierARoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;
-  const carrierA = new CarrierAService(telephony);
+  const carrierA = carrierAModule.numbers(telephony);
   const config = { scope: 'numbers:write' } as const;
 
   app.post<{ Body: schemas.ConnectBody }>(
@@ -31,7 +31,7 @@ async function carrierARoutes(app: FastifyInstance, options: { telephony: Teleph
 }
 
 export const carrierA: TelephonyCarrierModule = {
-  provider: PROVIDER,
+  provider: carrierAModule.name,
   routes: carrierARoutes,
-  account: (telephony, integration) => new CarrierAService(telephony).client(integration),
+  account: carrierAModule.account,
 };

@@ -7,11 +7,11 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-b-schemas.ts';
-import { CarrierBService, PROVIDER } from '../../../carriers/carrier-b/numbers.ts';
+import { carrierBModule } from '../../../carriers/carriers.ts';
 
 async function carrierBRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;
-  const carrierB = new CarrierBService(telephony);
+  const carrierB = carrierBModule.numbers(telephony);
   const config = { scope: 'numbers:write' } as const;
 
   app.post<{ Body: schemas.ConnectBody }>(
@@ -44,7 +44,7 @@ async function carrierBRoutes(app: FastifyInstance, options: { telephony: Teleph
 }
 
 export const carrierB: TelephonyCarrierModule = {
-  provider: PROVIDER,
+  provider: carrierBModule.name,
   routes: carrierBRoutes,
-  account: (telephony, integration) => new CarrierBService(telephony).client(integration),
+  account: carrierBModule.account,
 };

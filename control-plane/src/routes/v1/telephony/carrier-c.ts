@@ -8,11 +8,11 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-c-schemas.ts';
-import { CarrierCService, PROVIDER } from '../../../carriers/carrier-c/numbers.ts';
+import { carrierCModule } from '../../../carriers/carriers.ts';
 
 async function carrierCRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;
-  const carrierC = new CarrierCService(telephony);
+  const carrierC = carrierCModule.numbers(telephony);
   const config = { scope: 'numbers:write' } as const;
 
   app.post<{ Body: schemas.ConnectBody }>(
@@ -32,7 +32,7 @@ async function carrierCRoutes(app: FastifyInstance, options: { telephony: Teleph
 }
 
 export const carrierC: TelephonyCarrierModule = {
-  provider: PROVIDER,
+  provider: carrierCModule.name,
   routes: carrierCRoutes,
-  account: (telephony, integration) => new CarrierCService(telephony).client(integration),
+  account: carrierCModule.account,
 };

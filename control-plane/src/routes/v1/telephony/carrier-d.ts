@@ -7,11 +7,11 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyCarrierModule, TelephonyContext } from '../../../telephony/context.ts';
 import * as schemas from './carrier-d-schemas.ts';
-import { CarrierDService, PROVIDER } from '../../../carriers/carrier-d/numbers.ts';
+import { carrierDModule } from '../../../carriers/carriers.ts';
 
 async function carrierDRoutes(app: FastifyInstance, options: { telephony: TelephonyContext }) {
   const { telephony } = options;
-  const carrierD = new CarrierDService(telephony);
+  const carrierD = carrierDModule.numbers(telephony);
   const write = { scope: 'numbers:write' } as const;
 
   app.post<{ Params: schemas.KycParams; Body: schemas.KycBody }>(
@@ -42,7 +42,7 @@ async function carrierDRoutes(app: FastifyInstance, options: { telephony: Teleph
 }
 
 export const carrierD: TelephonyCarrierModule = {
-  provider: PROVIDER,
+  provider: carrierDModule.name,
   routes: carrierDRoutes,
-  account: (telephony, integration) => new CarrierDService(telephony).account(integration),
+  account: carrierDModule.account,
 };

@@ -127,3 +127,25 @@ export async function readyGreeting(
 export async function deleteGreeting(sql: Queryable, agentId: string): Promise<void> {
   await sql`delete from greeting_audio where agent_id = ${agentId}`;
 }
+
+/** What a greeting is made from: the agent's columns that its text and voice depend on. */
+export interface GreetingAgentRow {
+  id: string;
+  version: number;
+  agent_type: 'VOICE' | 'CHAT';
+  greeting_message: string | null;
+  custom_variables: Record<string, unknown>;
+  language: string;
+  voice_provider: string | null;
+  voice_id: string | null;
+  voice_speed: number | null;
+}
+
+/** Voice agents whose greeting is missing, older than the agent, or was left pending by a process that stopped. */
+export async function agentsWithStaleGreetings(sql: Queryable): Promise<GreetingAgentRow[]> {
+  return sql<GreetingAgentRow[]>`
+    select a.id, a.version, a.agent_type, a.greeting_message, a.custom_variables, a.language, a.voice_provider, a.voice_id, a.voice_speed
+    from agents a left join greeting_audio g on g.agent_id = a.id
+    where a.deleted_at is null and a.agent_type = 'VOICE' and coalesce(a.greeting_message, '') <> ''
+      and (g.agent_id is null or g.agent_version < a.version or g.status = 'pending')`;
+}
