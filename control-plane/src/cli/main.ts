@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { runCall } from './commands/call.ts';
+import { runDb } from './commands/db.ts';
 import { runKeys } from './commands/keys.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runOrg } from './commands/org.ts';
@@ -27,6 +28,7 @@ export const USAGE = `Usage: parley <command>
                                         place a websocket call on a running Parley and speak TEXT (default
                                         "Hello world") to agent ID (default the demo agent, created on first use);
                                         prints the transcript, saves the agent's audio (default .parley/try-call.wav)
+  db shell [-- psql arguments]          psql on the database (DATABASE_URL, else the embedded one)
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
 
@@ -77,6 +79,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runKeys(sub);
       case 'call':
         return await runCall(sub);
+      case 'db':
+        return await runDb(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }

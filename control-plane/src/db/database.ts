@@ -84,7 +84,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /** The socket of an embedded database served by another live process in this data directory, if any. */
-async function runningEmbeddedSocket(dataDir: string): Promise<string | undefined> {
+export async function runningEmbeddedSocket(dataDir: string): Promise<string | undefined> {
   const socketPath = embeddedSocketPath(dataDir);
   return new Promise((resolve) => {
     const probe = net.connect(socketPath);

@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedPostgres {
-  /** Unix socket path for the `postgres` client's `path` option. */
+  /** Unix socket path for the `postgres` client's `path` option; psql reaches it as `psql -h <its directory>`. */
   readonly socketPath: string;
   readonly description: string;
   stop(): Promise<void>;
@@ -22,15 +22,27 @@ export const EMBEDDED_MAX_CONNECTIONS = 1;
 /** Connections the socket accepts beyond the server's own pool: `parley` commands run beside it, and their probes. */
 const COMMAND_CONNECTIONS = 8;
 
+/**
+ * The number in the socket's name. libpq clients (psql among them) look for `<dir>/.s.PGSQL.<port>`, and 5432 is
+ * their default port, so `psql -h <data dir>` finds the embedded database with nothing else said. Nothing listens on
+ * TCP: the number only names the file.
+ */
+export const EMBEDDED_SOCKET_PORT = 5432;
+
 export function embeddedSocketPath(socketDir: string): string {
-  return path.join(socketDir, '.s.PGSQL.parley');
+  return path.join(socketDir, `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`);
+}
+
+/** Where PGlite keeps its files under a data directory. */
+export function embeddedFilesPath(dataDir: string): string {
+  return path.join(dataDir, 'pgdata');
 }
 
 /**
  * Starts PGlite with its data under `dataDir` (or in memory when `dataDir` is undefined, for tests) and serves it.
  */
 export async function startEmbeddedPostgres(dataDir: string | undefined, socketDir: string): Promise<EmbeddedPostgres> {
-  const pgDataDir = dataDir === undefined ? undefined : path.join(dataDir, 'pgdata');
+  const pgDataDir = dataDir === undefined ? undefined : embeddedFilesPath(dataDir);
   if (pgDataDir) await fs.mkdir(pgDataDir, { recursive: true, mode: 0o700 });
   await fs.mkdir(socketDir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create(pgDataDir ? { dataDir: pgDataDir } : {});

@@ -21,6 +21,12 @@ export function childEnv(env: Env): NodeJS.ProcessEnv {
     'PARLEY_ROLES',
     'PARLEY_PUBLIC_URL',
     'PARLEY_MEDIA_URL',
+    // libpq's own: they would point the psql of `parley db shell` elsewhere.
+    'PGHOST',
+    'PGPORT',
+    'PGUSER',
+    'PGDATABASE',
+    'PGOPTIONS',
   ])
     delete base[name];
   return Object.fromEntries(
@@ -34,12 +40,15 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Env): Promise<CliResult> {
+/** Runs `parley <args>`; `input`, when given, is written to its stdin (then closed). */
+export function runCli(args: string[], env: Env, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [PARLEY_BIN, ...args], {
       env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: 'pipe',
     });
+    // Without input, stdin is closed at once: a command reading it sees end of file, as with `< /dev/null`.
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
