@@ -6,7 +6,7 @@ RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends flite espeak-ng pocketsphinx pocketsphinx-en-us \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 COPY engine/package.json engine/
 # The engine's postinstall puts the Silero VAD model in engine/models.
 COPY engine/scripts engine/scripts
