@@ -14,6 +14,8 @@ import { sharedSchemas } from './routes/v1/account-schemas.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { ErrorBody } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { answerClientError, answerFrameworkError, MAX_PATH_VALUE_LENGTH } from './http/framework-errors.ts';
+import { installStorableTextRule } from './http/storable-text.ts';
 import authPlugin from './plugins/app/auth.ts';
 import tenancyPlugin from './plugins/app/tenancy.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
@@ -98,11 +100,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_VALUE_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
+  installStorableTextRule(app);
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -2,12 +2,13 @@
  * Request validation. Query strings, path parameters and headers arrive as text, so their validator coerces
  * ("20" → 20); bodies are JSON and are checked as sent, so `"name": 5` is refused rather than quietly turned into
  * "5". Every problem is reported (allErrors), each naming its field, and unknown fields are refused rather than
- * silently dropped wherever a schema closes its properties.
+ * silently dropped wherever a schema closes its properties. Every number is bounded (bounded-schema.ts).
  */
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ID_PATTERN } from '../db/ids.ts';
+import { withDefaultBounds } from './bounded-schema.ts';
 import type { FieldProblem } from '../errors.ts';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace object is what `import` yields.
@@ -19,7 +20,7 @@ const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false, verbose: tru
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(withDefaultBounds(schema));
 
 /** A field schema's own words for its errors; an OpenAPI extension, so the document may show it. */
 const OWN_WORDS = 'x-error-message';

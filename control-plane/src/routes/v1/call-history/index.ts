@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
+import { primedBatches } from '../../../http/primed-batches.ts';
 import { writeCallWorkbook } from '../../../calls/history/excel-export.ts';
 import * as schemas from './schemas.ts';
 import { CallHistoryService } from '../../../calls/history/history-service.ts';
@@ -31,9 +32,10 @@ export default async function callHistoryRoutes(app: FastifyInstance, options: C
     { schema: schemas.exportHistory, config: { scope: 'calls:read' } },
     async (request, reply) => {
       const condition = history.exportCondition(principalOf(request), request.query);
+      const batches = await primedBatches(history.exportBatches(condition));
       const body = new PassThrough();
       const day = new Date().toISOString().slice(0, 10);
-      void writeCallWorkbook(body, history.exportBatches(condition), options.publicUrl).then(
+      void writeCallWorkbook(body, batches, options.publicUrl).then(
         (rows) => request.log.info({ rows }, 'call history exported'),
         (error: unknown) => {
           request.log.error({ err: error }, 'call history export failed');

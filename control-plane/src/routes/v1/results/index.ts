@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
+import { primedBatches } from '../../../http/primed-batches.ts';
 import { writeResultsCsv } from '../../../calls/results/csv-export.ts';
 import * as schemas from './schemas.ts';
 import { ResultsService } from '../../../calls/results/results-service.ts';
@@ -36,7 +37,9 @@ export default async function resultsRoutes(app: FastifyInstance, options: Resul
     '/voice/agents/:agentId/results/export',
     { schema: schemas.exportResults, config: { scope: 'calls:read' } },
     async (request, reply) => {
-      const { context, batches } = await results.export(principalOf(request), request.params.agentId, request.query);
+      const exported = await results.export(principalOf(request), request.params.agentId, request.query);
+      const batches = await primedBatches(exported.batches);
+      const context = exported.context;
       const body = new PassThrough();
       void writeResultsCsv(body, batches, context).then(
         (rows) => request.log.info({ rows }, 'results exported'),
