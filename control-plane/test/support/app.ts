@@ -5,6 +5,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Bus } from '@parley/engine/bus';
 import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
 import { KeyStore } from '../../src/auth/key-store.ts';
 import type { AgentListeners } from '../../src/routes/v1/agents/index.ts';
 import { KeyRing } from '../../src/secrets/key-ring.ts';
@@ -43,6 +44,8 @@ export interface TestAppOptions {
   languageModel?: boolean;
   /** The engine's recordings folder the recording route serves from. */
   recordingsDir?: string;
+  /** Where the carriers' APIs are (fakes); by default the carriers' real addresses, which tests must not reach. */
+  carrierApiUrls?: Config['carrierApiUrls'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -59,7 +62,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   keys.listen();
   const secrets = options.secrets ?? KeyRing.generate('test').ring;
   const app = await buildApp({
-    config: { publicUrl: PUBLIC_URL, rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits } },
+    config: {
+      publicUrl: PUBLIC_URL,
+      rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits },
+      carrierApiUrls: options.carrierApiUrls,
+    },
     sql: db.sql,
     bus,
     keys,

@@ -84,6 +84,16 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
     }
   });
 
+  // Refusals the host's framework makes before the handler runs (no or another content type, a body over the limit,
+  // text the host refuses) would be answered in the REST envelope, which these routes' documented refusals cannot
+  // serialise (a 500): answer them as JSON-RPC errors too. Unexpected failures say nothing of the server's insides.
+  app.setErrorHandler((error: Error & { statusCode?: unknown; status?: unknown }, request, reply) => {
+    const status = Number(error.statusCode ?? error.status ?? 500);
+    if (status >= 400 && status < 500) return jsonRpcError(reply, status, ErrorCode.InvalidRequest, error.message);
+    request.log.error({ err: error }, 'MCP request failed');
+    return jsonRpcError(reply, 500, ErrorCode.InternalError, 'Internal error');
+  });
+
   const unauthorized = (reply: FastifyReply, message: string, invalidToken: boolean) => {
     const error = invalidToken ? `, error="invalid_token", error_description="${message.replace(/"/g, "'")}"` : '';
     void reply.header('www-authenticate', `Bearer resource_metadata="${metadataUrl}"${error}`);

@@ -24,6 +24,7 @@ import {
   type VoiceCarrierName,
   type WebhookRequest,
 } from '../../carriers/voice-carriers.ts';
+import { ApiError, notFound } from '../../errors.ts';
 import { organisationOfNumber } from '../../telephony/phone-number-repository.ts';
 
 const CallParams = Type.Object({
@@ -48,11 +49,14 @@ export default async function carrierVoiceRoutes(
 
   const send = (reply: FastifyReply, document: CarrierDocument, status = 200) =>
     reply.code(status).type(document.contentType).send(document.body);
-  const forbidden = (reply: FastifyReply, carrier: VoiceCarrierName) =>
-    reply
-      .code(403)
-      .type('text/plain; charset=utf-8')
-      .send(voiceCarriers[carrier].signsWebhooks ? 'Invalid or missing signature' : 'Invalid or missing token');
+  // Refusals of the request itself (unknown carrier, bad signature) answer in the API's envelope like every route;
+  // only a refusal the carrier must play to a caller is a carrier document.
+  const forbidden = (_reply: FastifyReply, carrier: VoiceCarrierName): never => {
+    throw new ApiError(
+      'forbidden',
+      voiceCarriers[carrier].signsWebhooks ? 'Invalid or missing signature' : 'Invalid or missing token',
+    );
+  };
   const webhook = (request: FastifyRequest): WebhookRequest => ({
     method: request.method,
     url: `${publicUrl}${request.url}`,
@@ -67,8 +71,7 @@ export default async function carrierVoiceRoutes(
   ): Promise<{ call: CallRow; carrier: VoiceCarrierName } | undefined> {
     const { carrier, callId } = request.params;
     if (!isVoiceCarrier(carrier)) {
-      await reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
-      return undefined;
+      throw notFound('Carrier');
     }
     const call = await calls.callById(callId);
     if (!call || call.meta_data.carrier !== carrier) {
@@ -118,7 +121,7 @@ export default async function carrierVoiceRoutes(
 
   const inbound = async (request: FastifyRequest<{ Params: { carrier: string } }>, reply: FastifyReply) => {
     const { carrier } = request.params;
-    if (!isVoiceCarrier(carrier)) return reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
+    if (!isVoiceCarrier(carrier)) throw notFound('Carrier');
     const voice = voiceCarriers[carrier];
     const params = paramsOf(request);
     const call = voice.inbound(params);
@@ -148,7 +151,7 @@ export default async function carrierVoiceRoutes(
     { schema: { hide: true, params: CarrierParams }, config },
     async (request, reply) => {
       const { carrier } = request.params;
-      if (!isVoiceCarrier(carrier)) return reply.code(404).type('text/plain; charset=utf-8').send('No such carrier');
+      if (!isVoiceCarrier(carrier)) throw notFound('Carrier');
       const voice = voiceCarriers[carrier];
       const callRef = voice.callRefOf(paramsOf(request));
       const call = callRef ? await calls.callByCarrierRef(carrier, callRef) : undefined;
