@@ -107,7 +107,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
-  installStorableTextRule(app);
+  // The MCP door hands its tools' arguments to the routes above, which refuse them as tool results (spec document 3).
+  installStorableTextRule(app, (url) => url === '/mcp' || url.startsWith('/mcp/'));
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -116,3 +116,34 @@ describe('failures before a route runs', () => {
     }
   });
 });
+
+describe('the other doors', () => {
+  it('refuses a body MCP cannot take as a JSON-RPC error, not a 500', async () => {
+    const res = await t.call(org.key, { method: 'POST', url: '/mcp', payload: '{}', headers: { 'content-type': '' } });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
+  });
+
+  it('answers a tools/call whose arguments are not an object with invalid params, not an internal error', async () => {
+    const res = await t.call(org.key, {
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'agents_list', arguments: null },
+      }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+  });
+
+  it('answers a webhook for a carrier that does not exist in the envelope', async () => {
+    const res = await t.call(undefined, { method: 'POST', url: '/webhooks/nobody/hangup', payload: {} });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['x-request-id']).toEqual(expect.any(String));
+    expect(res.json()).toMatchObject({ success: false, code: 'not_found' });
+  });
+});

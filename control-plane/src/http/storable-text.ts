@@ -13,8 +13,13 @@ const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u;
 
 const PARTS = ['params', 'query', 'body'] as const;
 
-export function installStorableTextRule(app: FastifyInstance): void {
+/**
+ * `exempt`: doors whose text is passed on to the routes above rather than stored (the MCP server calls them
+ * in-process, and the spec wants their refusals back as tool results, not as transport failures).
+ */
+export function installStorableTextRule(app: FastifyInstance, exempt: (url: string) => boolean = () => false): void {
   app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (exempt(request.routeOptions.url ?? '')) return;
     for (const part of PARTS) {
       const field = unstorableField(request[part]);
       if (field !== undefined) throw badField(field || part, 'must not contain NUL or unpaired surrogate characters');

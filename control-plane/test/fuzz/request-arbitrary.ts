@@ -9,7 +9,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { RouteEntry } from '../../src/app.ts';
 import { synthesise } from '../support/isolation/request-synthesis.ts';
 import type { TenantIds } from '../support/isolation/tenants.ts';
-import { hostileText } from './hostile-values.ts';
+import { hostileText, hostileValue } from './hostile-values.ts';
 import { fieldValue, type SchemaContext } from './schema-arbitrary.ts';
 
 export interface FuzzRequest {
@@ -109,7 +109,8 @@ export function requestFor(
     ? fieldValue(schema.querystring as Schema, '', { ...context, hostility: hostility / 2 })
     : fc.constant({});
   const query = fc.oneof(
-    { weight: 8, arbitrary: queryObject.map((q) => encodeQuery(q)) },
+    { weight: 5, arbitrary: queryObject.map((q) => encodeQuery(q)) },
+    { weight: 3, arbitrary: oneFieldHostile(baseline.query ?? {}, schema.querystring).map((q) => encodeQuery(q)) },
     { weight: 2, arbitrary: fc.constantFrom(...BROKEN_QUERIES) },
   );
 
@@ -160,6 +161,22 @@ export function requestFor(
     const story = `${route.method} ${url.slice(0, 300)} [${hasBody ? `${body.note} ${body.type} ${String(payload).slice(0, 200)}` : 'no body'}] auth=${auth.slice(0, 20)}`;
     return { method: route.method, url, headers, payload, story };
   });
+}
+
+/**
+ * The well-formed request of the tenant-isolation harness with one field (present or not) set to a hostile value:
+ * everything else valid, so the hostile value is what the route's deepest code meets.
+ */
+function oneFieldHostile(valid: unknown, schema: TSchema | undefined): fc.Arbitrary<unknown> {
+  const base =
+    typeof valid === 'object' && valid !== null && !Array.isArray(valid) ? (valid as Record<string, unknown>) : {};
+  const names = [
+    ...new Set([...Object.keys(base), ...Object.keys(((schema as Schema | undefined)?.properties ?? {}) as object)]),
+  ];
+  if (names.length === 0) return fc.constant(valid);
+  return fc
+    .record({ name: fc.constantFrom(...names), value: hostileValue })
+    .map(({ name, value }) => ({ ...base, [name]: value }));
 }
 
 function paramValuesOf(pattern: string, url: string): Record<string, string> {

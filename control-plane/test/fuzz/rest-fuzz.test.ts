@@ -27,7 +27,7 @@ import {
 } from './answer-checks.ts';
 import { requestFor, type FuzzRequest } from './request-arbitrary.ts';
 
-const RUNS = Number(process.env.PARLEY_FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.PARLEY_FUZZ_RUNS ?? 25);
 const SEED = Number(process.env.PARLEY_FUZZ_SEED ?? 20261127);
 /** Share of fields replaced by a hostile value; the rest are valid so requests reach deep. */
 const HOSTILITY = 0.3;

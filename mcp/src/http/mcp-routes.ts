@@ -11,6 +11,7 @@ import { createMcpServer, SERVER_NAME, SERVER_VERSION, type Catalogue } from '..
 import { ToolContext } from '../tools/tool-context.ts';
 import { bearerToken, lookUpCaller } from './caller-lookup.ts';
 import { ConnectionLimit } from './connection-limit.ts';
+import { malformedToolCall } from './tool-call-params.ts';
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
@@ -144,6 +145,8 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
       }
       if (request.body === UNPARSEABLE)
         return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
+      const malformed = malformedToolCall(request.body);
+      if (malformed) return reply.code(200).type('application/json').send(malformed);
 
       const context = new ToolContext(found.caller, options.rest, request.ip);
       const server = createMcpServer(options.catalogue, context);
