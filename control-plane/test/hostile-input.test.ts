@@ -3,10 +3,9 @@
  * Postgres cannot store, numbers past a column's range, and failures the framework meets before a route runs.
  * test/fuzz/rest-fuzz.test.ts looks for new members of these classes over every route.
  */
-import { createServer, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerClientError } from '../src/http/framework-errors.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 
@@ -95,25 +94,20 @@ describe('failures before a route runs', () => {
   });
 
   it("answers a request Node's parser refuses (headers too large) in the envelope, over a real socket", async () => {
-    const server = createServer().on('clientError', answerClientError);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    try {
-      const answer = await new Promise<{ status: number; id: unknown; body: string }>((resolve, reject) => {
-        const req = httpRequest({ port, path: `/api/v1/voice/agents?q=${'x'.repeat(20_000)}` }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, id: res.headers['x-request-id'], body }));
-        });
-        req.on('error', reject);
-        req.end();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const answer = await new Promise<{ status: number; id: unknown; body: string }>((resolve, reject) => {
+      const req = httpRequest({ port, path: `/api/v1/voice/agents?q=${'x'.repeat(20_000)}` }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, id: res.headers['x-request-id'], body }));
       });
-      expect(answer.status).toBe(400);
-      expect(answer.id).toEqual(expect.any(String));
-      expect(JSON.parse(answer.body)).toMatchObject({ success: false, code: 'validation_failed' });
-    } finally {
-      server.close();
-    }
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.id).toEqual(expect.any(String));
+    expect(JSON.parse(answer.body)).toMatchObject({ success: false, code: 'validation_failed' });
   });
 });
 
