@@ -4,6 +4,10 @@
  * Returns the problems found, empty when the answer is fine.
  */
 import path from 'node:path';
+import { voiceCarriers } from '../../src/carriers/voice-carriers.ts';
+
+/** Every voice carrier's refusal documents: what its webhooks may answer instead of the envelope. */
+const CARRIER_REFUSALS = Object.values(voiceCarriers).map((carrier) => carrier.refusal(''));
 
 export interface Answer {
   statusCode: number;
@@ -61,9 +65,11 @@ export function isJsonRpcError(answer: Answer): boolean {
   }
 }
 
-/** A carrier's voice document (XML), as a webhook refuses a call the carrier must hang up on. */
+/** A carrier's voice document, as a webhook refuses a call the carrier must hang up on (voice-carrier.ts `refusal`). */
 export function isCarrierDocument(answer: Answer): boolean {
-  return (
-    /^(text|application)\/xml\b/.test(String(answer.headers['content-type'])) && answer.body.trimStart().startsWith('<')
+  return CARRIER_REFUSALS.some(
+    (document) =>
+      String(answer.headers['content-type']).startsWith(document.contentType.split(';')[0]!) &&
+      (document.body.startsWith('<') ? answer.body.trimStart().startsWith('<') : answer.body === document.body),
   );
 }

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteEntry } from '../../src/app.ts';
+import { CARRIERS } from '../../src/telephony/carrier.ts';
 import { synthesise } from '../support/isolation/request-synthesis.ts';
 import type { TenantIds } from '../support/isolation/tenants.ts';
 import { hostileText, hostileValue } from './hostile-values.ts';
@@ -93,9 +94,10 @@ export function requestFor(
   const paramProperties = ((schema.params as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
   const baselineParams = paramValuesOf(route.url, baseline.url);
 
+  const known = knownPathValues(ids);
   const pathValue = (name: string) =>
     fc.oneof(
-      { weight: 6, arbitrary: fc.constant(percentEncode(baselineParams[name] ?? '')) },
+      { weight: 6, arbitrary: fc.constantFrom(...(known[name] ?? [baselineParams[name] ?? ''])).map(percentEncode) },
       { weight: 3, arbitrary: fieldValue(paramProperties[name], name, context).map((v) => percentEncode(asText(v))) },
       { weight: 1, arbitrary: hostileText.map(percentEncode) },
       { weight: 1, arbitrary: fc.constantFrom(...BROKEN_PATH_VALUES) },
@@ -161,6 +163,14 @@ export function requestFor(
     const story = `${route.method} ${url.slice(0, 300)} [${hasBody ? `${body.note} ${body.type} ${String(payload).slice(0, 200)}` : 'no body'}] auth=${auth.slice(0, 20)}`;
     return { method: route.method, url, headers, payload, story };
   });
+}
+
+/**
+ * Path values the schema cannot name but a handler needs to go deeper: the webhooks' carrier (a free string in the
+ * schema, one of the carriers in fact) and the call they are about.
+ */
+function knownPathValues(ids: TenantIds): Record<string, string[]> {
+  return { carrier: [...CARRIERS], callId: [ids.callId] };
 }
 
 /**
