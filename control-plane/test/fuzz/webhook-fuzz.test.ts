@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { twilioSignature } from '@parley/engine/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IntegrationStore } from '../../src/telephony/integrations.ts';
+import { IntegrationStore } from '../../src/telephony/integration-repository.ts';
 import { PUBLIC_URL, startTestApp } from '../support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, seedPhoneNumber } from '../support/seed.ts';
 import { isCarrierDocument, problemsOf } from './answer-checks.ts';
