@@ -316,10 +316,8 @@ const controlPlaneLayers = [
 
 /**
  * SQL lives in repositories (docs/architecture.md §1): a domain's `repository/` folder or `*repository.ts` files, and
- * db/ itself. Services, routes and jobs call repository functions. The files listed below still hold SQL of their own
- * from before the domain layer; each leaves the list when its queries move (the house issue, part 3).
+ * db/ itself. Services, routes and jobs call repository functions; nothing else may hold SQL.
  */
-const SQL_NOT_YET_IN_REPOSITORIES = ['carriers/carrier-d/india-kyc.ts', 'telephony/change-lock.ts'];
 const SQL_MESSAGE = 'SQL belongs in a repository (<domain>/repository/ or *repository.ts): docs/architecture.md §1';
 
 /** @type {import('eslint').Linter.Config[]} */
@@ -327,13 +325,7 @@ const sqlInRepositories = [
   {
     name: 'parley/sql-in-repositories',
     files: [`${CP}/**/*.ts`],
-    ignores: [
-      '**/*.test.ts',
-      `${CP}/db/**`,
-      `${CP}/**/repository/**`,
-      `${CP}/**/*repository.ts`,
-      ...SQL_NOT_YET_IN_REPOSITORIES.map((file) => `${CP}/${file}`),
-    ],
+    ignores: ['**/*.test.ts', `${CP}/db/**`, `${CP}/**/repository/**`, `${CP}/**/*repository.ts`],
     rules: {
       'no-restricted-syntax': [
         'error',

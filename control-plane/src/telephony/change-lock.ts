@@ -23,6 +23,15 @@ import type { Sql, TransactionSql } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import { ApiError } from '../errors.ts';
 import type { Carrier } from './carrier.ts';
+import {
+  CHANGE_LOCK_CLASS,
+  deleteClaim,
+  holdLiveClaim,
+  insertClaim,
+  lockAccountChanges,
+  runningChange,
+  type ChangeOperation,
+} from './change-claim-repository.ts';
 
 /**
  * Longest wait for the advisory lock. The sections holding it run a few statements (claim) or one account's
@@ -35,10 +44,7 @@ export const LOCK_WAIT_MS = 3_000;
  * running after 2 minutes is stuck, so its claim lapses and the account can be changed again.
  */
 export const CHANGE_LEASE_MS = 120_000;
-/** First key of the two-key advisory lock space for carrier-account changes (other users of advisory locks hash one text key). */
-export const CHANGE_LOCK_CLASS = 0x7e1e;
-
-export type ChangeOperation = 'connect' | 'sync' | 'disconnect';
+export { CHANGE_LOCK_CLASS, type ChangeOperation };
 
 export interface ChangeScope {
   organisationId: string;
@@ -101,7 +107,7 @@ export class ChangeLock {
       return await work(change);
     } finally {
       // After a commit the claim is gone with it; otherwise (no commit, or a failed one) it is released here.
-      await this.#sql`delete from telephony_changes where id = ${claim.id}`.catch(() => {});
+      await deleteClaim(this.#sql, claim.id).catch(() => {});
     }
   }
 
@@ -110,8 +116,7 @@ export class ChangeLock {
     return this.#sql
       .begin(async (tx) => {
         await this.#lock(tx, key);
-        const [running] = await tx<{ operation: ChangeOperation; started_at: Date }[]>`
-        select operation, started_at from telephony_changes where lock_key = ${key} and expires_at > now()`;
+        const running = await runningChange(tx, key);
         if (running) {
           throw new ApiError(
             'change_in_progress',
@@ -119,13 +124,15 @@ export class ChangeLock {
               `(since ${running.started_at.toISOString()}); try again when it has finished`,
           );
         }
-        await tx`delete from telephony_changes where lock_key = ${key}`;
-        const [row] = await tx<{ started_at: Date; exact: string }[]>`
-        insert into telephony_changes (id, lock_key, organisation_id, provider, operation, started_at, expires_at)
-        values (${id}, ${key}, ${scope.organisationId}, ${scope.provider}, ${scope.operation}, now(),
-                now() + make_interval(secs => ${this.#leaseMs / 1000}))
-        returning started_at, started_at::text as exact`;
-        return { id, startedAt: row!.started_at, startedAtExact: row!.exact };
+        const started = await insertClaim(tx, {
+          id,
+          key,
+          organisationId: scope.organisationId,
+          provider: scope.provider,
+          operation: scope.operation,
+          leaseMs: this.#leaseMs,
+        });
+        return { id, ...started };
       })
       .catch((error: unknown) => {
         throw asLockFailure(error, scope);
@@ -139,15 +146,14 @@ export class ChangeLock {
       const done = await this.#sql.begin(async (tx) => {
         await this.#lock(tx, key);
         locked = true;
-        const [mine] = await tx`select 1 from telephony_changes where id = ${id} and expires_at > now() for update`;
-        if (!mine) {
+        if (!(await holdLiveClaim(tx, id))) {
           throw new ApiError(
             'change_timed_out',
             `The ${scope.operation} of this organisation's ${scope.provider} account ran too long and was abandoned; nothing was changed. Try again`,
           );
         }
         const value = await write(tx);
-        await tx`delete from telephony_changes where id = ${id}`;
+        await deleteClaim(tx, id);
         return { value };
       });
       return done.value;
@@ -158,12 +164,8 @@ export class ChangeLock {
   }
 
   /** Takes the account's transaction-level advisory lock, waiting at most the lock wait. */
-  async #lock(tx: TransactionSql, key: string): Promise<void> {
-    const previous = await tx<{ setting: string }[]>`select current_setting('lock_timeout') as setting`;
-    await tx`select set_config('lock_timeout', ${`${this.#waitMs}ms`}, true)`;
-    await tx`select pg_advisory_xact_lock(${CHANGE_LOCK_CLASS}::int, hashtext(${key}))`;
-    // The change's own writes wait for row locks as any write does.
-    await tx`select set_config('lock_timeout', ${previous[0]!.setting}, true)`;
+  #lock(tx: TransactionSql, key: string): Promise<void> {
+    return lockAccountChanges(tx, key, this.#waitMs);
   }
 }
 

@@ -25,20 +25,16 @@ import {
   type ResellerCredentials,
 } from './api.ts';
 import { INDIA_PROVISIONING, type TelephonyContext } from '../../telephony/context.ts';
+import { nextActionOf, stateOf, stepPayload, type KycState, type NextAction } from './india-kyc.ts';
 import {
   activeRenewalRecord,
   markVerificationUnavailable,
-  nextActionOf,
   readApplication,
   recordLiveStatus,
   recordRenewal,
   recordStep,
   saveRenewalRecord,
-  stateOf,
-  stepPayload,
-  type KycState,
-  type NextAction,
-} from './india-kyc.ts';
+} from './kyc-repository.ts';
 import { mergeIntegrationConfig, type StoredIntegration } from '../../telephony/integration-repository.ts';
 import {
   findActiveNumber,
