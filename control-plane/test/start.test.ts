@@ -6,9 +6,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../src/db/database.ts';
 import { runCli, startServer, type Env, type RunningServer } from './support/processes.ts';
+
+/**
+ * Each test starts Parley as a process (tsx loading the sources, migrations, every role) and runs CLI processes
+ * beside it: 10-20 s alone, over 30 s when the other test files load both cores.
+ */
+vi.setConfig({ testTimeout: 90_000 });
 
 const running = new Set<RunningServer>();
 const dirs: string[] = [];
