@@ -8,12 +8,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { AudioChunk } from '../../audio/format.ts';
-import {
-  parseEspeakVariants,
-  parseEspeakVoices,
-  resolveEspeakVoice,
-  type EspeakVoiceTable,
-} from '../espeak/espeak-voices.ts';
+import { assertTextFits, EspeakVoiceCatalogue } from '../espeak/espeak-voice-catalogue.ts';
+import { resolveEspeakVoice } from '../espeak/espeak-voices.ts';
 import { speedOf } from '../local/speech-request.ts';
 import { wavAudioChunks } from '../local/wav-stream.ts';
 import { ProviderError } from '../provider-error.ts';
@@ -43,12 +39,16 @@ export class EspeakWasmTtsProvider implements TtsProvider {
   readonly name = ESPEAK_WASM_NAME;
   readonly #program: EspeakWasmProcess;
   readonly #defaultVoice: string;
-  #table: Promise<EspeakVoiceTable> | undefined;
+  readonly #catalogue: EspeakVoiceCatalogue;
 
   /** Use `createEspeakWasmTts`, which checks that the npm package is installed. */
   constructor(program: EspeakWasmProcess, defaultVoice: string) {
     this.#program = program;
     this.#defaultVoice = defaultVoice;
+    this.#catalogue = new EspeakVoiceCatalogue(
+      ESPEAK_WASM_NAME,
+      async (which) => (await program.request({ list: which }, REQUEST_TIMEOUT_MS)).text ?? '',
+    );
   }
 
   /** Starts the program now, so that the first call's first words do not wait for it to load. */
@@ -63,15 +63,9 @@ export class EspeakWasmTtsProvider implements TtsProvider {
    */
   async *synthesize(request: TtsRequest, signal: AbortSignal): AsyncGenerator<AudioChunk> {
     const wpm = Math.round(NORMAL_WPM * speedOf(ESPEAK_WASM_NAME, request));
-    if (request.text.length > ESPEAK_WASM_MAX_TEXT_CHARS) {
-      throw new ProviderError(
-        'invalid_request',
-        ESPEAK_WASM_NAME,
-        `text of ${request.text.length} characters exceeds ${ESPEAK_WASM_MAX_TEXT_CHARS}`,
-      );
-    }
+    assertTextFits(ESPEAK_WASM_NAME, request.text, ESPEAK_WASM_MAX_TEXT_CHARS);
     const voice = resolveEspeakVoice(
-      await this.#voiceTable(),
+      await this.#catalogue.table(),
       request.voiceId,
       request.language,
       this.#defaultVoice,
@@ -88,38 +82,13 @@ export class EspeakWasmTtsProvider implements TtsProvider {
   }
 
   /** espeak-ng's voices, one per language row, as the Debian provider lists them. Variants are accepted, not listed. */
-  async voices(): Promise<TtsVoice[]> {
-    const table = await this.#voiceTable();
-    return table.voices.map(({ id, name, language, gender }) => ({
-      id,
-      name,
-      language,
-      ...(gender ? { gender } : {}),
-    }));
+  voices(): Promise<TtsVoice[]> {
+    return this.#catalogue.voices();
   }
 
   /** Stops the program (its worker is stopping) and resolves once it has exited. */
   close(): Promise<void> {
     return this.#program.close();
-  }
-
-  #voiceTable(): Promise<EspeakVoiceTable> {
-    this.#table ??= this.#listVoices().catch((error: unknown) => {
-      this.#table = undefined; // a failed listing is retried next time
-      throw error;
-    });
-    return this.#table;
-  }
-
-  async #listVoices(): Promise<EspeakVoiceTable> {
-    const [voices, variants] = await Promise.all([
-      this.#program.request({ list: 'voices' }, REQUEST_TIMEOUT_MS),
-      this.#program.request({ list: 'variant' }, REQUEST_TIMEOUT_MS),
-    ]);
-    const table = { voices: parseEspeakVoices(voices.text ?? ''), variants: parseEspeakVariants(variants.text ?? '') };
-    if (table.voices.length === 0)
-      throw new ProviderError('provider_failed', ESPEAK_WASM_NAME, 'espeak-ng --voices listed no voices');
-    return table;
   }
 }
 

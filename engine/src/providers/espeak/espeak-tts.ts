@@ -8,15 +8,9 @@ import type { AudioChunk } from '../../audio/format.ts';
 import { processStdout, resolveExecutable, runForOutput } from '../local/local-process.ts';
 import { speedOf } from '../local/speech-request.ts';
 import { wavAudioChunks } from '../local/wav-stream.ts';
-import { ProviderError } from '../provider-error.ts';
 import type { TtsProvider, TtsRequest, TtsVoice } from '../tts-provider.ts';
-import {
-  ESPEAK_NAME,
-  parseEspeakVariants,
-  parseEspeakVoices,
-  resolveEspeakVoice,
-  type EspeakVoiceTable,
-} from './espeak-voices.ts';
+import { assertTextFits, EspeakVoiceCatalogue } from './espeak-voice-catalogue.ts';
+import { ESPEAK_NAME, resolveEspeakVoice } from './espeak-voices.ts';
 
 /** US English, the language of the rest of the offline stack (pocketsphinx's model). */
 export const ESPEAK_DEFAULT_VOICE = 'en-us';
@@ -45,12 +39,21 @@ export class EspeakTtsProvider implements TtsProvider {
   readonly name = ESPEAK_NAME;
   readonly #binary: string;
   readonly #defaultVoice: string;
-  #table: Promise<EspeakVoiceTable> | undefined;
+  readonly #catalogue: EspeakVoiceCatalogue;
 
   /** Use `createEspeakTts`, which checks that espeak-ng is installed. */
   constructor(binary: string, defaultVoice: string) {
     this.#binary = binary;
     this.#defaultVoice = defaultVoice;
+    this.#catalogue = new EspeakVoiceCatalogue(ESPEAK_NAME, (which) =>
+      runForOutput(
+        ESPEAK_NAME,
+        binary,
+        [which === 'voices' ? '--voices' : '--voices=variant'],
+        LIST_TIMEOUT_MS,
+        LIST_MAX_BYTES,
+      ),
+    );
   }
 
   /**
@@ -60,14 +63,13 @@ export class EspeakTtsProvider implements TtsProvider {
    */
   async *synthesize(request: TtsRequest, signal: AbortSignal): AsyncGenerator<AudioChunk> {
     const wpm = Math.round(ESPEAK_NORMAL_WPM * speedOf(ESPEAK_NAME, request));
-    if (request.text.length > ESPEAK_MAX_TEXT_CHARS) {
-      throw new ProviderError(
-        'invalid_request',
-        ESPEAK_NAME,
-        `text of ${request.text.length} characters exceeds ${ESPEAK_MAX_TEXT_CHARS}`,
-      );
-    }
-    const voice = resolveEspeakVoice(await this.#voiceTable(), request.voiceId, request.language, this.#defaultVoice);
+    assertTextFits(ESPEAK_NAME, request.text, ESPEAK_MAX_TEXT_CHARS);
+    const voice = resolveEspeakVoice(
+      await this.#catalogue.table(),
+      request.voiceId,
+      request.language,
+      this.#defaultVoice,
+    );
     if (request.text.trim() === '' || signal.aborted) return;
     // -b 1: the text is UTF-8, whatever the process locale says.
     const args = ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm)];
@@ -80,33 +82,8 @@ export class EspeakTtsProvider implements TtsProvider {
   }
 
   /** The voices of `espeak-ng --voices`, one per language row. Variants (`+f3`) are not listed but accepted. */
-  async voices(): Promise<TtsVoice[]> {
-    const table = await this.#voiceTable();
-    return table.voices.map(({ id, name, language, gender }) => ({
-      id,
-      name,
-      language,
-      ...(gender ? { gender } : {}),
-    }));
-  }
-
-  #voiceTable(): Promise<EspeakVoiceTable> {
-    this.#table ??= this.#listVoices().catch((error: unknown) => {
-      this.#table = undefined; // a failed listing is retried next time
-      throw error;
-    });
-    return this.#table;
-  }
-
-  async #listVoices(): Promise<EspeakVoiceTable> {
-    const [voices, variants] = await Promise.all([
-      runForOutput(ESPEAK_NAME, this.#binary, ['--voices'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
-      runForOutput(ESPEAK_NAME, this.#binary, ['--voices=variant'], LIST_TIMEOUT_MS, LIST_MAX_BYTES),
-    ]);
-    const table = { voices: parseEspeakVoices(voices), variants: parseEspeakVariants(variants) };
-    if (table.voices.length === 0)
-      throw new ProviderError('provider_failed', ESPEAK_NAME, 'espeak-ng --voices listed no voices');
-    return table;
+  voices(): Promise<TtsVoice[]> {
+    return this.#catalogue.voices();
   }
 }
 
