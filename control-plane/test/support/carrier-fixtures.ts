@@ -98,6 +98,18 @@ function flatCounts(data: Record<string, unknown>): NeutralCounts {
   return { remoteCount, imported, updated, synced, needsSetup, skippedOtherProvider, deactivated, complete };
 }
 
+/** The counts a whole read reports: every kind of change, and whether the read was complete. */
+const FULL_REPORT: readonly CountName[] = [
+  'remoteCount',
+  'imported',
+  'updated',
+  'synced',
+  'needsSetup',
+  'skippedOtherProvider',
+  'deactivated',
+  'complete',
+];
+
 const carrierA: CarrierFixture = {
   carrier: 'carrier-a',
   otherCarrier: 'carrier-b',
@@ -105,26 +117,8 @@ const carrierA: CarrierFixture = {
   needsWallet: false,
   reusesStoredCredentials: true,
   reports: {
-    connect: [
-      'remoteCount',
-      'imported',
-      'updated',
-      'synced',
-      'needsSetup',
-      'skippedOtherProvider',
-      'deactivated',
-      'complete',
-    ],
-    sync: [
-      'remoteCount',
-      'imported',
-      'updated',
-      'synced',
-      'needsSetup',
-      'skippedOtherProvider',
-      'deactivated',
-      'complete',
-    ],
+    connect: FULL_REPORT,
+    sync: FULL_REPORT,
   },
   storedSecretKeys: ['auth_id', 'auth_token'],
   phone: (series, i) => `+1415555${pad(series, 3)}${i}`,
@@ -175,16 +169,7 @@ const carrierB: CarrierFixture = {
   reusesStoredCredentials: true,
   reports: {
     connect: ['imported', 'updated', 'synced', 'deactivated', 'complete'],
-    sync: [
-      'remoteCount',
-      'imported',
-      'updated',
-      'synced',
-      'needsSetup',
-      'skippedOtherProvider',
-      'deactivated',
-      'complete',
-    ],
+    sync: FULL_REPORT,
   },
   storedSecretKeys: ['account_sid', 'auth_token'],
   phone: (series, i) => `+1415556${pad(series, 3)}${i}`,
