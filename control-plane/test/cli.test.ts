@@ -102,16 +102,24 @@ describe('parley CLI', () => {
     const out = json(result);
     expect(out.creditUsd).toBe('5.50');
     await withCliDatabase(async (db) => {
-      const [wallet] = await db.sql`select balance_minor::int as balance, currency from wallet_balances
-        where organisation_id = ${out.organisationId as string}`;
+      const [wallet] = await db.sql`select balance::int as balance, currency from ledger_accounts
+        where organisation_id = ${out.organisationId as string} and kind = 'WALLET'`;
       expect(wallet).toEqual({ balance: 550, currency: 'USD' });
-      const journal = await db.sql`select amount_minor::int as amount, balance_after_minor::int as after, reason, actor
-        from wallet_adjustments where organisation_id = ${out.organisationId as string}`;
+      const journal =
+        await db.sql`select e.amount::int as amount, e.balance_after::int as after, t.description as reason, t.actor, t.type
+        from ledger_transactions t join ledger_entries e on e.transaction_id = t.id and e.balance_after is not null
+        where t.organisation_id = ${out.organisationId as string}`;
       expect(journal).toEqual([
-        { amount: 550, after: 550, reason: 'Sign-up credit (parley org create --credit)', actor: 'parley org create' },
+        {
+          amount: 550,
+          after: 550,
+          reason: 'Sign-up credit (parley org create --credit)',
+          actor: 'parley org create',
+          type: 'ADJUSTMENT',
+        },
       ]);
       // Without --credit the wallet is not opened at all: nothing is journaled.
-      const [unfunded] = await db.sql<{ count: number }[]>`select count(*)::int as count from wallet_adjustments
+      const [unfunded] = await db.sql<{ count: number }[]>`select count(*)::int as count from ledger_transactions
         where organisation_id = ${organisationId}`;
       expect(unfunded?.count).toBe(0);
     });

@@ -209,7 +209,7 @@ describe('POST /telephony/carrier-b/purchase', () => {
       voice_method: 'POST',
     });
     const [wallet] = await t.db
-      .sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`;
+      .sql`select balance as balance_minor from ledger_accounts where organisation_id = ${org.organisationId} and kind = 'WALLET'`;
     expect(Number(wallet!.balance_minor)).toBe(500);
 
     // Already on the account, so a sync keeps it, PURCHASED.

@@ -71,7 +71,8 @@ async function indiaState(org: SeededOrganisation): Promise<unknown> {
     applications: await sql`select * from india_kyc_applications where organisation_id = ${org.organisationId}`,
     numbers: await sql`select * from phone_numbers where organisation_id = ${org.organisationId} order by id`,
     renewals: await sql`select * from india_did_renewals where organisation_id = ${org.organisationId} order by id`,
-    wallet: await sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`,
+    wallet:
+      await sql`select balance as balance_minor from ledger_accounts where organisation_id = ${org.organisationId} and kind = 'WALLET'`,
   };
 }
 
@@ -244,7 +245,7 @@ describe('POST /telephony/carrier-d/kyc/{step}', () => {
     const org = await approvedOrg('KYC rejected', 'pending');
     const applicationId = t.carrierD.applicationOf(org.organisationId)!.application_id;
     t.carrierD.decide(applicationId, 'rejected', 'PAN name does not match');
-    await t.db.sql`update wallet_balances set balance_minor = 5000 where organisation_id = ${org.organisationId}`;
+    await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 5000, currency: 'INR' });
     const did = t.carrierD.offer('918040001111');
     const refused = await purchase(org, { didId: did.id, didNumber: did.did_number });
     expect(refused.statusCode).toBe(409);
@@ -403,7 +404,7 @@ describe('POST /telephony/carrier-d/purchase', () => {
       is_active: true,
     });
     const [wallet] = await t.db
-      .sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`;
+      .sql`select balance as balance_minor from ledger_accounts where organisation_id = ${org.organisationId} and kind = 'WALLET'`;
     expect(Number(wallet!.balance_minor)).toBe(1_000);
     const [application] = await t.db
       .sql`select state, status_source from india_kyc_applications where organisation_id = ${org.organisationId}`;
@@ -482,13 +483,13 @@ describe('POST /telephony/carrier-d/purchase', () => {
   it('answers 402 for a wallet below the minimum, and for a float the API key may not top up', async () => {
     const org = await approvedOrg('Unfunded');
     const did = t.carrierD.offer('918060000005');
-    await t.db.sql`update wallet_balances set balance_minor = 99 where organisation_id = ${org.organisationId}`;
+    await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 99, currency: 'INR' });
     const purchases = purchaseRequests().length;
     const poor = await purchase(org, { didId: did.id, didNumber: did.did_number });
     expect(poor.statusCode).toBe(402);
     expect(purchaseRequests()).toHaveLength(purchases);
 
-    await t.db.sql`update wallet_balances set balance_minor = 1000 where organisation_id = ${org.organisationId}`;
+    await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 1000, currency: 'INR' });
     const float = t.carrierD.floatPaise;
     t.carrierD.floatPaise = 0;
     try {
@@ -540,10 +541,10 @@ describe('POST /telephony/carrier-d/numbers/{id}/renew', () => {
       .sql`select last_purchase_id from india_did_renewals where phone_number_id = ${number.id} and is_active`;
     expect(record!.last_purchase_id).toBe(bought.renewals[0]);
     const [wallet] = await t.db
-      .sql`select balance_minor from wallet_balances where organisation_id = ${org.organisationId}`;
+      .sql`select balance as balance_minor from ledger_accounts where organisation_id = ${org.organisationId} and kind = 'WALLET'`;
     expect(Number(wallet!.balance_minor)).toBe(1_000);
 
-    await t.db.sql`update wallet_balances set balance_minor = 0 where organisation_id = ${org.organisationId}`;
+    await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 0, currency: 'INR' });
     expect((await renew(org, number.id)).statusCode).toBe(402);
   });
 

@@ -53,7 +53,15 @@ export async function provisionOrganisationIn(
   });
   await insertMember(tx, { organisationId, userId, role: 'OWNER' });
   const apiKey = await insertApiKey(tx, { organisationId, userId, name: 'Owner key', scopes: CUSTOMER_SCOPES });
-  if (input.credit && input.credit.amountMinor > 0) await adjustWallet(tx, { organisationId, ...input.credit });
+  if (input.credit && input.credit.amountMinor > 0) {
+    // Money given away, once per organisation: its key is the organisation's.
+    await adjustWallet(tx, {
+      organisationId,
+      ...input.credit,
+      promotion: true,
+      idempotencyKey: `opening-credit:${organisationId}`,
+    });
+  }
   return { organisationId, userId, apiKey };
 }
 

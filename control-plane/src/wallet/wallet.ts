@@ -1,13 +1,14 @@
 /**
- * The organisation's wallet as the rest of Parley needs it today: what it holds, whether it can pay for a call or
- * a number (spec document 2: searches, purchases and calls need at least the minimum balance, default 1; 402
- * otherwise), and the operator's credits. Nothing is debited yet: metering lands with the billing issue, whose
- * ledger takes over `wallet_adjustments` as its ADJUSTMENT entries.
+ * The organisation's pay-as-you-go wallet as the rest of Parley needs it: what it holds, whether it can pay for a
+ * call or a number (spec document 3: at least the minimum balance, default 1; 402 otherwise), and the operator's
+ * adjustments. Every change goes through the ledger (ledger.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { MINOR_PER_MAJOR } from './money.ts';
-import { insertAdjustment, readWalletRow, type AdjustmentRow } from './repository.ts';
+import { post, type PostResult } from './ledger.ts';
+import { readWalletAccount } from './ledger-repository.ts';
+import { MINOR_PER_MAJOR, formatDollars } from './money.ts';
 
 /** Spec document 3: minimum wallet balance for number purchases and renewals, default 1 (major unit), in minor units. */
 export const MINIMUM_BALANCE_MINOR = 100;
@@ -26,13 +27,20 @@ export interface WalletState extends WalletSummary {
 }
 
 export async function readWallet(sql: Queryable, organisationId: string): Promise<WalletState | undefined> {
-  const row = await readWalletRow(sql, organisationId);
-  return row && { ...row, balance: row.balanceMinor / MINOR_PER_MAJOR };
+  const account = await readWalletAccount(sql, organisationId, 'WALLET');
+  return (
+    account && {
+      balanceMinor: account.balance,
+      balance: account.balance / MINOR_PER_MAJOR,
+      currency: account.currency,
+      hasPaid: account.hasPaid,
+    }
+  );
 }
 
 /**
- * 402 unless the organisation's wallet holds at least `minimumMinor`. Nothing is debited: the carrier bills the
- * customer's own account (carrier-b), or Parley's reseller account is paid separately (India numbers).
+ * 402 unless the organisation's wallet holds at least `minimumMinor`. Nothing is debited here: calls are charged
+ * when they end (billing/metering.ts), numbers by the carrier or the reseller account.
  */
 export async function assertFunded(
   sql: Queryable,
@@ -41,21 +49,44 @@ export async function assertFunded(
 ): Promise<WalletState> {
   const wallet = await readWallet(sql, organisationId);
   if (!wallet || wallet.balanceMinor < minimumMinor) {
-    const minimum = (minimumMinor / MINOR_PER_MAJOR).toFixed(2);
     const currency = wallet?.currency ?? DEFAULT_CURRENCY;
-    const has = wallet ? `holds ${wallet.balance.toFixed(2)} ${currency}` : 'has no funds yet';
+    const has = wallet ? `holds ${formatDollars(wallet.balanceMinor)} ${currency}` : 'has no funds yet';
     throw new ApiError(
       'payment_required',
-      `The wallet ${has}: at least ${minimum} ${currency} is needed. Top up the wallet first`,
+      `The wallet ${has}: at least ${formatDollars(minimumMinor)} ${currency} is needed. Top up the wallet first`,
     );
   }
   return wallet;
 }
 
-/** An operator's credit (positive) or debit (negative) of `amountMinor`, journaled with who and why. */
-export function adjustWallet(
-  tx: Queryable,
-  adjustment: { organisationId: string; amountMinor: number; reason: string; actor: string },
-): Promise<AdjustmentRow> {
-  return insertAdjustment(tx, { ...adjustment, currency: DEFAULT_CURRENCY });
+export interface Adjustment {
+  organisationId: string;
+  /** Positive credits, negative debits; cents. */
+  amountMinor: number;
+  reason: string;
+  /** Who made it: `parley start (bootstrap)`, `parley org create`, an operator's name. */
+  actor: string;
+  /** The same command retried finds its first posting; default: a new adjustment each time. */
+  idempotencyKey?: string;
+  /** Money given away (bootstrap and sign-up credits) rather than an operator's correction. */
+  promotion?: boolean;
+}
+
+/**
+ * An operator's credit or debit of the pay-as-you-go wallet, journaled as an ADJUSTMENT with who and why. A debit
+ * the wallet cannot pay is refused (`insufficient_funds`), never taken below zero.
+ */
+export function adjustWallet(tx: Queryable, adjustment: Adjustment): Promise<PostResult> {
+  return post(tx, {
+    organisationId: adjustment.organisationId,
+    wallet: 'WALLET',
+    currency: DEFAULT_CURRENCY,
+    type: 'ADJUSTMENT',
+    amount: adjustment.amountMinor,
+    counterparty: adjustment.promotion ? 'promotions' : 'adjustments',
+    referenceType: 'ADJUSTMENT',
+    description: adjustment.reason,
+    actor: adjustment.actor,
+    idempotencyKey: adjustment.idempotencyKey ?? `adjustment:${randomUUID()}`,
+  });
 }

@@ -1,5 +1,6 @@
 /** Test data made through the same code paths production uses (provisioning), plus rows no route creates yet. */
 import type { Sql } from '../../src/db/database.ts';
+import { post } from '../../src/wallet/ledger.ts';
 import { newId } from '../../src/db/ids.ts';
 import { provisionOrganisation, setFeatures, type Feature } from '../../src/accounts/provisioning.ts';
 import { insertApiKey, type CreatedKey } from '../../src/auth/api-key-repository.ts';
@@ -111,12 +112,36 @@ export interface WalletSeed {
   hasPaid?: boolean;
 }
 
-/** The organisation's wallet balance (no route sets one until the billing issue lands). */
+/**
+ * Sets the organisation's pay-as-you-go wallet to `balanceMinor` through the ledger (one ADJUSTMENT for the
+ * difference), so the journal always replays to the stored balance.
+ */
 export async function seedWallet(sql: Sql, organisationId: string, seed: WalletSeed): Promise<void> {
-  await sql`insert into wallet_balances (id, organisation_id, balance_minor, currency, has_paid)
-            values (${newId()}, ${organisationId}, ${seed.balanceMinor}, ${seed.currency ?? 'USD'}, ${seed.hasPaid ?? seed.balanceMinor > 0})
-            on conflict (organisation_id) do update set balance_minor = excluded.balance_minor, currency = excluded.currency,
-              has_paid = excluded.has_paid, updated_at = now()`;
+  const currency = seed.currency ?? 'USD';
+  await sql.begin(async (tx) => {
+    await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
+             values (${newId()}, ${organisationId}, 'WALLET', 'wallet', ${currency}, 1) on conflict do nothing`;
+    const [account] = await tx<{ balance: string }[]>`
+      select balance from ledger_accounts where organisation_id = ${organisationId} and kind = 'WALLET' for update`;
+    const difference = seed.balanceMinor - Number(account!.balance);
+    if (difference !== 0) {
+      const result = await post(tx, {
+        organisationId,
+        wallet: 'WALLET',
+        currency,
+        type: 'ADJUSTMENT',
+        amount: difference,
+        counterparty: 'adjustments',
+        referenceType: 'ADJUSTMENT',
+        description: 'Test seed',
+        actor: 'test seed',
+        idempotencyKey: `seed:${newId()}`,
+      });
+      if (result.status !== 'posted') throw new Error(`seedWallet: ${result.status}`);
+    }
+    await tx`update ledger_accounts set has_paid = ${seed.hasPaid ?? seed.balanceMinor > 0}
+             where organisation_id = ${organisationId} and kind = 'WALLET'`;
+  });
 }
 
 /** Columns of call_records a test may set (snake_case, as stored); the rest take sensible defaults. */

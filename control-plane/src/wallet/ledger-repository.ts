@@ -1,0 +1,358 @@
+/**
+ * The ledger's tables (migration 010): accounts, transactions, entries and plan-wallet grants. The only SQL for
+ * them; the rules of posting live in ledger.ts.
+ */
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/database.ts';
+import { newId } from '../db/ids.ts';
+import type {
+  GrantSource,
+  LedgerTransaction,
+  PlatformAccountName,
+  TransactionType,
+  WalletKind,
+} from './ledger-types.ts';
+
+export interface WalletAccountRow {
+  id: string;
+  currency: string;
+  scale: number;
+  balance: number;
+  hasPaid: boolean;
+}
+
+interface AccountColumns {
+  id: string;
+  currency: string;
+  scale: number;
+  balance: string;
+  has_paid: boolean;
+}
+
+const toAccount = (row: AccountColumns): WalletAccountRow => ({
+  id: row.id,
+  currency: row.currency,
+  scale: row.scale,
+  balance: Number(row.balance),
+  hasPaid: row.has_paid,
+});
+
+export async function readWalletAccount(
+  sql: Queryable,
+  organisationId: string,
+  kind: WalletKind,
+): Promise<WalletAccountRow | undefined> {
+  const [row] = await sql<AccountColumns[]>`
+    select id, currency, scale, balance, has_paid from ledger_accounts
+     where organisation_id = ${organisationId} and kind = ${kind}`;
+  return row && toAccount(row);
+}
+
+/**
+ * The organisation's wallet of `kind`, opened in `currency` when it has none, and locked for the rest of the
+ * caller's transaction: postings to one wallet happen one after another, so a balance read here stays true.
+ */
+export async function lockWalletAccount(
+  tx: Queryable,
+  organisationId: string,
+  kind: WalletKind,
+  currency: string,
+  scale: number,
+): Promise<WalletAccountRow> {
+  await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
+           values (${newId()}, ${organisationId}, ${kind}, ${kind === 'WALLET' ? 'wallet' : 'plan wallet'}, ${currency}, ${scale})
+           on conflict do nothing`;
+  const [row] = await tx<AccountColumns[]>`
+    select id, currency, scale, balance, has_paid from ledger_accounts
+     where organisation_id = ${organisationId} and kind = ${kind} for update`;
+  return toAccount(row!);
+}
+
+/** The platform's side of postings: one account per name, currency and scale, its id derived from them. */
+export async function platformAccountId(
+  tx: Queryable,
+  name: PlatformAccountName,
+  currency: string,
+  scale: number,
+): Promise<string> {
+  const id = createHash('md5')
+    .update(`platform.${name}.${currency}${scale === 1 ? '' : `.e${Math.log10(scale)}`}`)
+    .digest('hex')
+    .slice(0, 24);
+  // No lock is taken on an existing row: platform accounts keep no stored balance, so they are never a hot row.
+  await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
+           values (${id}, null, 'PLATFORM', ${name}, ${currency}, ${scale}) on conflict do nothing`;
+  return id;
+}
+
+interface TransactionColumns {
+  id: string;
+  type: TransactionType;
+  reference_type: string;
+  reference_id: string | null;
+  description: string;
+  actor: string;
+  reverses_id: string | null;
+  created_at: Date;
+  amount: string;
+  balance_after: string;
+  currency: string;
+  scale: number;
+  kind: WalletKind;
+}
+
+const toTransaction = (row: TransactionColumns): LedgerTransaction => ({
+  id: row.id,
+  type: row.type,
+  wallet: row.kind,
+  referenceType: row.reference_type,
+  referenceId: row.reference_id,
+  description: row.description,
+  actor: row.actor,
+  reversesId: row.reverses_id,
+  createdAt: row.created_at,
+  amount: Number(row.amount),
+  balanceAfter: Number(row.balance_after),
+  currency: row.currency,
+  scale: row.scale,
+});
+
+/**
+ * Transactions as their wallet sees them: the sum of the wallet's entries and its balance after the last one. The
+ * platform's entries are not shown.
+ */
+const TRANSACTION_VIEW = (sql: Queryable) => sql`
+  select t.id, t.type, t.reference_type, t.reference_id, t.description, t.actor, t.reverses_id, t.created_at,
+         w.amount, w.balance_after, a.currency, a.scale, a.kind
+    from ledger_transactions t
+    cross join lateral (
+      -- A transaction's wallet entries all move one way, so the last balance is the lowest (debits) or highest.
+      select sum(e.amount) as amount,
+             case when sum(e.amount) < 0 then min(e.balance_after) else max(e.balance_after) end as balance_after,
+             min(e.account_id) as account_id
+        from ledger_entries e where e.transaction_id = t.id and e.balance_after is not null) w
+    join ledger_accounts a on a.id = w.account_id`;
+
+export async function findTransactionByKey(
+  tx: Queryable,
+  idempotencyKey: string,
+): Promise<LedgerTransaction | undefined> {
+  const [row] = await tx<TransactionColumns[]>`${TRANSACTION_VIEW(tx)} where t.idempotency_key = ${idempotencyKey}`;
+  return row && toTransaction(row);
+}
+
+export async function findTransaction(
+  tx: Queryable,
+  organisationId: string,
+  id: string,
+): Promise<LedgerTransaction | undefined> {
+  const [row] = await tx<TransactionColumns[]>`
+    ${TRANSACTION_VIEW(tx)} where t.id = ${id} and t.organisation_id = ${organisationId}`;
+  return row && toTransaction(row);
+}
+
+export interface TransactionFilter {
+  organisationId: string;
+  wallet: WalletKind;
+  type?: TransactionType;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+/** One page of a wallet's transactions, newest first, and how many match in all. */
+export async function listTransactions(
+  sql: Queryable,
+  filter: TransactionFilter,
+): Promise<{ transactions: LedgerTransaction[]; total: number }> {
+  const where = sql`t.organisation_id = ${filter.organisationId} and a.kind = ${filter.wallet}
+    ${filter.type ? sql`and t.type = ${filter.type}` : sql``}
+    ${filter.from ? sql`and t.created_at >= ${filter.from}` : sql``}
+    ${filter.to ? sql`and t.created_at <= ${filter.to}` : sql``}`;
+  const rows = await sql<TransactionColumns[]>`
+    ${TRANSACTION_VIEW(sql)} where ${where} order by t.created_at desc, t.id desc
+    limit ${filter.limit} offset ${filter.offset}`;
+  const [count] = await sql<{ total: number }[]>`
+    select count(*)::int as total from (${TRANSACTION_VIEW(sql)} where ${where}) matching`;
+  return { transactions: rows.map(toTransaction), total: count!.total };
+}
+
+export interface NewTransaction {
+  organisationId: string;
+  type: TransactionType;
+  referenceType: string;
+  referenceId: string | null;
+  description: string;
+  actor: string;
+  reversesId: string | null;
+  idempotencyKey: string;
+}
+
+export async function insertTransaction(
+  tx: Queryable,
+  transaction: NewTransaction,
+): Promise<{ id: string; createdAt: Date }> {
+  const id = newId();
+  const [row] = await tx<{ created_at: Date }[]>`
+    insert into ledger_transactions (id, organisation_id, type, reference_type, reference_id, description, actor,
+                                     reverses_id, idempotency_key)
+    values (${id}, ${transaction.organisationId}, ${transaction.type}, ${transaction.referenceType},
+            ${transaction.referenceId}, ${transaction.description}, ${transaction.actor}, ${transaction.reversesId},
+            ${transaction.idempotencyKey})
+    returning created_at`;
+  return { id, createdAt: row!.created_at };
+}
+
+export interface NewEntry {
+  accountId: string;
+  amount: number;
+  balanceAfter: number | null;
+  grantId: string | null;
+}
+
+export async function insertEntries(tx: Queryable, transactionId: string, entries: NewEntry[]): Promise<void> {
+  const rows = entries.map((entry) => ({
+    id: newId(),
+    transaction_id: transactionId,
+    account_id: entry.accountId,
+    amount: entry.amount,
+    balance_after: entry.balanceAfter,
+    grant_id: entry.grantId,
+  }));
+  await tx`insert into ledger_entries ${tx(rows, 'id', 'transaction_id', 'account_id', 'amount', 'balance_after', 'grant_id')}`;
+}
+
+export async function setWalletBalance(
+  tx: Queryable,
+  accountId: string,
+  balance: number,
+  markPaid: boolean,
+): Promise<void> {
+  await tx`update ledger_accounts set balance = ${balance}, updated_at = now(),
+             has_paid = has_paid or ${markPaid} where id = ${accountId}`;
+}
+
+/** The entries of one transaction (a reversal negates them). */
+export async function readEntries(
+  tx: Queryable,
+  transactionId: string,
+): Promise<{ accountId: string; amount: number; wallet: boolean; grantId: string | null }[]> {
+  const rows = await tx<
+    { account_id: string; amount: string; balance_after: string | null; grant_id: string | null }[]
+  >`
+    select account_id, amount, balance_after, grant_id from ledger_entries where transaction_id = ${transactionId} order by id`;
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    amount: Number(row.amount),
+    wallet: row.balance_after !== null,
+    grantId: row.grant_id,
+  }));
+}
+
+export interface GrantRow {
+  id: string;
+  source: GrantSource;
+  amount: number;
+  remaining: number;
+  expiresAt: Date;
+}
+
+interface GrantColumns {
+  id: string;
+  source: GrantSource;
+  amount: string;
+  remaining: string;
+  expires_at: Date;
+}
+
+const toGrant = (row: GrantColumns): GrantRow => ({
+  id: row.id,
+  source: row.source,
+  amount: Number(row.amount),
+  remaining: Number(row.remaining),
+  expiresAt: row.expires_at,
+});
+
+/** Grants with money left that are still spendable at `at`, earliest-expiring first (the order they are spent in). */
+export async function spendableGrants(tx: Queryable, accountId: string, at: Date): Promise<GrantRow[]> {
+  const rows = await tx<GrantColumns[]>`
+    select id, source, amount, remaining, expires_at from wallet_grants
+     where account_id = ${accountId} and remaining > 0 and expires_at > ${at}
+     order by expires_at, id`;
+  return rows.map(toGrant);
+}
+
+/** Grants with money left whose time ran out by `at`: the expiry posting moves their remainder out of the wallet. */
+export async function lapsedGrants(tx: Queryable, accountId: string, at: Date): Promise<GrantRow[]> {
+  const rows = await tx<GrantColumns[]>`
+    select id, source, amount, remaining, expires_at from wallet_grants
+     where account_id = ${accountId} and remaining > 0 and expires_at <= ${at}
+     order by expires_at, id`;
+  return rows.map(toGrant);
+}
+
+export async function listGrants(sql: Queryable, accountId: string): Promise<GrantRow[]> {
+  const rows = await sql<GrantColumns[]>`
+    select id, source, amount, remaining, expires_at from wallet_grants
+     where account_id = ${accountId} and remaining > 0 order by expires_at, id`;
+  return rows.map(toGrant);
+}
+
+export async function insertGrant(
+  tx: Queryable,
+  grant: {
+    organisationId: string;
+    accountId: string;
+    source: GrantSource;
+    amount: number;
+    expiresAt: Date;
+    transactionId: string;
+  },
+): Promise<string> {
+  const id = newId();
+  await tx`insert into wallet_grants (id, organisation_id, account_id, source, amount, remaining, expires_at, transaction_id)
+           values (${id}, ${grant.organisationId}, ${grant.accountId}, ${grant.source}, ${grant.amount}, ${grant.amount},
+                   ${grant.expiresAt}, ${grant.transactionId})`;
+  return id;
+}
+
+export async function moveGrantRemaining(tx: Queryable, grantId: string, delta: number): Promise<void> {
+  await tx`update wallet_grants set remaining = remaining + ${delta} where id = ${grantId}`;
+}
+
+/** Organisations whose plan wallet holds grants that ran out by `at` (the expiry sweep's work list). */
+export async function organisationsWithLapsedGrants(sql: Queryable, at: Date, limit: number): Promise<string[]> {
+  const rows = await sql<{ organisation_id: string }[]>`
+    select distinct organisation_id from wallet_grants where remaining > 0 and expires_at <= ${at} limit ${limit}`;
+  return rows.map((row) => row.organisation_id);
+}
+
+/** Every wallet's stored balance beside the sum of its entries: the invariant the tests and the bench check. */
+export async function walletReplay(
+  sql: Queryable,
+  organisationIds?: string[],
+): Promise<{ accountId: string; organisationId: string; stored: number; replayed: number; grants: number | null }[]> {
+  const rows = await sql<
+    { id: string; organisation_id: string; balance: string; replayed: string; grants: string | null; kind: string }[]
+  >`
+    select a.id, a.organisation_id, a.balance, a.kind,
+           coalesce((select sum(e.amount) from ledger_entries e where e.account_id = a.id), 0) as replayed,
+           (select sum(g.remaining) from wallet_grants g where g.account_id = a.id) as grants
+      from ledger_accounts a
+     where a.kind <> 'PLATFORM' ${organisationIds ? sql`and a.organisation_id in ${sql(organisationIds)}` : sql``}`;
+  return rows.map((row) => ({
+    accountId: row.id,
+    organisationId: row.organisation_id,
+    stored: Number(row.balance),
+    replayed: Number(row.replayed),
+    grants: row.kind === 'PLAN_WALLET' ? Number(row.grants ?? 0) : null,
+  }));
+}
+
+/** Transactions whose entries do not sum to zero (the deferred trigger refuses them; this proves it held). */
+export async function unbalancedTransactions(sql: Queryable): Promise<string[]> {
+  const rows = await sql<{ transaction_id: string }[]>`
+    select transaction_id from ledger_entries group by transaction_id having sum(amount) <> 0`;
+  return rows.map((row) => row.transaction_id);
+}
