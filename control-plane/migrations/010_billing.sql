@@ -144,7 +144,10 @@ with opening as (
 ), journal as (
   select substr(md5('opening.' || o.organisation_id), 1, 24) as id, o.organisation_id, o.currency, o.unexplained as amount,
          o.unexplained as balance_after, 'Opening balance carried over from before the ledger' as reason,
-         'migration 010' as actor, '-infinity'::timestamptz as created_at, o.account_id
+         'migration 010' as actor,
+         coalesce((select min(a.created_at) from wallet_adjustments a where a.organisation_id = o.organisation_id),
+                  now()) - interval '1 second' as created_at,
+         o.account_id
     from opening o where o.unexplained <> 0
   union all
   select a.id, a.organisation_id, a.currency, a.amount_minor,
@@ -155,7 +158,7 @@ with opening as (
   insert into ledger_transactions (id, organisation_id, type, reference_type, reference_id, description, actor,
                                    idempotency_key, created_at)
   select j.id, j.organisation_id, 'ADJUSTMENT', 'ADJUSTMENT', null, j.reason, j.actor, 'migrated:' || j.id,
-         case when j.created_at = '-infinity' then now() - interval '1 second' else j.created_at end
+         j.created_at
     from journal j
   returning id
 )

@@ -12,6 +12,7 @@
  * an expiry posting (GRANT_EXPIRY) before any other posting to that wallet, and by the expiry sweep.
  */
 import type { Queryable } from '../db/database.ts';
+import { newId } from '../db/ids.ts';
 import {
   findTransactionByKey,
   insertEntries,
@@ -223,7 +224,9 @@ async function expireLapsed(
         referenceId: grant.id,
         description: `${grant.source === 'TOP_UP' ? 'Top-up' : grant.source === 'PLAN_CYCLE' ? 'Plan allowance' : 'Sign-up credit'} expired on ${grant.expiresAt.toISOString().slice(0, 10)}`,
         actor: 'expiry',
-        idempotencyKey: `grant-expiry:${grant.id}`,
+        // Safe without a fixed key: under the account lock a grant's remainder is moved out once. A refund into a
+        // grant that already lapsed gives it a remainder again, which a later expiry moves out in turn.
+        idempotencyKey: `grant-expiry:${grant.id}:${newId()}`,
       },
       [{ amount: -grant.remaining, balanceAfter: balance, grantId: grant.id }],
       null,
