@@ -17,6 +17,7 @@ import { GreetingCache } from './greetings/greeting-cache.ts';
 import { CallAnalyst } from './calls/analysis/call-analyst.ts';
 import { CallEventPersister } from './calls/events/call-event-persister.ts';
 import { CallSweeper } from './calls/jobs/call-sweeper.ts';
+import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
@@ -68,6 +69,12 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       sweeperLog[level](detail, message),
     ).start();
     closers.push(() => sweeper.stop());
+    // Plan billing's clock (docs/architecture.md §10): allowances every 30 days, lapsed money moved out.
+    const planWalletLog = log.child({ job: 'plan-wallet' });
+    const planWallets = new PlanWalletJob(database.sql, (level, message, detail) =>
+      planWalletLog[level](detail, message),
+    ).start();
+    closers.push(() => planWallets.stop());
     const postCall = new PostCallAnalysisJob(
       database.sql,
       new CallAnalyst(bus),

@@ -321,13 +321,6 @@ export async function moveGrantRemaining(tx: Queryable, grantId: string, delta: 
   await tx`update wallet_grants set remaining = remaining + ${delta} where id = ${grantId}`;
 }
 
-/** Organisations whose plan wallet holds grants that ran out by `at` (the expiry sweep's work list). */
-export async function organisationsWithLapsedGrants(sql: Queryable, at: Date, limit: number): Promise<string[]> {
-  const rows = await sql<{ organisation_id: string }[]>`
-    select distinct organisation_id from wallet_grants where remaining > 0 and expires_at <= ${at} limit ${limit}`;
-  return rows.map((row) => row.organisation_id);
-}
-
 /** Every wallet's stored balance beside the sum of its entries: the invariant the tests and the bench check. */
 export async function walletReplay(
   sql: Queryable,
