@@ -137,7 +137,12 @@ export async function findTransactionByKey(
   tx: Queryable,
   idempotencyKey: string,
 ): Promise<LedgerTransaction | undefined> {
-  const [row] = await tx<TransactionColumns[]>`${TRANSACTION_VIEW(tx)} where t.idempotency_key = ${idempotencyKey}`;
+  // The common case is a first posting: an index probe answers it without building the wallet's view.
+  const [posted] = await tx<
+    { id: string }[]
+  >`select id from ledger_transactions where idempotency_key = ${idempotencyKey}`;
+  if (!posted) return undefined;
+  const [row] = await tx<TransactionColumns[]>`${TRANSACTION_VIEW(tx)} where t.id = ${posted.id}`;
   return row && toTransaction(row);
 }
 
