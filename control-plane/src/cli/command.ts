@@ -24,6 +24,8 @@ export interface CommandArgs {
     url?: string;
     key?: string;
     out?: string;
+    plan?: string;
+    reason?: string;
     json?: boolean;
     help?: boolean;
   };

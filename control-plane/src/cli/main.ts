@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
+import { runBilling } from './commands/billing.ts';
 import { runCall } from './commands/call.ts';
 import { runDb } from './commands/db.ts';
 import { runKeys } from './commands/keys.ts';
@@ -29,6 +30,10 @@ export const USAGE = `Usage: parley <command>
                                         "Hello world") to agent ID (default the demo agent, created on first use);
                                         prints the transcript, saves the agent's audio (default .parley/try-call.wav)
   db shell [-- psql arguments]          psql on the database (DATABASE_URL, else the embedded one)
+  billing plan --org ID --plan CODE [--json]
+                                        put an organisation on plan billing (its first allowance at once)
+  billing suspend --org ID --reason TEXT | billing resume --org ID
+                                        refuse (402, with the reason) or allow the organisation's calls again
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
 
@@ -48,6 +53,8 @@ const OPTIONS = {
   url: { type: 'string' },
   key: { type: 'string' },
   out: { type: 'string' },
+  plan: { type: 'string' },
+  reason: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -81,6 +88,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runCall(sub);
       case 'db':
         return await runDb(sub);
+      case 'billing':
+        return await runBilling(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }
