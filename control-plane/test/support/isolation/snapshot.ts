@@ -20,7 +20,8 @@ export async function fingerprint(sql: Sql, organisationId: string): Promise<str
      where table_schema = current_schema() and column_name = 'organisation_id' order by table_name`;
   const hash = createHash('sha256');
   for (const { table_name: table } of tables) {
-    const rows = await sql.unsafe(`select * from "${table}" where organisation_id = $1 order by id`, [organisationId]);
+    // The first column is the table's key (id, or organisation_id where the organisation is the key).
+    const rows = await sql.unsafe(`select * from "${table}" where organisation_id = $1 order by 1`, [organisationId]);
     hash.update(`${table}:${JSON.stringify(withoutBookkeeping(rows))}`);
   }
   const people =
