@@ -38,6 +38,8 @@ import analyticsRoutes from './routes/v1/analytics/index.ts';
 import invitePageRoutes from './routes/pages/invite.ts';
 import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
 import webhookRoutes from './routes/webhooks/index.ts';
+import walletRoutes from './routes/v1/wallet/index.ts';
+import billingRoutes from './routes/v1/billing/index.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
@@ -187,6 +189,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         serviceAccounts: { 'carrier-a': deps.config.carrierAServiceAuthId },
         resellers: { 'carrier-d': deps.config.carrierDReseller },
       });
+      await v1.register(walletRoutes);
+      await v1.register(billingRoutes);
     },
     { prefix: API_PREFIX },
   );

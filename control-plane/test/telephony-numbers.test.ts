@@ -349,7 +349,7 @@ describe('GET /telephony/numbers and /telephony/overview', () => {
       processorEnabled: true,
       paid: true,
       wallet: { balance: 12.5, currency: 'USD', hasPaid: true },
-      rates: { baseRatePerMinute: null, countryProviderRates: {} },
+      rates: { baseRatePerMinute: 0.05, countryProviderRates: {} },
     });
     expect(data.integrations).toHaveLength(1);
     expect(data.integrations[0].config).toMatchObject({ account_sid: 'configured', auth_token: 'configured' });
@@ -371,7 +371,7 @@ describe('GET /telephony/numbers and /telephony/overview', () => {
       processorEnabled: false,
       paid: false,
       wallet: null,
-      rates: { baseRatePerMinute: null, countryProviderRates: {} },
+      rates: { baseRatePerMinute: 0.05, countryProviderRates: {} },
       integrations: [],
       numbers: [],
     });

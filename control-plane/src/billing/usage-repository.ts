@@ -122,3 +122,58 @@ export async function hasUnpaidUsage(sql: Queryable, organisationId: string): Pr
 export async function markUsagePaid(tx: Queryable, usageId: string, transactionId: string | null): Promise<void> {
   await tx`update usage_records set wallet_deducted = true, transaction_id = ${transactionId} where id = ${usageId}`;
 }
+
+export interface UsageTotals {
+  usageType: UsageType;
+  count: number;
+  durationSeconds: number;
+  totalE4: number;
+}
+
+/** Usage of one wallet and currency by type, within [from, to] of the records' creation when given. */
+export async function summariseUsage(
+  sql: Queryable,
+  filter: { organisationId: string; wallet: WalletKind; currency: string; from?: Date; to?: Date },
+): Promise<UsageTotals[]> {
+  const rows = await sql<{ usage_type: UsageType; count: number; duration_seconds: string; total_e4: string }[]>`
+    select usage_type, count(*)::int as count, coalesce(sum(duration_seconds), 0) as duration_seconds,
+           coalesce(sum(total_e4), 0) as total_e4
+      from usage_records
+     where organisation_id = ${filter.organisationId} and wallet = ${filter.wallet} and currency = ${filter.currency}
+       ${filter.from ? sql`and created_at >= ${filter.from}` : sql``}
+       ${filter.to ? sql`and created_at <= ${filter.to}` : sql``}
+     group by usage_type order by usage_type`;
+  return rows.map((row) => ({
+    usageType: row.usage_type,
+    count: row.count,
+    durationSeconds: Number(row.duration_seconds),
+    totalE4: Number(row.total_e4),
+  }));
+}
+
+export interface UsageFilter {
+  organisationId: string;
+  from?: Date;
+  to?: Date;
+  usageType?: UsageType;
+  billed?: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** One page of usage records, newest first, and how many match in all. */
+export async function listUsage(
+  sql: Queryable,
+  filter: UsageFilter,
+): Promise<{ records: UsageRecord[]; total: number }> {
+  const where = sql`organisation_id = ${filter.organisationId}
+    ${filter.from ? sql`and created_at >= ${filter.from}` : sql``}
+    ${filter.to ? sql`and created_at <= ${filter.to}` : sql``}
+    ${filter.usageType ? sql`and usage_type = ${filter.usageType}` : sql``}
+    ${filter.billed === undefined ? sql`` : sql`and billed = ${filter.billed}`}`;
+  const rows = await sql<UsageColumns[]>`
+    select * from usage_records where ${where} order by created_at desc, id desc
+     limit ${filter.limit} offset ${filter.offset}`;
+  const [count] = await sql<{ total: number }[]>`select count(*)::int as total from usage_records where ${where}`;
+  return { records: rows.map(toUsage), total: count!.total };
+}

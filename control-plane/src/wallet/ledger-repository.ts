@@ -158,7 +158,8 @@ export async function findTransaction(
 
 export interface TransactionFilter {
   organisationId: string;
-  wallet: WalletKind;
+  /** One wallet's transactions; both wallets' when left out (the wallet history shows plan-wallet lines too). */
+  wallet?: WalletKind;
   type?: TransactionType;
   from?: Date;
   to?: Date;
@@ -171,7 +172,8 @@ export async function listTransactions(
   sql: Queryable,
   filter: TransactionFilter,
 ): Promise<{ transactions: LedgerTransaction[]; total: number }> {
-  const where = sql`t.organisation_id = ${filter.organisationId} and a.kind = ${filter.wallet}
+  const where = sql`t.organisation_id = ${filter.organisationId}
+    ${filter.wallet ? sql`and a.kind = ${filter.wallet}` : sql``}
     ${filter.type ? sql`and t.type = ${filter.type}` : sql``}
     ${filter.from ? sql`and t.created_at >= ${filter.from}` : sql``}
     ${filter.to ? sql`and t.created_at <= ${filter.to}` : sql``}`;
