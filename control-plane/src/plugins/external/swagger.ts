@@ -22,6 +22,11 @@ const TAGS = [
   { name: 'results', description: 'What calls achieved, per agent (resultsConfig).' },
   { name: 'analytics', description: 'Analysis of calls by the language model.' },
   { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
+  { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
+  {
+    name: 'billing',
+    description: 'Billing identity and country, rates, status, usage, plans, the rate card and the plan wallet.',
+  },
   { name: 'mcp', description: 'The MCP server for AI hosts (JSON-RPC 2.0 over Streamable HTTP).' },
 ];
 
