@@ -3,7 +3,7 @@
  * card (Rate-card line) at the tier of its paid plan. Amounts are minor units with up to 4 decimals.
  */
 import type { Queryable } from '../db/database.ts';
-import { badField, notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { readBillingProfile, type BillingModel, type BillingProfile } from './billing-account-repository.ts';
 import { currencyOfCountry, taxOn, type BillingCurrency } from './countries.ts';
 import { activePlans, liveSubscription, type PlanRow, type SubscriptionRow } from './plan-repository.ts';
@@ -94,7 +94,11 @@ export interface PlanListing {
 export async function listPlans(sql: Queryable, organisationId: string, at = new Date()): Promise<PlanListing> {
   const profile = await loadProfile(sql, organisationId);
   if (!profile.billingCountry) {
-    throw badField('billingCountry', 'is not set: set it with PUT /billing/country/{organisationId} first');
+    // A state to change first, not a malformed request: invalid_state (400), naming the field to set.
+    const message = 'is not set: set it with PUT /billing/country/{organisationId} first';
+    throw new ApiError('invalid_state', `billingCountry ${message}`, {
+      fields: [{ field: 'billingCountry', message }],
+    });
   }
   const currency = currencyOfCountry(profile.billingCountry);
   const plans = await activePlans(sql, currency);

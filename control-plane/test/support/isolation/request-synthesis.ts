@@ -50,6 +50,8 @@ export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
   'POST /api/v1/telephony/carrier-c/connect': { subdomain: 'api.carrier.invalid' },
   // A phone call needs the number to call (required for callType sip, which a schema cannot say).
   'POST /api/v1/voice/session': { participantNumber: '+15555550100' },
+  // A supported ISO country code (the schema takes any short text; the list is checked by the service).
+  'PUT /api/v1/billing/country/:organisationId': { billingCountry: 'US' },
 };
 
 export interface SynthesisedRequest {
