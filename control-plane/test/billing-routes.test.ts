@@ -176,6 +176,28 @@ describe('GET /wallet/{organisationId}/transactions', () => {
     expect(one.transactions).toHaveLength(1);
   });
 
+  it('shows postings made in one database transaction in the order they were made', async () => {
+    const same = await seedOrganisation(t.db.sql, 'Same transaction');
+    const usd = (amount: number) => ({
+      organisationId: same.organisationId,
+      wallet: 'WALLET' as const,
+      currency: 'USD',
+      type: amount > 0 ? ('CREDIT' as const) : ('DEBIT' as const),
+      amount,
+      counterparty: amount > 0 ? ('payments' as const) : ('revenue' as const),
+      referenceType: amount > 0 ? 'TOP_UP' : 'VOICE_CALL',
+      description: 'Same transaction',
+      actor: 'test',
+      idempotencyKey: `same:${newId()}`,
+    });
+    await t.db.sql.begin(async (tx) => {
+      await post(tx, usd(1_000));
+      for (let i = 0; i < 5; i++) await post(tx, usd(-100));
+    });
+    const data = await ok200(same.key, `/wallet/${same.organisationId}/transactions`);
+    expect(data.transactions.map((line: { balanceAfter: number }) => line.balanceAfter)).toEqual([5, 6, 7, 8, 9, 10]);
+  });
+
   it('refuses a bad type, date or page with 400 naming the field', async () => {
     const url = `/wallet/${org.organisationId}/transactions`;
     await expect400(org.key, url, { type: 'GIFT' }, 'type');

@@ -201,12 +201,14 @@ export async function insertTransaction(
   transaction: NewTransaction,
 ): Promise<{ id: string; createdAt: Date }> {
   const id = newId();
+  // clock_timestamp(), not the column's default now(): now() is the database transaction's start, so every posting
+  // of one transaction (a top-up and the usage it settles) would share it and the history could not show their order.
   const [row] = await tx<{ created_at: Date }[]>`
     insert into ledger_transactions (id, organisation_id, type, reference_type, reference_id, description, actor,
-                                     reverses_id, idempotency_key)
+                                     reverses_id, idempotency_key, created_at)
     values (${id}, ${transaction.organisationId}, ${transaction.type}, ${transaction.referenceType},
             ${transaction.referenceId}, ${transaction.description}, ${transaction.actor}, ${transaction.reversesId},
-            ${transaction.idempotencyKey})
+            ${transaction.idempotencyKey}, clock_timestamp())
     returning created_at`;
   return { id, createdAt: row!.created_at };
 }
