@@ -17,9 +17,11 @@ import {
   seedMember,
   seedOrganisation,
   seedPhoneNumber,
+  seedWallet,
   updateAgentColumns,
   type SeededOrganisation,
 } from './support/seed.ts';
+import { insertApiKey } from '../src/auth/api-key-repository.ts';
 
 /** Every tool the server offers today (spec document 2's tools whose REST routes exist). */
 const EXPECTED_TOOLS = [
@@ -42,6 +44,7 @@ const EXPECTED_TOOLS = [
   'numbers_assign',
   'numbers_unassign',
   'account_org',
+  'account_balance',
   'service_help',
 ];
 
@@ -465,6 +468,33 @@ describe('numbers and account tools', () => {
 
     const unknown = await client.callTool({ name: 'numbers_unassign', arguments: { number: '+19999999999' } });
     expect(text(unknown)).toMatch(/^Telephony API 404: /);
+  });
+
+  it('shows the wallet, billing status and plan wallet; the wallet is null before it exists', async () => {
+    const client = await connect(org.key);
+    const before = json(await client.callTool({ name: 'account_balance', arguments: {} }));
+    expect(before).toMatchObject({
+      organisationId: org.organisationId,
+      wallet: null,
+      status: { canMakeCalls: false, ratePerMinute: 0.05, billingModel: 'LEGACY_USD' },
+      plan: { balanceMinor: 0, subscription: null },
+    });
+    const funded = await seedOrganisation(t.db.sql, 'Mcp funded');
+    await seedWallet(t.db.sql, funded.organisationId, { balanceMinor: 2_500, hasPaid: true });
+    const after = json(await (await connect(funded.key)).callTool({ name: 'account_balance', arguments: {} }));
+    expect(after).toMatchObject({
+      wallet: { balance: 25, currency: 'USD', hasPaid: true },
+      status: { canMakeCalls: true, balance: 25 },
+    });
+    const narrow = await insertApiKey(t.db.sql, {
+      organisationId: org.organisationId,
+      userId: org.ownerId,
+      name: 'wallet only',
+      scopes: ['wallet:read'],
+    });
+    const refused = await (await connect(narrow.key)).callTool({ name: 'account_balance', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^Billing API 403: Insufficient scope/);
   });
 
   it('shows the organisations the key sees, and the guide', async () => {

@@ -88,6 +88,10 @@ async function refuseWhilePlanWalletInUse(tx: Queryable, profile: BillingProfile
 async function grantSignupCredit(tx: Queryable, profile: BillingProfile, country: string, at: Date): Promise<boolean> {
   if (profile.billingModel !== 'WALLET' || profile.signupCreditAt !== null) return false;
   const currency = currencyOfCountry(country);
+  // A plan wallet keeps the currency it was opened in (the ledger refuses another): one opened in the other
+  // currency before the country was set cannot take this credit, which stays due (signup_credit_at unset).
+  const wallet = await readWalletAccount(tx, profile.organisationId, 'PLAN_WALLET');
+  if (wallet && wallet.currency !== currency) return false;
   const result = await post(tx, {
     organisationId: profile.organisationId,
     wallet: 'PLAN_WALLET',

@@ -1,6 +1,7 @@
-/** The account tools available so far: the organisations a connection sees (wallet and top-up tools wait for billing). */
-import { DEFAULT_LIST_LIMIT, listResult } from './results.ts';
-import { defineTool, listArguments, type Tool } from './tool.ts';
+/** The account tools available so far: the organisations a connection sees, and the wallet and billing standing. */
+import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
+import { RestFailure } from './tool-context.ts';
+import { defineTool, listArguments, orgArgument, type Tool } from './tool.ts';
 
 const accountOrg = defineTool({
   name: 'account_org',
@@ -16,4 +17,28 @@ const accountOrg = defineTool({
   },
 });
 
-export const accountTools: readonly Tool[] = [accountOrg];
+const accountBalance = defineTool({
+  name: 'account_balance',
+  title: 'Wallet, billing status and plan',
+  description:
+    'The pay-as-you-go wallet in US dollars (null before it exists), the billing status (whether calls and messages ' +
+    'can be made, rates, billing country and currencies) and the plan wallet with its subscription.',
+  toolClass: 'read',
+  scopes: ['wallet:read', 'billing:read'],
+  input: { ...orgArgument },
+  async run(args, context) {
+    const organisationId = context.organisation(args.org_id);
+    const status = await context.call('Billing', { method: 'GET', path: `/billing/status/${organisationId}` });
+    const plan = await context.call('Billing', { method: 'GET', path: '/billing/balance', query: { organisationId } });
+    const wallet = await context
+      .call('Wallet', { method: 'GET', path: `/wallet/${organisationId}` })
+      // No wallet yet is an answer, not a failure: its balance is shown as null.
+      .catch((error: unknown) => {
+        if (error instanceof RestFailure && error.status === 404) return null;
+        throw error;
+      });
+    return valueResult({ organisationId, wallet, status, plan });
+  },
+});
+
+export const accountTools: readonly Tool[] = [accountOrg, accountBalance];
