@@ -486,8 +486,8 @@ describe('plans, rate card, plan wallet balance', () => {
       taxMinor: 44_982,
       taxInclusive: false,
       allowanceMinor: 249_900,
-      perMinuteMinor: 35,
-      minutesIncluded: 7_140,
+      perMinuteMinor: 350,
+      minutesIncluded: 714,
       concurrentCalls: 2,
       topUpPresets: [100_000, 250_000, 500_000],
       rail: 'upi_card',
@@ -525,19 +525,19 @@ describe('plans, rate card, plan wallet balance', () => {
     await t.db.sql`update billing_subscriptions set status = 'ACTIVE' where organisation_id = ${org.organisationId}`;
     const pro = await ok200(org.key, '/billing/rate-card');
     expect(pro).toMatchObject({ currency: 'INR', tier: 'PRO' });
-    expect(pro.lines.find((line: { key: string }) => line.key === 'ai_phone_call_minute').priceMinor).toBe(28);
+    expect(pro.lines.find((line: { key: string }) => line.key === 'ai_phone_call_minute').priceMinor).toBe(280);
 
     // A new price from a later date: `at` before it shows the old one, after it the new one.
     await t.db.sql`insert into rate_card_lines (id, key, label, unit, price_e4, currency, tier, pulse_seconds,
                                                 minimum_seconds, effective_from)
-                   values (${newId()}, 'ai_phone_call_minute', 'AI phone call, per minute', 'MINUTE', 300000, 'INR',
+                   values (${newId()}, 'ai_phone_call_minute', 'AI phone call, per minute', 'MINUTE', 3000000, 'INR',
                            'PRO', 6, 6, '2030-01-01T00:00:00Z')`;
     const priceAt = async (at: string) =>
       (await ok200(org.key, '/billing/rate-card', { at })).lines.find(
         (line: { key: string }) => line.key === 'ai_phone_call_minute',
       ).priceMinor;
-    expect(await priceAt('2029-12-31T23:59:59Z')).toBe(28);
-    expect(await priceAt('2030-01-01')).toBe(30);
+    expect(await priceAt('2029-12-31T23:59:59Z')).toBe(280);
+    expect(await priceAt('2030-01-01')).toBe(300);
     expect((await ok200(org.key, '/billing/rate-card', { at: 'March 3, 2031' })).effectiveAt).toBe(
       new Date('March 3, 2031').toISOString(),
     );

@@ -4,8 +4,9 @@
  * The only SQL for them.
  */
 import type { Queryable } from '../db/database.ts';
+import type { BillingModel } from './subscription-repository.ts';
 
-export type BillingModel = 'LEGACY_USD' | 'WALLET';
+export type { BillingModel } from './subscription-repository.ts';
 
 export interface BillingProfile {
   organisationId: string;
@@ -60,8 +61,9 @@ export async function readBillingProfile(sql: Queryable, organisationId: string)
 }
 
 /**
- * The billing profile, its billing account opened when missing and locked with the organisation row for the rest
- * of the caller's transaction: changes of the billing country (and the sign-up credit) happen one at a time.
+ * The billing profile, its billing account opened when missing and locked for the rest of the caller's
+ * transaction (the lock subscription-repository.ts lockBillingAccount takes): changes of the billing country, the
+ * sign-up credit, the model and the plan of one organisation happen one at a time.
  */
 export async function lockBillingProfile(tx: Queryable, organisationId: string): Promise<BillingProfile | undefined> {
   await tx`insert into billing_accounts (organisation_id)
@@ -72,7 +74,7 @@ export async function lockBillingProfile(tx: Queryable, organisationId: string):
            b.rate_per_minute_e4, b.rate_per_message_e4, b.low_balance_threshold_minor, b.signup_credit_at
       from organisations o join billing_accounts b on b.organisation_id = o.id
      where o.id = ${organisationId} and o.deleted_at is null
-       for update of o, b`;
+       for update of b`;
   return row && toProfile(row);
 }
 

@@ -7,6 +7,7 @@
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { post } from '../wallet/ledger.ts';
+import { currencyOfCountry } from './countries.ts';
 import { ALLOWANCE_PERIOD_MS } from './plan-wallet-job.ts';
 import {
   findPlanByCode,
@@ -17,11 +18,6 @@ import {
   setSuspension,
   type LockedBillingAccount,
 } from './subscription-repository.ts';
-
-/** India bills in rupees, everywhere else in US dollars (spec document 2, PUT /billing/country). */
-export function currencyOfCountry(country: string): string {
-  return country.toUpperCase() === 'IN' ? 'INR' : 'USD';
-}
 
 export interface Activation {
   subscriptionId: string;
