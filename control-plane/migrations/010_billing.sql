@@ -24,7 +24,7 @@ create table billing_accounts (
   updated_at             timestamptz not null default now()
 );
 
--- Accounts of the ledger. An organisation holds at most one pay-as-you-go wallet (WALLET, US dollars; rupees for India numbers) and one plan wallet; platform accounts
+-- Accounts of the ledger. An organisation holds at most one pay-as-you-go wallet (WALLET, US dollars; rupees for India numbers) and one plan wallet per currency; platform accounts
 -- have no organisation and are named. `scale` is how many units make one minor unit: 1 for the pay-as-you-go wallet (cents),
 -- 10000 for plan wallets, whose amounts carry up to 4 decimals of the minor unit.
 create table ledger_accounts (
@@ -42,7 +42,10 @@ create table ledger_accounts (
   check ((kind = 'PLATFORM') = (organisation_id is null)),
   check (kind = 'PLATFORM' or balance >= 0)
 );
-create unique index ledger_accounts_wallet on ledger_accounts (organisation_id, kind) where organisation_id is not null;
+create unique index ledger_accounts_wallet on ledger_accounts (organisation_id) where kind = 'WALLET';
+-- One plan wallet per currency: an organisation whose billing country moves between India and elsewhere (allowed
+-- while its plan wallet is empty) gets a plan wallet in the new currency; the old one keeps its history.
+create unique index ledger_accounts_plan_wallet on ledger_accounts (organisation_id, currency) where kind = 'PLAN_WALLET';
 create unique index ledger_accounts_platform on ledger_accounts (name, currency, scale) where organisation_id is null;
 
 create table ledger_transactions (

@@ -216,6 +216,22 @@ describe('plan billing', () => {
     await t.db
       .sql`update billing_subscriptions set status = 'CANCELLED' where organisation_id = ${subscribed.organisationId}`;
     expect((await put(subscribed, 'IN')).statusCode).toBe(200);
+
+    // The emptied dollar plan wallet keeps its history; rupees go to a plan wallet of their own.
+    await seedPlanGrant(t.db.sql, subscribed.organisationId, {
+      amountMinor: 100_000,
+      currency: 'INR',
+      source: 'TOP_UP',
+    });
+    const balance = await t.call(subscribed.key, {
+      method: 'GET',
+      url: `/api/v1/billing/balance?organisationId=${subscribed.organisationId}`,
+    });
+    expect(balance.json().data).toMatchObject({ currency: 'INR', balanceMinor: 100_000, topUpMinor: 100_000 });
+    const wallets = await t.db.sql<{ currency: string }[]>`select currency from ledger_accounts
+      where organisation_id = ${subscribed.organisationId} and kind = 'PLAN_WALLET' order by currency`;
+    expect(wallets.map((w) => w.currency)).toEqual(['INR', 'USD']);
+    await expectReplays(subscribed.organisationId);
   });
 
   it('money in the plan wallet from a top-up also refuses the move', async () => {

@@ -72,7 +72,12 @@ export async function setOrganisationBillingCountry(
 }
 
 async function refuseWhilePlanWalletInUse(tx: Queryable, profile: BillingProfile, country: string) {
-  const wallet = await readWalletAccount(tx, profile.organisationId, 'PLAN_WALLET');
+  const wallet = await readWalletAccount(
+    tx,
+    profile.organisationId,
+    'PLAN_WALLET',
+    currencyOfCountry(profile.billingCountry!),
+  );
   const subscription = await liveSubscription(tx, profile.organisationId);
   if ((wallet && wallet.balance > 0) || subscription) {
     const holds = subscription ? 'a subscription exists' : 'the plan wallet holds money';
@@ -88,10 +93,6 @@ async function refuseWhilePlanWalletInUse(tx: Queryable, profile: BillingProfile
 async function grantSignupCredit(tx: Queryable, profile: BillingProfile, country: string, at: Date): Promise<boolean> {
   if (profile.billingModel !== 'WALLET' || profile.signupCreditAt !== null) return false;
   const currency = currencyOfCountry(country);
-  // A plan wallet keeps the currency it was opened in (the ledger refuses another): one opened in the other
-  // currency before the country was set cannot take this credit, which stays due (signup_credit_at unset).
-  const wallet = await readWalletAccount(tx, profile.organisationId, 'PLAN_WALLET');
-  if (wallet && wallet.currency !== currency) return false;
   const result = await post(tx, {
     organisationId: profile.organisationId,
     wallet: 'PLAN_WALLET',

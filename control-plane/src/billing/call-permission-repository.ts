@@ -46,7 +46,9 @@ export async function readCallPermissionFacts(
       from organisations o
       left join billing_accounts b on b.organisation_id = o.id
       left join ledger_accounts w on w.organisation_id = o.id and w.kind = 'WALLET'
+      -- The plan wallet of the currency the billing country pays in (countries.ts currencyOfCountry).
       left join ledger_accounts p on p.organisation_id = o.id and p.kind = 'PLAN_WALLET'
+            and p.currency = case when upper(o.billing_country) = 'IN' then 'INR' else 'USD' end
      where o.id = ${organisationId} and o.deleted_at is null`;
   if (!row) return undefined;
   return {

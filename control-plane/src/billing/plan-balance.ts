@@ -90,7 +90,7 @@ export async function planWalletBalance(
 ): Promise<PlanWalletBalance> {
   const profile = await loadProfile(sql, organisationId);
   const [account, subscription, pending] = await Promise.all([
-    readWalletAccount(sql, organisationId, 'PLAN_WALLET'),
+    readWalletAccount(sql, organisationId, 'PLAN_WALLET', currencyOfCountry(profile.billingCountry)),
     liveSubscription(sql, organisationId),
     pendingPlanCheckout(sql, organisationId),
   ]);

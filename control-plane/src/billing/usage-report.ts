@@ -44,7 +44,12 @@ export async function usageSummary(
   const range: DateRange = parseDateRange(query.startDate, query.endDate);
   const profile = await loadProfile(sql, organisationId);
   const wallet: WalletKind = profile.billingModel === 'WALLET' ? 'PLAN_WALLET' : 'WALLET';
-  const account = await readWalletAccount(sql, organisationId, wallet);
+  const account = await readWalletAccount(
+    sql,
+    organisationId,
+    wallet,
+    wallet === 'PLAN_WALLET' ? currencyOfCountry(profile.billingCountry) : undefined,
+  );
   const currency = account?.currency ?? (wallet === 'WALLET' ? 'USD' : currencyOfCountry(profile.billingCountry));
   const totals = await summariseUsage(sql, { organisationId, wallet, currency, ...range });
   const seconds = totals.reduce((sum, row) => sum + row.durationSeconds, 0);

@@ -37,14 +37,21 @@ const toAccount = (row: AccountColumns): WalletAccountRow => ({
   hasPaid: row.has_paid,
 });
 
+/**
+ * The organisation's wallet of `kind`. A plan wallet is per currency: named by `currency`, or else the one last
+ * moved (the organisation's current one).
+ */
 export async function readWalletAccount(
   sql: Queryable,
   organisationId: string,
   kind: WalletKind,
+  currency?: string,
 ): Promise<WalletAccountRow | undefined> {
   const [row] = await sql<AccountColumns[]>`
     select id, currency, scale, balance, has_paid from ledger_accounts
-     where organisation_id = ${organisationId} and kind = ${kind}`;
+     where organisation_id = ${organisationId} and kind = ${kind}
+       ${currency ? sql`and currency = ${currency}` : sql``}
+     order by updated_at desc limit 1`;
   return row && toAccount(row);
 }
 
@@ -62,9 +69,11 @@ export async function lockWalletAccount(
   await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
            values (${newId()}, ${organisationId}, ${kind}, ${kind === 'WALLET' ? 'wallet' : 'plan wallet'}, ${currency}, ${scale})
            on conflict do nothing`;
+  // The pay-as-you-go wallet is one (a posting in another currency is refused by the caller); plan wallets are per currency.
   const [row] = await tx<AccountColumns[]>`
     select id, currency, scale, balance, has_paid from ledger_accounts
-     where organisation_id = ${organisationId} and kind = ${kind} for update`;
+     where organisation_id = ${organisationId} and kind = ${kind} and (kind = 'WALLET' or currency = ${currency})
+       for update`;
   return toAccount(row!);
 }
 
