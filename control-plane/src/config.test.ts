@@ -53,6 +53,27 @@ describe('configuration', () => {
     expect(config.requireAll).toBe(true);
   });
 
+  it('reads the payment processor and the exchange rate, set together or not at all', () => {
+    const none = loadConfig({}).payments;
+    expect(none).toEqual({ apiUrl: 'https://api.razorpay.com', credentials: undefined, usdInrRateE4: undefined });
+    const set = loadConfig({
+      PARLEY_PAYMENTS_API_URL: 'http://127.0.0.1:9999/',
+      PARLEY_PAYMENTS_KEY_ID: 'rzp_test_1',
+      PARLEY_PAYMENTS_KEY_SECRET: 'secret',
+      PARLEY_PAYMENTS_WEBHOOK_SECRET: 'whsec',
+      PARLEY_FX_USD_INR: '83.25',
+    }).payments;
+    expect(set).toEqual({
+      apiUrl: 'http://127.0.0.1:9999',
+      credentials: { keyId: 'rzp_test_1', keySecret: 'secret', webhookSecret: 'whsec' },
+      usdInrRateE4: 832_500,
+    });
+    expect(() => loadConfig({ PARLEY_PAYMENTS_KEY_ID: 'rzp_test_1' })).toThrow(/set together/);
+    expect(() => loadConfig({ PARLEY_PAYMENTS_API_URL: 'ftp://x' })).toThrow(/PARLEY_PAYMENTS_API_URL/);
+    for (const rate of ['0', '83.12345', 'abc', '-1'])
+      expect(() => loadConfig({ PARLEY_FX_USD_INR: rate })).toThrow(/PARLEY_FX_USD_INR/);
+  });
+
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);

@@ -52,11 +52,31 @@ export interface Config {
   carrierDReseller: { username: string; password: string } | undefined;
   /** PARLEY_BOOTSTRAP_CREDIT_USD in US cents: what the first start puts in the bootstrap organisation's wallet. */
   bootstrapCreditMinor: number;
+  /** The payment processor (Razorpay's API) that takes wallet top-ups, and the exchange rate quotes use. */
+  payments: PaymentsConfig;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
   engine: EngineConfig;
 }
+
+export interface PaymentsConfig {
+  /** PARLEY_PAYMENTS_API_URL: the processor's API, default Razorpay's; a local fake in tests. */
+  apiUrl: string;
+  /**
+   * PARLEY_PAYMENTS_KEY_ID / _KEY_SECRET / _WEBHOOK_SECRET, set together; undefined: card payments are unavailable
+   * (the payment routes answer 503 naming these settings).
+   */
+  credentials: { keyId: string; keySecret: string; webhookSecret: string } | undefined;
+  /**
+   * PARLEY_FX_USD_INR: rupees per US dollar with up to 4 decimals, as an integer ×10⁴ (83.25 → 832500); undefined:
+   * India's rupee quotes answer 502, as the spec says when no exchange rate is available.
+   */
+  usdInrRateE4: number | undefined;
+}
+
+/** Razorpay's API: orders are created at `${apiUrl}/v1/orders`. */
+export const DEFAULT_PAYMENTS_API_URL = 'https://api.razorpay.com';
 
 /** The first start's wallet credit: 10 USD, enough for a few minutes of calls on a new install. */
 const DEFAULT_BOOTSTRAP_CREDIT_MINOR = 1000;
@@ -94,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     carrierAServiceAuthId: nonEmpty(env.PARLEY_CARRIER_A_SERVICE_AUTH_ID),
     carrierDReseller: readReseller(nonEmpty(env.PARLEY_CARRIER_D_USERNAME), nonEmpty(env.PARLEY_CARRIER_D_PASSWORD)),
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
+    payments: readPayments(env),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
   };
@@ -200,6 +221,36 @@ function readReseller(username: string | undefined, password: string | undefined
   if (!username !== !password)
     throw new ConfigError('PARLEY_CARRIER_D_USERNAME and PARLEY_CARRIER_D_PASSWORD are set together');
   return username && password ? { username, password } : undefined;
+}
+
+function readPayments(env: Env): PaymentsConfig {
+  const apiUrl = nonEmpty(env.PARLEY_PAYMENTS_API_URL);
+  if (apiUrl !== undefined && !/^https?:\/\/[^/\s]+/i.test(apiUrl))
+    throw new ConfigError('PARLEY_PAYMENTS_API_URL must be an http(s) URL');
+  const keyId = nonEmpty(env.PARLEY_PAYMENTS_KEY_ID);
+  const keySecret = nonEmpty(env.PARLEY_PAYMENTS_KEY_SECRET);
+  const webhookSecret = nonEmpty(env.PARLEY_PAYMENTS_WEBHOOK_SECRET);
+  const given = [keyId, keySecret, webhookSecret].filter((value) => value !== undefined).length;
+  // Half a configuration would take money it can never confirm (no webhook secret) or could not take at all.
+  if (given !== 0 && given !== 3)
+    throw new ConfigError(
+      'PARLEY_PAYMENTS_KEY_ID, PARLEY_PAYMENTS_KEY_SECRET and PARLEY_PAYMENTS_WEBHOOK_SECRET are set together',
+    );
+  return {
+    apiUrl: trimSlash(apiUrl ?? DEFAULT_PAYMENTS_API_URL),
+    credentials: given === 3 ? { keyId: keyId!, keySecret: keySecret!, webhookSecret: webhookSecret! } : undefined,
+    usdInrRateE4: readRateE4(env, 'PARLEY_FX_USD_INR'),
+  };
+}
+
+/** An exchange rate such as 83.25 as an integer ×10⁴; never rounded. */
+function readRateE4(env: Env, name: string): number | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  const match = /^(\d{1,6})(?:\.(\d{1,4}))?$/.exec(raw);
+  const rateE4 = match ? Number(match[1]) * 10_000 + Number((match[2] ?? '').padEnd(4, '0')) : 0;
+  if (rateE4 <= 0) throw new ConfigError(`${name} must be a positive rate such as 83.25 (up to 4 decimals)`);
+  return rateE4;
 }
 
 function readDollars(env: Env, name: string, fallbackMinor: number): number {

@@ -61,6 +61,23 @@ describe('key ring', () => {
   });
 });
 
+describe('signatures of the key ring', () => {
+  it('verifies its own signature, under an older key too, and refuses another purpose, message or ring', () => {
+    const oldKey = key();
+    const old = KeyRing.parse(`old:${oldKey}`);
+    const signature = old.sign('quote', 'q1.abc');
+    expect(signature.startsWith('old.')).toBe(true);
+    const rotated = KeyRing.parse(`new:${key()},old:${oldKey}`);
+    expect(rotated.verify('quote', 'q1.abc', signature)).toBe(true);
+    expect(rotated.sign('quote', 'q1.abc').startsWith('new.')).toBe(true);
+    expect(rotated.verify('pay-page', 'q1.abc', signature)).toBe(false);
+    expect(rotated.verify('quote', 'q1.abd', signature)).toBe(false);
+    expect(KeyRing.parse(`old:${key()}`).verify('quote', 'q1.abc', signature)).toBe(false);
+    expect(rotated.verify('quote', 'q1.abc', `${signature}x`)).toBe(false);
+    expect(rotated.verify('quote', 'q1.abc', 'nokey')).toBe(false);
+  });
+});
+
 describe('loading the key ring', () => {
   it('uses PARLEY_SECRET_KEYS when set, and names it when it is wrong', async () => {
     const ring = await loadKeyRing({ secretKeys: `prod:${key()}`, dataDir: '/nonexistent' });

@@ -7,7 +7,7 @@
  * JSON column. Each is bound to a context (GCM's associated data, e.g. the owning organisation): it decrypts only
  * under the same context, so a ciphertext copied to another organisation's record is refused, not revealed.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const PREFIX = 'enc:v1:';
 const ALGORITHM = 'aes-256-gcm';
@@ -113,10 +113,35 @@ export class KeyRing {
     }
   }
 
+  /**
+   * A signature of `message` for one purpose (quote tokens, payment-page links): `<key id>.<HMAC-SHA256>`
+   * (base64url), under a key derived from the primary key with HKDF for that purpose alone, so a signature made for
+   * one purpose never verifies for another and the encryption keys are never used as MAC keys themselves.
+   */
+  sign(purpose: string, message: string): string {
+    const { id, key } = this.#keys[0]!;
+    return `${id}.${mac(key, purpose, message)}`;
+  }
+
+  /** Whether `signature` is sign(purpose, message) under any key of the ring (compared in constant time). */
+  verify(purpose: string, message: string, signature: string): boolean {
+    const dot = signature.indexOf('.');
+    const ringKey = dot > 0 ? this.#keys.find((k) => k.id === signature.slice(0, dot)) : undefined;
+    if (!ringKey) return false;
+    const expected = Buffer.from(mac(ringKey.key, purpose, message), 'utf8');
+    const given = Buffer.from(signature.slice(dot + 1), 'utf8');
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
   /** Whether the ciphertext was made under another key than the one that encrypts now (worth re-encrypting). */
   needsRotation(ciphertext: string): boolean {
     return parseCiphertext(ciphertext).keyId !== this.primaryKeyId;
   }
+}
+
+function mac(key: Buffer, purpose: string, message: string): string {
+  const macKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `parley signing: ${purpose}`, KEY_BYTES));
+  return createHmac('sha256', macKey).update(message, 'utf8').digest('base64url');
 }
 
 /** Whether a value has the form of a ciphertext of this module (it may still fail to decrypt). */
