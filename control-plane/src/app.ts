@@ -40,6 +40,10 @@ import voiceSessionPlacementRoutes from './routes/v1/voice-session/index.ts';
 import webhookRoutes from './routes/webhooks/index.ts';
 import walletRoutes from './routes/v1/wallet/index.ts';
 import billingRoutes from './routes/v1/billing/index.ts';
+import payPageRoutes from './routes/pages/pay.ts';
+import paymentRoutes from './routes/v1/payments/index.ts';
+import { RazorpayClient } from './integrations/payments/razorpay.ts';
+import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
@@ -71,7 +75,7 @@ declare module 'fastify' {
 
 export interface AppDependencies {
   config: Pick<Config, 'publicUrl' | 'rateLimits'> &
-    Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller'>>;
+    Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller' | 'payments'>>;
   sql: Sql;
   bus: Bus;
   keys: KeyStore;
@@ -148,6 +152,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
+  const payments = deps.config.payments;
+  const paymentSetup: PaymentSetup = {
+    sql: deps.sql,
+    processor: payments?.credentials ? new RazorpayClient(payments.apiUrl, payments.credentials) : undefined,
+    keyRing: deps.secrets,
+    publicUrl: deps.config.publicUrl.replace(/\/+$/, ''),
+    usdInrRateE4: payments?.usdInrRateE4,
+    log: (level, message, detail) => app.log[level](detail, message),
+    now: () => new Date(),
+  };
+  await app.register(payPageRoutes, { setup: paymentSetup });
   const phoneCalls = createPhoneCalls({
     sql: deps.sql,
     bus: deps.bus,
@@ -157,7 +172,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);
-  await app.register(webhookRoutes, { calls: phoneCalls.carrierCalls, publicUrl: deps.config.publicUrl });
+  await app.register(webhookRoutes, {
+    calls: phoneCalls.carrierCalls,
+    publicUrl: deps.config.publicUrl,
+    payments: paymentSetup,
+  });
   await app.register(
     async (v1) => {
       await v1.register(apiKeyRoutes);
@@ -182,6 +201,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await v1.register(callHistoryRoutes, { publicUrl: deps.config.publicUrl });
       await v1.register(resultsRoutes, { publicUrl: deps.config.publicUrl });
       await v1.register(analyticsRoutes);
+      await v1.register(paymentRoutes, { setup: paymentSetup });
       await v1.register(telephonyRoutes, {
         publicUrl: deps.config.publicUrl,
         carrierApiUrls: deps.config.carrierApiUrls,
