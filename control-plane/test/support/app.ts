@@ -46,6 +46,8 @@ export interface TestAppOptions {
   recordingsDir?: string;
   /** Where the carriers' APIs are (fakes); by default the carriers' real addresses, which tests must not reach. */
   carrierApiUrls?: Config['carrierApiUrls'];
+  /** The payment processor (a fake) and exchange rate; by default none, so card payments answer 503. */
+  payments?: Config['payments'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -66,6 +68,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       publicUrl: PUBLIC_URL,
       rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits },
       carrierApiUrls: options.carrierApiUrls,
+      payments: options.payments,
     },
     sql: db.sql,
     bus,
