@@ -25,7 +25,12 @@ const TAGS = [
   { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
   {
     name: 'billing',
-    description: 'Billing identity and country, rates, status, usage, plans, the rate card and the plan wallet.',
+    description:
+      'Billing identity and country, rates, status, usage, plans, the rate card, the plan wallet and top-ups.',
+  },
+  {
+    name: 'payments',
+    description: "Payment orders at the processor, and the processor's signed webhook that credits the wallet.",
   },
   { name: 'mcp', description: 'The MCP server for AI hosts (JSON-RPC 2.0 over Streamable HTTP).' },
 ];

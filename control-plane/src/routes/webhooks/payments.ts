@@ -26,7 +26,7 @@ export default async function paymentWebhookRoutes(app: FastifyInstance, options
       bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
       config: { auth: 'public' },
       schema: {
-        tags: ['webhooks'],
+        tags: ['payments'],
         summary: "The payment processor's webhook (Razorpay events, signed)",
         description:
           'Razorpay posts payment.captured, order.paid and payment.failed here, signed with X-Razorpay-Signature ' +
