@@ -3,6 +3,7 @@
  * contract fake over HTTP: quote → order → the processor's signed webhook → the wallet credited once. Every refusal
  * is checked for what it must not do: no processor order, no credit, the quote still usable where the spec says so.
  */
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
@@ -304,6 +305,49 @@ describe('pay-as-you-go top-up', () => {
     const [retry] = await fake.pay(created.pgOrderId);
     expect(JSON.parse(retry!.body).data.outcome).toBe('credited');
     expect((await wallet(org.organisationId))!.balance).toBe(2000);
+  });
+});
+
+describe('signed but strange webhooks', () => {
+  it('answer without a 5xx and change nothing', async () => {
+    const org = await organisation('US');
+    const created = await quotedOrder(org, 10);
+    const entity = { id: 'pay_Strange0000001', order_id: created.pgOrderId, amount: 1000, currency: 'USD' };
+    const bodies = [
+      'not json',
+      '[]',
+      'null',
+      JSON.stringify({
+        event: 'payment.captured',
+        payload: { payment: { entity: { ...entity, order_id: `${created.pgOrderId}\u0000` } } },
+      }),
+      JSON.stringify({ event: 'payment.captured', payload: { payment: { entity: { ...entity, amount: 1000.5 } } } }),
+      JSON.stringify({ event: 'payment.captured', payload: { payment: { entity: { ...entity, amount: 1e300 } } } }),
+      JSON.stringify({
+        event: 'payment.captured',
+        payload: { payment: { entity: { ...entity, currency: 'usd\u0000' } } },
+      }),
+      JSON.stringify({ event: 'payment.captured\u0000', note: '\ud800', payload: { payment: { entity } } }),
+      JSON.stringify({ event: { nested: true }, payload: [[[[[[[[[[]]]]]]]]]] }),
+      JSON.stringify({
+        event: 'payment.failed',
+        payload: { payment: { entity: { id: 'pay_x', order_id: 'order_unknown' } } },
+      }),
+    ];
+    for (const body of bodies) {
+      const response = await fetch(fake.webhookUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-razorpay-signature': createHmac('sha256', fake.account.webhookSecret).update(body).digest('hex'),
+          'x-razorpay-event-id': 'evt/../not an id',
+        },
+        body,
+      });
+      expect(response.status, body).toBeLessThan(500);
+    }
+    expect(await creditsOf(created.paymentId)).toHaveLength(0);
+    expect((await payment(created.paymentId)).status).toBe('PENDING');
   });
 });
 

@@ -18,6 +18,7 @@ import { startTestApp } from '../support/app.ts';
 import { startBusServices } from '../support/isolation/bus-services.ts';
 import { seedTenant } from '../support/isolation/tenants.ts';
 import { createIsolatedBus } from '../support/workers.ts';
+import { RazorpayFake } from '../fakes/payments/razorpay-fake.ts';
 import {
   ANSWER_TIME_LIMIT_MS,
   isCarrierDocument,
@@ -57,8 +58,19 @@ function startRefusingCarrier(): Promise<Server> {
 
 const carrier = await startRefusingCarrier();
 const carrierUrl = `http://127.0.0.1:${(carrier.address() as AddressInfo).port}`;
+// The payment processor's fake, so the payment routes answer as configured ones do rather than 503.
+const processor = await RazorpayFake.start();
 const bus = await createIsolatedBus();
 const t = await startTestApp({
+  payments: {
+    apiUrl: processor.url,
+    credentials: {
+      keyId: processor.account.keyId,
+      keySecret: processor.account.keySecret,
+      webhookSecret: processor.account.webhookSecret,
+    },
+    usdInrRateE4: 832_500,
+  },
   bus,
   rateLimits: Object.fromEntries(
     [
@@ -83,6 +95,7 @@ afterAll(async () => {
   await t.close();
   await bus.close();
   carrier.close();
+  await processor.close();
 });
 
 /** Answers by route and status: the fuzz must reach handlers (2xx, 404, 409…), not only the validator's 400. */

@@ -24,6 +24,9 @@ export const EVENT_ID_HEADER = 'x-razorpay-event-id';
  * well above the processor's usual sub-second answer and below a browser's patience.
  */
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Razorpay's ids (`order_…`, `pay_…`): letters, digits and underscores. Anything else is not theirs. */
+const PROCESSOR_ID = /^[A-Za-z0-9_]{1,64}$/;
+const CURRENCY = /^[A-Z]{3}$/;
 /** Razorpay's limit on `receipt`. */
 const RECEIPT_MAX_LENGTH = 40;
 
@@ -141,18 +144,21 @@ export function readPaymentEvent(event: unknown): PaymentEvent {
   const payment = asObject(asObject(payload?.payment)?.entity);
   const order = asObject(asObject(payload?.order)?.entity);
   if (type === 'payment.captured' || type === 'order.paid') {
-    const orderId = str(payment?.order_id) ?? str(order?.id);
-    const paymentId = str(payment?.id);
+    const orderId = processorId(payment?.order_id) ?? processorId(order?.id);
+    const paymentId = processorId(payment?.id);
     const amount = payment ? payment.amount : order?.amount_paid;
-    const currency = str(payment?.currency) ?? str(order?.currency);
+    const currency = [payment?.currency, order?.currency].find((c) => typeof c === 'string' && CURRENCY.test(c)) as
+      | string
+      | undefined;
     if (orderId && paymentId && Number.isSafeInteger(amount) && currency) {
       return { kind: 'captured', type, orderId, paymentId, amountMinor: amount as number, currency };
     }
   } else if (type === 'payment.failed') {
-    const orderId = str(payment?.order_id);
-    const paymentId = str(payment?.id);
+    const orderId = processorId(payment?.order_id);
+    const paymentId = processorId(payment?.id);
     if (orderId && paymentId) {
-      return { kind: 'failed', type, orderId, paymentId, reason: str(payment?.error_description) ?? null };
+      const reason = str(payment?.error_description)?.slice(0, 200) ?? null;
+      return { kind: 'failed', type, orderId, paymentId, reason };
     }
   }
   return { kind: 'ignored', type };
@@ -169,6 +175,10 @@ function asObject(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+function processorId(value: unknown): string | undefined {
+  return typeof value === 'string' && PROCESSOR_ID.test(value) ? value : undefined;
 }
 
 function str(value: unknown): string | undefined {
