@@ -10,6 +10,7 @@ import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { RazorpayFake } from './fakes/payments/razorpay-fake.ts';
 import { insertUsage } from '../src/billing/usage-repository.ts';
+import { PaymentProcessorError, RazorpayClient } from '../src/integrations/payments/razorpay.ts';
 
 let fake: RazorpayFake;
 let t: TestApp;
@@ -226,6 +227,7 @@ describe('pay-as-you-go top-up', () => {
 
     const [delivery] = await fake.pay(created.pgOrderId);
     expect(delivery!.status).toBe(200);
+    expect(fake.orders.get(created.pgOrderId)).toMatchObject({ status: 'paid', amount_paid: 118_000 });
     expect(JSON.parse(delivery!.body).data.outcome).toBe('credited');
 
     const credits = await creditsOf(created.paymentId);
@@ -305,6 +307,46 @@ describe('pay-as-you-go top-up', () => {
     const [retry] = await fake.pay(created.pgOrderId);
     expect(JSON.parse(retry!.body).data.outcome).toBe('credited');
     expect((await wallet(org.organisationId))!.balance).toBe(2000);
+  });
+});
+
+describe('the processor adapter against the fake', () => {
+  it("creates orders with basic auth and reads the processor's refusals", async () => {
+    const credentials = { keyId: fake.account.keyId, keySecret: fake.account.keySecret, webhookSecret: 'w' };
+    const client = new RazorpayClient(`${fake.url}/`, credentials);
+    const order = await client.createOrder({
+      amountMinor: 150,
+      currency: 'USD',
+      receipt: 'adapter-1',
+      notes: { a: 'b' },
+    });
+    expect(order).toEqual({
+      id: expect.stringMatching(/^order_/),
+      amountMinor: 150,
+      currency: 'USD',
+      status: 'created',
+    });
+    const auth = `Basic ${Buffer.from(`${credentials.keyId}:${credentials.keySecret}`).toString('base64')}`;
+    const fetched = await fetch(`${fake.url}/v1/orders/${order.id}`, { headers: { authorization: auth } });
+    expect(await fetched.json()).toMatchObject({
+      id: order.id,
+      entity: 'order',
+      amount_due: 150,
+      receipt: 'adapter-1',
+    });
+
+    const tooSmall = await client
+      .createOrder({ amountMinor: 50, currency: 'USD', receipt: 'adapter-2', notes: {} })
+      .catch((e) => e);
+    expect(tooSmall).toBeInstanceOf(PaymentProcessorError);
+    expect(tooSmall).toMatchObject({ kind: 'refused', status: 400 });
+    expect(tooSmall.message).toMatch(/The amount must be at least USD 1.00 \(amount\)/);
+    const wrongKey = new RazorpayClient(fake.url, { ...credentials, keySecret: 'wrong' });
+    const refused = await wrongKey
+      .createOrder({ amountMinor: 150, currency: 'USD', receipt: 'adapter-3', notes: {} })
+      .catch((e) => e);
+    expect(refused).toMatchObject({ kind: 'refused', status: 401 });
+    expect(refused.message).toMatch(/Authentication failed/);
   });
 });
 
