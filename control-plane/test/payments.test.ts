@@ -462,10 +462,21 @@ describe('a quote is used once, as issued, by its own organisation, in time', ()
   it('409 when the billing country or the total changed since the quote; 400 below the minimum', async () => {
     const org = await organisation('US');
     const q = (await quote(org, 20)).body.data;
-    await t.db.sql`update organisations set billing_country = 'DE' where id = ${org.organisationId}`;
+    const pending = await quotedOrder(org, 20);
+    const country = await t.call(org.key, {
+      method: 'PUT',
+      url: `/api/v1/billing/country/${org.organisationId}`,
+      payload: { billingCountry: 'de' },
+    });
+    expect(country.statusCode).toBe(200);
     const moved = await createOrder(org, orderBody(org, q));
     expect(moved.status).toBe(409);
     expect(moved.body.message).toMatch(/billing country changed from US to DE/);
+    // The country change expired the pending checkout; if the processor still captures it, the money is not lost.
+    expect((await payment(pending.paymentId)).status).toBe('EXPIRED');
+    const [late] = await fake.pay(pending.pgOrderId);
+    expect(JSON.parse(late!.body).data.outcome).toBe('credited');
+    expect((await wallet(org.organisationId))!.balance).toBe(2000);
 
     const india = await organisation('IN');
     const rupees = (await quote(india, 2000)).body.data;

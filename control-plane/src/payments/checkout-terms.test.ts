@@ -33,7 +33,8 @@ describe('top-up prices', () => {
     expect(priceTopUp(999, 'US', undefined)).toMatchObject({ meetsMinimum: false });
   });
 
-  it('rounds tax half up to the minor unit and refuses amounts with more than two decimals', () => {
+  it('rounds GST up to the paisa, the fee half up, and refuses amounts with more than two decimals', () => {
+    expect(priceTopUp(2, 'IN', 832_500)).toMatchObject({ taxMinor: 1, totalMinor: 3 }); // 0.36 paise → 1
     expect(basisPointsOf(3, 1800)).toBe(1); // 0.54 → 1
     expect(basisPointsOf(2, 1800)).toBe(0); // 0.36 → 0
     expect(minorOf(12.5)).toBe(1250);

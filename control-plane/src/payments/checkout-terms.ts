@@ -1,13 +1,11 @@
 /**
  * What a top-up costs and in which currency (spec document 2, "Wallet and billing (REST)"): India pays in rupees
  * with 18 % GST, everywhere else in US dollars without tax; the pay-as-you-go wallet itself always holds US dollars,
- * so a rupee top-up is converted at the configured exchange rate. Pure: no database, no clock.
+ * so a rupee top-up is converted at the configured exchange rate. Pure: no database, no clock. The country rules
+ * (currency, GST and its rounding) are billing/countries.ts's, shared with plan billing.
  */
+import { INDIA_TAX_BASIS_POINTS, currencyOfCountry, taxOn, type BillingCurrency } from '../billing/countries.ts';
 
-/** Where the checkout is in rupees and taxed. */
-export const INDIA = 'IN';
-/** GST on a top-up paid in India, in basis points (18 %). */
-export const INDIA_TAX_BASIS_POINTS = 1800;
 /**
  * The platform fee, basis points of the wallet credit. The spec shows a fee line but gives no figure, and Parley
  * charges none: the line stays at zero so a fee is one constant away, and the quote shows the payer what it is.
@@ -18,17 +16,12 @@ export const MINIMUM_TOP_UP_USD_MINOR = 1000;
 /** Exchange rates are integers ×10⁴ (83.25 → 832500). */
 export const RATE_SCALE = 10_000;
 
-export type CheckoutCurrency = 'INR' | 'USD';
+export type CheckoutCurrency = BillingCurrency;
 
-export function checkoutCurrencyOf(billingCountry: string): CheckoutCurrency {
-  return billingCountry.toUpperCase() === INDIA ? 'INR' : 'USD';
-}
+/** The checkout currency of a billing country: rupees in India, else US dollars (billing/countries.ts). */
+export const checkoutCurrencyOf = (billingCountry: string): CheckoutCurrency => currencyOfCountry(billingCountry);
 
-export function taxBasisPointsOf(billingCountry: string): number {
-  return billingCountry.toUpperCase() === INDIA ? INDIA_TAX_BASIS_POINTS : 0;
-}
-
-/** Basis points of an amount, rounded half up to a whole minor unit (tax is charged to the paisa or cent). */
+/** Basis points of an amount, rounded half up to a whole minor unit (the platform fee). */
 export function basisPointsOf(amountMinor: number, basisPoints: number): number {
   return Math.floor((amountMinor * basisPoints + 5_000) / 10_000);
 }
@@ -69,8 +62,7 @@ export function priceTopUp(
   }
   const walletCreditUsdMinor = Math.floor((walletCreditMinor * RATE_SCALE) / rateE4);
   const platformFeeMinor = basisPointsOf(walletCreditMinor, PLATFORM_FEE_BASIS_POINTS);
-  const taxBasisPoints = taxBasisPointsOf(billingCountry);
-  const taxMinor = basisPointsOf(walletCreditMinor + platformFeeMinor, taxBasisPoints);
+  const taxMinor = taxOn(walletCreditMinor + platformFeeMinor, currency);
   return {
     billingCountry: billingCountry.toUpperCase(),
     walletCreditMinor,
@@ -81,7 +73,7 @@ export function priceTopUp(
     platformFeeLabel:
       PLATFORM_FEE_BASIS_POINTS === 0 ? 'No platform fee' : `Platform fee ${PLATFORM_FEE_BASIS_POINTS / 100} %`,
     taxMinor,
-    taxLabel: taxBasisPoints === 0 ? 'No tax' : `GST ${taxBasisPoints / 100} %`,
+    taxLabel: currency === 'INR' ? `GST ${INDIA_TAX_BASIS_POINTS / 100} %` : 'No tax',
     totalMinor: walletCreditMinor + platformFeeMinor + taxMinor,
     chargeCurrency: currency,
     rateE4,

@@ -8,7 +8,8 @@ import { newId } from '../db/ids.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
 import { GATEWAY } from '../integrations/payments/razorpay.ts';
 import { WALLET_SCALE } from '../wallet/ledger-types.ts';
-import { INDIA, basisPointsOf, checkoutCurrencyOf, taxBasisPointsOf } from './checkout-terms.ts';
+import { INDIA, taxOn } from '../billing/countries.ts';
+import { checkoutCurrencyOf } from './checkout-terms.ts';
 import { readOrganisationBilling, topUpPlanOf, type OrganisationBilling } from './billing-facts-repository.ts';
 import { insertPayment } from './payment-repository.ts';
 import { checkoutTools, type PaymentSetup } from './payment-setup.ts';
@@ -67,7 +68,7 @@ export async function createPlanTopUp(
   }
   const india = country === INDIA;
   if (india) assertInvoiceDetails(organisation);
-  const chargeMinor = request.amountMinor + basisPointsOf(request.amountMinor, taxBasisPointsOf(country));
+  const chargeMinor = request.amountMinor + taxOn(request.amountMinor, checkoutCurrencyOf(country));
   const now = setup.now();
   const paymentId = newId();
   // No quote to claim: the order is made first and the payment stored after it. An order whose payment could not be
