@@ -136,7 +136,7 @@ describe('pay-as-you-go top-up', () => {
     expect(expiresIn).toBeLessThanOrEqual(10 * 60_000);
 
     const india = await organisation('IN');
-    const inQuote = await quote(india, 1000, { currency: 'inr' });
+    const inQuote = await quote(india, 1000, { currency: 'INR' });
     expect(inQuote.body.data).toMatchObject({
       walletCredit: { amount: 1000, currency: 'INR' },
       walletCreditUsd: 12.01,

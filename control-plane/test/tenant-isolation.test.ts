@@ -12,6 +12,7 @@ import { fingerprint } from './support/isolation/snapshot.ts';
 import { synthesise, type SynthesisedRequest } from './support/isolation/request-synthesis.ts';
 import { keyWithout, revokedKey, seedTenant, type Tenant } from './support/isolation/tenants.ts';
 import { createIsolatedBus } from './support/workers.ts';
+import { RazorpayFake } from './fakes/payments/razorpay-fake.ts';
 
 /**
  * Routes that take no API key. Each is here on purpose: the token in the path is its credential, or it
@@ -25,12 +26,27 @@ const PUBLIC_ROUTES = new Set([
 
 // The harness's own bus namespace, so the workers it starts never serve another test file's requests.
 const bus = await createIsolatedBus();
-const t = await startTestApp({ bus, rateLimits: { widget: 10_000 } });
+// The payment processor's fake, so the payment routes answer as configured ones do rather than 503.
+const processor = await RazorpayFake.start();
+const t = await startTestApp({
+  bus,
+  rateLimits: { widget: 10_000 },
+  payments: {
+    apiUrl: processor.url,
+    credentials: {
+      keyId: processor.account.keyId,
+      keySecret: processor.account.keySecret,
+      webhookSecret: processor.account.webhookSecret,
+    },
+    usdInrRateE4: 832_500,
+  },
+});
 const services = await startBusServices(bus);
 afterAll(async () => {
   await services.close();
   await t.close();
   await bus.close();
+  await processor.close();
 });
 const tenantB = await seedTenant(t.db.sql, 'Beta');
 

@@ -31,3 +31,9 @@ export function checkoutTools(setup: PaymentSetup): { processor: RazorpayClient;
   if (!setup.keyRing) throw new ApiError('unavailable', 'Card payments are unavailable: no secret keys are configured');
   return { processor: setup.processor, keyRing: setup.keyRing };
 }
+
+/** No billing country yet: a state to change first, not a malformed request (invalid_state, 400, naming the field). */
+export function billingCountryMissing(): ApiError {
+  const message = 'is not set: set it with PUT /billing/country/{organisationId} first';
+  return new ApiError('invalid_state', `billingCountry ${message}`, { fields: [{ field: 'billingCountry', message }] });
+}

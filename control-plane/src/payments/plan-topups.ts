@@ -12,7 +12,7 @@ import { INDIA, taxOn } from '../billing/countries.ts';
 import { checkoutCurrencyOf } from './checkout-terms.ts';
 import { readOrganisationBilling, topUpPlanOf, type OrganisationBilling } from './billing-facts-repository.ts';
 import { insertPayment } from './payment-repository.ts';
-import { checkoutTools, type PaymentSetup } from './payment-setup.ts';
+import { billingCountryMissing, checkoutTools, type PaymentSetup } from './payment-setup.ts';
 import { payLink } from './pay-link.ts';
 import { orderAtProcessor } from './payment-orders.ts';
 
@@ -53,7 +53,7 @@ export async function createPlanTopUp(
   }
   const country = organisation.billingCountry;
   if (!country) {
-    throw badField('billingCountry', 'is not set: set it with PUT /billing/country/{organisationId} first');
+    throw billingCountryMissing();
   }
   const plan = await topUpPlanOf(setup.sql, organisation.id, checkoutCurrencyOf(country));
   if (!plan || plan.topUpPresets.length === 0) {

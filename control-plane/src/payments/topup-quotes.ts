@@ -15,7 +15,7 @@ import {
   type TopUpPrice,
 } from './checkout-terms.ts';
 import { readOrganisationBilling, type OrganisationBilling } from './billing-facts-repository.ts';
-import { checkoutTools, type PaymentSetup } from './payment-setup.ts';
+import { billingCountryMissing, checkoutTools, type PaymentSetup } from './payment-setup.ts';
 import { insertQuote } from './quote-repository.ts';
 import { signQuote } from './quote-token.ts';
 
@@ -104,7 +104,7 @@ export async function payAsYouGoOrganisation(
   }
   const country = organisation.billingCountry;
   if (!country) {
-    throw badField('billingCountry', 'is not set: set it with PUT /billing/country/{organisationId} first');
+    throw billingCountryMissing();
   }
   return { ...organisation, billingCountry: country };
 }

@@ -1,10 +1,11 @@
 /** Schemas of the top-up and payment routes (spec document 2, "Wallet and billing (REST)"). */
 import { Type, type Static } from '@sinclair/typebox';
-import { Envelope, Id, NullableString, authErrors, errors } from '../../../http/schemas.ts';
+import { Envelope, Id, NullableString, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
 
 /** Largest amount one top-up may name, in major units: far above any real top-up, far below integer trouble. */
 const MAX_TOP_UP_MAJOR = 10_000_000;
-const Currency = (description: string) => Type.String({ pattern: '^[A-Za-z]{3}$', description });
+/** The checkout currencies: rupees in India, US dollars elsewhere. */
+const Currency = (description: string) => StringEnum(['INR', 'USD'] as const, { description });
 const Money = (description: string) => Type.Number({ description });
 
 export const TopUpQuoteBody = Type.Object(
