@@ -503,6 +503,26 @@ describe('a quote is used once, as issued, by its own organisation, in time', ()
     expect(below.body.message).toMatch(/minimum top-up of 10 USD/);
   });
 
+  it('a country change during an order waits for it, then expires the checkout it made', async () => {
+    const org = await organisation('US');
+    const q = (await quote(org, 20)).body.data;
+    const hold = fake.server.hold((r) => r.path === '/v1/orders');
+    const ordering = createOrder(org, orderBody(org, q));
+    await hold.reached;
+    const moving = t.call(org.key, {
+      method: 'PUT',
+      url: `/api/v1/billing/country/${org.organisationId}`,
+      payload: { billingCountry: 'FR' },
+    });
+    // The country change queues behind the order's transaction rather than slipping between check and claim.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    hold.release();
+    const [order, moved] = await Promise.all([ordering, moving]);
+    expect(order.status).toBe(201);
+    expect(moved.statusCode).toBe(200);
+    expect((await payment(order.body.data.paymentId)).status).toBe('EXPIRED');
+  });
+
   it('a processor that refuses or does not answer gives 502, stores nothing, and leaves the quote usable', async () => {
     const org = await organisation('US');
     const q = (await quote(org, 50)).body.data;

@@ -16,7 +16,8 @@ import { checkoutTools, type PaymentSetup } from './payment-setup.ts';
 import { payLink } from './pay-link.ts';
 import { claimQuote, findQuote } from './quote-repository.ts';
 import { readQuote, type QuoteTerms } from './quote-token.ts';
-import { payAsYouGoOrganisation, priceOrRefuse } from './topup-quotes.ts';
+import { payAsYouGoOrganisation, planBilling, priceOrRefuse } from './topup-quotes.ts';
+import { lockBillingAccount } from '../billing/subscription-repository.ts';
 
 export interface OrderRequest {
   organisationId: string;
@@ -61,10 +62,7 @@ export async function createPaymentOrder(
   if (stored.expiresAt.getTime() <= now.getTime()) throw expired();
   if (stored.usedAt) throw quoteUsed();
   if (stored.billingCountry !== organisation.billingCountry) {
-    throw new ApiError(
-      'conflict',
-      `The billing country changed from ${stored.billingCountry} to ${organisation.billingCountry} since the quote: ask for a new quote`,
-    );
+    throw countryChanged(stored.billingCountry, organisation.billingCountry);
   }
   const price = priceOrRefuse(setup, terms.walletCreditMinor, organisation.billingCountry);
   if (price.totalMinor !== terms.totalMinor || price.walletCreditUsdMinor !== terms.walletCreditUsdMinor) {
@@ -79,6 +77,13 @@ export async function createPaymentOrder(
 
   const paymentId = newId();
   const pgOrderId = await setup.sql.begin(async (tx) => {
+    // Held to the end: a billing-country change (which expires pending checkouts) waits for this payment, or this
+    // one sees the new country and stops.
+    const account = await lockBillingAccount(tx, organisation.id);
+    if (!account) throw notFound('Organisation');
+    if (account.billingModel !== 'LEGACY_USD') throw planBilling();
+    const countryNow = account.billingCountry?.toUpperCase() ?? null;
+    if (countryNow !== stored.billingCountry) throw countryChanged(stored.billingCountry, countryNow ?? 'none');
     if (!(await claimQuote(tx, terms.quoteId))) throw quoteUsed();
     // The processor is asked while the quote's row is held: a concurrent request for the same quote waits here and
     // then finds it used, so one quote never makes two orders. Its failure rolls the claim back.
@@ -170,4 +175,6 @@ function checkEcho(terms: QuoteTerms, request: OrderRequest): void {
 
 const expired = () =>
   badField('body.expectedTotal.quoteId', 'has expired (quotes are valid 10 minutes): ask for a new quote');
+const countryChanged = (from: string, to: string) =>
+  new ApiError('conflict', `The billing country changed from ${from} to ${to} since the quote: ask for a new quote`);
 const quoteUsed = () => new ApiError('conflict', 'This quote was already used: ask for a new quote');

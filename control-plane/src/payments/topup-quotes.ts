@@ -99,15 +99,16 @@ export async function payAsYouGoOrganisation(
 ): Promise<OrganisationBilling & { billingCountry: string }> {
   const organisation = await readOrganisationBilling(setup.sql, organisationId);
   if (!organisation) throw notFound('Organisation');
-  if (organisation.billingModel !== 'LEGACY_USD') {
-    throw new ApiError('conflict', 'This organisation is on plan billing: top up with POST /billing/topups');
-  }
+  if (organisation.billingModel !== 'LEGACY_USD') throw planBilling();
   const country = organisation.billingCountry;
   if (!country) {
     throw billingCountryMissing();
   }
   return { ...organisation, billingCountry: country };
 }
+
+export const planBilling = () =>
+  new ApiError('conflict', 'This organisation is on plan billing: top up with POST /billing/topups');
 
 /** The price under today's settings, or 502 when a rupee price needs an exchange rate nobody configured. */
 export function priceOrRefuse(setup: PaymentSetup, walletCreditMinor: number, country: string): TopUpPrice {
