@@ -262,6 +262,10 @@ describe('pay-as-you-go top-up', () => {
     expect(outcomes).toEqual(['credited', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
     expect(await creditsOf(created.paymentId)).toHaveLength(1);
     expect((await wallet(org.organisationId))!.balance).toBe(4000);
+    // The event is recorded once: its redeliveries carry the same X-Razorpay-Event-Id.
+    const recorded = await t.db.sql`
+      select 1 from payment_webhook_events where payload->'payload'->'payment'->'entity'->>'order_id' = ${created.pgOrderId}`;
+    expect(recorded).toHaveLength(1);
     // A different event for the same payment (order.paid after payment.captured) changes nothing either.
     const [late] = await fake.pay(created.pgOrderId, { event: 'order.paid' });
     expect(JSON.parse(late!.body).data.outcome).toBe('duplicate');
