@@ -671,6 +671,102 @@ describe('the hosted payment page', () => {
   });
 });
 
+describe('buying a plan', () => {
+  const buy = (org: SeededOrganisation, payload: Json) =>
+    t.call(org.key, { method: 'POST', url: '/api/v1/billing/subscriptions', payload }).then((r) => ({
+      status: r.statusCode,
+      body: r.json() as Json,
+    }));
+  const STARTER_USD = 'ba0000000000000000000001';
+  const PRO_USD = 'ba0000000000000000000002';
+
+  it('the paid fee starts the subscription: plan billing, first allowance, once however often the webhook comes', async () => {
+    const org = await organisation('US');
+    const created = await buy(org, { planId: STARTER_USD });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data).toMatchObject({
+      planCode: 'starter_monthly_usd',
+      amountMinor: 2900,
+      taxMinor: 0,
+      chargeMinor: 2900,
+      currency: 'USD',
+    });
+    const paymentId = created.body.data.reference;
+    expect(await payment(paymentId)).toMatchObject({
+      kind: 'PLAN_SUBSCRIPTION',
+      plan_id: STARTER_USD,
+      status: 'PENDING',
+    });
+    // Nothing starts before the money arrives.
+    expect(
+      await t.db.sql`select 1 from billing_subscriptions where organisation_id = ${org.organisationId}`,
+    ).toHaveLength(0);
+
+    const deliveries = await fake.pay((await payment(paymentId)).pg_order_id, { times: 4 });
+    expect(deliveries.map((d) => JSON.parse(d.body).data.outcome).sort()).toEqual([
+      'credited',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+    ]);
+    const [subscription] = await t.db.sql<Json[]>`
+      select s.status, p.code from billing_subscriptions s join billing_plans p on p.id = s.plan_id
+       where s.organisation_id = ${org.organisationId}`;
+    expect(subscription).toEqual({ status: 'ACTIVE', code: 'starter_monthly_usd' });
+    const [account] = await t.db.sql<
+      Json[]
+    >`select billing_model from billing_accounts where organisation_id = ${org.organisationId}`;
+    expect(account!.billing_model).toBe('WALLET');
+    expect(await wallet(org.organisationId, 'PLAN_WALLET')).toMatchObject({ balance: 2900 * 10_000, currency: 'USD' });
+    expect(await payment(paymentId)).toMatchObject({ status: 'PAID' });
+
+    // A second purchase is refused now that a subscription exists, with nothing ordered.
+    const before = ordersAtProcessor();
+    const again = await buy(org, { planId: PRO_USD });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/already has a subscription/);
+    expect(ordersAtProcessor()).toBe(before);
+  });
+
+  it('two checkouts both paid: the second fee is not lost, it lands in the plan wallet as a top-up', async () => {
+    const org = await organisation('US');
+    const first = await buy(org, { planId: STARTER_USD });
+    const second = await buy(org, { planId: PRO_USD });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    await fake.pay((await payment(first.body.data.reference)).pg_order_id);
+    await fake.pay((await payment(second.body.data.reference)).pg_order_id);
+    const subscriptions = await t.db.sql<Json[]>`
+      select p.code from billing_subscriptions s join billing_plans p on p.id = s.plan_id
+       where s.organisation_id = ${org.organisationId}`;
+    expect(subscriptions).toEqual([{ code: 'starter_monthly_usd' }]);
+    const grants = await t.db.sql<Json[]>`
+      select source, amount from wallet_grants where organisation_id = ${org.organisationId} order by source`;
+    expect(grants).toEqual([
+      { source: 'PLAN_CYCLE', amount: String(2900 * 10_000) },
+      { source: 'TOP_UP', amount: String(9900 * 10_000) },
+    ]);
+  });
+
+  it('refuses what it cannot sell: unknown plan, another currency, no billing country, a viewer', async () => {
+    const india = await organisation('IN');
+    const foreign = await buy(india, { planId: STARTER_USD });
+    expect(foreign.status).toBe(409);
+    expect(foreign.body.message).toMatch(/sold in USD; this organisation pays in INR/);
+    const unknown = await buy(india, { planId: 'ffffffffffffffffffffffff' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/planId/);
+    const nowhere = await organisation(null);
+    expect((await buy(nowhere, { planId: STARTER_USD })).status).toBe(400);
+    const viewer = await seedMember(t.db.sql, india.organisationId, 'VIEWER', ['wallet:write']);
+    const refused = await t.call(viewer.key, {
+      method: 'POST',
+      url: '/api/v1/billing/subscriptions',
+      payload: { planId: 'ba0000000000000000000003' },
+    });
+    expect(refused.statusCode).toBe(403);
+  });
+});
+
 async function paymentsOf() {
   return {
     apiUrl: fake.url,

@@ -4,9 +4,9 @@
  * The only SQL for them.
  */
 import type { Queryable } from '../db/database.ts';
-import type { BillingModel } from './subscription-repository.ts';
 
-export type { BillingModel } from './subscription-repository.ts';
+/** LEGACY_USD: pay-as-you-go USD wallet. WALLET: plan billing (a plan wallet of grants in the country's currency). */
+export type BillingModel = 'LEGACY_USD' | 'WALLET';
 
 export interface BillingProfile {
   organisationId: string;
@@ -62,7 +62,7 @@ export async function readBillingProfile(sql: Queryable, organisationId: string)
 
 /**
  * The billing profile, its billing account opened when missing and locked for the rest of the caller's
- * transaction (the lock subscription-repository.ts lockBillingAccount takes): changes of the billing country, the
+ * transaction: changes of the billing country, the
  * sign-up credit, the model and the plan of one organisation happen one at a time.
  */
 export async function lockBillingProfile(tx: Queryable, organisationId: string): Promise<BillingProfile | undefined> {
@@ -76,6 +76,16 @@ export async function lockBillingProfile(tx: Queryable, organisationId: string):
      where o.id = ${organisationId} and o.deleted_at is null
        for update of b`;
   return row && toProfile(row);
+}
+
+export async function setBillingModel(tx: Queryable, organisationId: string, model: BillingModel): Promise<void> {
+  await tx`update billing_accounts set billing_model = ${model}, updated_at = now() where organisation_id = ${organisationId}`;
+}
+
+/** Suspends calling with `reason`, or resumes it with null. */
+export async function setSuspension(tx: Queryable, organisationId: string, reason: string | null): Promise<void> {
+  await tx`update billing_accounts set is_suspended = ${reason !== null}, suspended_reason = ${reason}, updated_at = now()
+           where organisation_id = ${organisationId}`;
 }
 
 export async function setBillingCountry(tx: Queryable, organisationId: string, country: string): Promise<void> {

@@ -64,6 +64,11 @@ export async function findPlan(sql: Queryable, planId: string): Promise<PlanRow 
   return row && toPlan(row);
 }
 
+export async function findPlanByCode(sql: Queryable, code: string): Promise<PlanRow | undefined> {
+  const [row] = await sql<PlanColumns[]>`select * from billing_plans where code = ${code} and is_active`;
+  return row && toPlan(row);
+}
+
 export type SubscriptionStatus = 'PENDING' | 'ACTIVE' | 'PAST_DUE' | 'CANCELLED';
 
 /** A change decided now and applied later (billing_subscriptions.scheduled_change). */
@@ -185,4 +190,15 @@ export async function pendingPlanCheckout(
       createdAt: row.created_at,
     }
   );
+}
+
+/** A subscription that starts ACTIVE now: its period and next allowance end `periodEnd`. */
+export async function insertActiveSubscription(
+  tx: Queryable,
+  subscription: { id: string; organisationId: string; planId: string; periodStart: Date; periodEnd: Date },
+): Promise<void> {
+  await tx`insert into billing_subscriptions (id, organisation_id, plan_id, status, current_period_start,
+                                              current_period_end, next_grant_at)
+           values (${subscription.id}, ${subscription.organisationId}, ${subscription.planId}, 'ACTIVE',
+                   ${subscription.periodStart}, ${subscription.periodEnd}, ${subscription.periodEnd})`;
 }

@@ -5,32 +5,36 @@
  * wallet holds.
  */
 import type { Queryable } from '../db/database.ts';
-import { ApiError } from '../errors.ts';
+import { newId } from '../db/ids.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { post } from '../wallet/ledger.ts';
-import { currencyOfCountry } from './countries.ts';
-import { ALLOWANCE_PERIOD_MS } from './plan-wallet-job.ts';
 import {
-  findPlanByCode,
-  insertActiveSubscription,
-  liveSubscriptionId,
-  lockBillingAccount,
+  lockBillingProfile,
   setBillingModel,
   setSuspension,
-  type LockedBillingAccount,
-} from './subscription-repository.ts';
+  type BillingProfile,
+} from './billing-account-repository.ts';
+import { currencyOfCountry } from './countries.ts';
+import { ALLOWANCE_PERIOD_MS } from './plan-wallet-job.ts';
+import { findPlan, findPlanByCode, insertActiveSubscription, liveSubscription } from './plan-repository.ts';
 
 export interface Activation {
   subscriptionId: string;
+  /** The posting of the first allowance. */
+  allowanceTransactionId: string;
   planCode: string;
   currency: string;
   allowanceE4: number;
   periodEnd: Date;
 }
 
-/** Starts an ACTIVE subscription to the plan `planCode` for the organisation, with its first allowance. */
+/** A plan named by its code (operators) or its id (the checkout). */
+export type PlanSelector = { code: string } | { id: string };
+
+/** Starts an ACTIVE subscription to the plan for the organisation, with its first allowance. */
 export async function activatePlan(
   tx: Queryable,
-  request: { organisationId: string; planCode: string; actor: string; at?: Date },
+  request: { organisationId: string; plan: PlanSelector; actor: string; at?: Date },
 ): Promise<Activation> {
   const at = request.at ?? new Date();
   const account = await requireAccount(tx, request.organisationId);
@@ -40,8 +44,10 @@ export async function activatePlan(
       'Set the billing country first (PUT /billing/country): it decides the plan currency',
     );
   }
-  const plan = await findPlanByCode(tx, request.planCode);
-  if (!plan) throw new ApiError('not_found', `No active plan ${request.planCode}`);
+  const plan =
+    'code' in request.plan ? await findPlanByCode(tx, request.plan.code) : await findPlan(tx, request.plan.id);
+  if (!plan?.isActive)
+    throw new ApiError('not_found', `No active plan ${'code' in request.plan ? request.plan.code : request.plan.id}`);
   const currency = currencyOfCountry(account.billingCountry);
   if (plan.currency !== currency) {
     throw new ApiError(
@@ -49,18 +55,20 @@ export async function activatePlan(
       `Plan ${plan.code} is sold in ${plan.currency}; an organisation billed in ${account.billingCountry} pays in ${currency}`,
     );
   }
-  if (await liveSubscriptionId(tx, request.organisationId)) {
+  if (await liveSubscription(tx, request.organisationId)) {
     throw new ApiError('conflict', 'The organisation already has a subscription: change it instead');
   }
+  const subscriptionId = newId();
   const periodEnd = new Date(at.getTime() + ALLOWANCE_PERIOD_MS);
-  const subscriptionId = await insertActiveSubscription(tx, {
+  await insertActiveSubscription(tx, {
+    id: subscriptionId,
     organisationId: request.organisationId,
     planId: plan.id,
     periodStart: at,
     periodEnd,
   });
   await setBillingModel(tx, request.organisationId, 'WALLET');
-  await post(tx, {
+  const allowance = await post(tx, {
     organisationId: request.organisationId,
     wallet: 'PLAN_WALLET',
     currency,
@@ -75,7 +83,15 @@ export async function activatePlan(
     grant: { source: 'PLAN_CYCLE', expiresAt: periodEnd },
     at,
   });
-  return { subscriptionId, planCode: plan.code, currency, allowanceE4: plan.allowanceE4, periodEnd };
+  if (allowance.status === 'insufficient_funds') throw new Error('a credit cannot lack funds');
+  return {
+    subscriptionId,
+    allowanceTransactionId: allowance.transaction.id,
+    planCode: plan.code,
+    currency,
+    allowanceE4: plan.allowanceE4,
+    periodEnd,
+  };
 }
 
 /** Suspends (with a reason shown in 402 refusals) or, with `reason` null, resumes the organisation's calling. */
@@ -84,8 +100,8 @@ export async function setSuspended(tx: Queryable, organisationId: string, reason
   await setSuspension(tx, organisationId, reason);
 }
 
-async function requireAccount(tx: Queryable, organisationId: string): Promise<LockedBillingAccount> {
-  const account = await lockBillingAccount(tx, organisationId);
-  if (!account) throw new ApiError('not_found', 'Organisation not found');
+async function requireAccount(tx: Queryable, organisationId: string): Promise<BillingProfile> {
+  const account = await lockBillingProfile(tx, organisationId);
+  if (!account) throw notFound('Organisation');
   return account;
 }

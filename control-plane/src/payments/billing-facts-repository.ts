@@ -1,5 +1,5 @@
 /** What the payment services read of an organisation, its user and its plan (migrations 001, 010). The only SQL for them here. */
-import type { BillingModel } from '../billing/subscription-repository.ts';
+import type { BillingModel } from '../billing/billing-account-repository.ts';
 import type { Queryable } from '../db/database.ts';
 
 export interface OrganisationBilling {

@@ -17,7 +17,7 @@ import { payLink } from './pay-link.ts';
 import { claimQuote, findQuote } from './quote-repository.ts';
 import { readQuote, type QuoteTerms } from './quote-token.ts';
 import { payAsYouGoOrganisation, planBilling, priceOrRefuse } from './topup-quotes.ts';
-import { lockBillingAccount } from '../billing/subscription-repository.ts';
+import { lockBillingProfile } from '../billing/billing-account-repository.ts';
 
 export interface OrderRequest {
   organisationId: string;
@@ -79,7 +79,7 @@ export async function createPaymentOrder(
   const pgOrderId = await setup.sql.begin(async (tx) => {
     // Held to the end: a billing-country change (which expires pending checkouts) waits for this payment, or this
     // one sees the new country and stops.
-    const account = await lockBillingAccount(tx, organisation.id);
+    const account = await lockBillingProfile(tx, organisation.id);
     if (!account) throw notFound('Organisation');
     if (account.billingModel !== 'LEGACY_USD') throw planBilling();
     const countryNow = account.billingCountry?.toUpperCase() ?? null;

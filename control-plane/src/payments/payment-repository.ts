@@ -1,7 +1,7 @@
 /** Payments at the processor (migration 010 `payments`). The only SQL for them. */
 import type { Queryable } from '../db/database.ts';
 
-export type PaymentKind = 'WALLET_TOPUP' | 'PLAN_TOPUP';
+export type PaymentKind = 'WALLET_TOPUP' | 'PLAN_TOPUP' | 'PLAN_SUBSCRIPTION';
 export type PaymentStatus = 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED';
 
 export interface NewPayment {
@@ -19,6 +19,8 @@ export interface NewPayment {
   billingCountry: string;
   returnUrl: string | null;
   createdById: string | null;
+  /** PLAN_SUBSCRIPTION: the plan bought. */
+  planId?: string | null;
 }
 
 export interface PaymentRow extends NewPayment {
@@ -44,6 +46,7 @@ interface Columns {
   billing_country: string;
   return_url: string | null;
   created_by_id: string | null;
+  plan_id: string | null;
   credited_transaction_id: string | null;
   created_at: Date;
 }
@@ -64,6 +67,7 @@ const toPayment = (row: Columns): PaymentRow => ({
   billingCountry: row.billing_country,
   returnUrl: row.return_url,
   createdById: row.created_by_id,
+  planId: row.plan_id,
   creditedTransactionId: row.credited_transaction_id,
   createdAt: row.created_at,
 });
@@ -71,11 +75,12 @@ const toPayment = (row: Columns): PaymentRow => ({
 export async function insertPayment(sql: Queryable, payment: NewPayment): Promise<void> {
   await sql`
     insert into payments (id, organisation_id, kind, quote_id, status, gateway, pg_order_id, charge_minor,
-                          charge_currency, credit_amount, credit_currency, billing_country, return_url, created_by_id)
+                          charge_currency, credit_amount, credit_currency, billing_country, return_url, created_by_id,
+                          plan_id)
     values (${payment.id}, ${payment.organisationId}, ${payment.kind}, ${payment.quoteId}, 'PENDING',
             ${payment.gateway}, ${payment.pgOrderId}, ${payment.chargeMinor}, ${payment.chargeCurrency},
             ${payment.creditAmount}, ${payment.creditCurrency}, ${payment.billingCountry}, ${payment.returnUrl},
-            ${payment.createdById})`;
+            ${payment.createdById}, ${payment.planId ?? null})`;
 }
 
 export async function findPayment(sql: Queryable, id: string): Promise<PaymentRow | undefined> {

@@ -12,6 +12,7 @@
  * - `payment.failed` marks a PENDING payment FAILED; a later successful attempt on the same order still pays it.
  */
 import { settleUnpaidUsage } from '../billing/settlement.ts';
+import { activatePlan } from '../billing/subscriptions.ts';
 import type { Queryable } from '../db/database.ts';
 import { ApiError, badField } from '../errors.ts';
 import { unstorableField } from '../http/storable-text.ts';
@@ -102,16 +103,31 @@ async function apply(tx: Queryable, setup: PaymentSetup, event: PaymentEvent): P
     });
     return 'amount_mismatch';
   }
-  const credited = await credit(tx, payment, event.paymentId, setup.now());
+  const credited = await credit(tx, setup, payment, event.paymentId, setup.now());
   await markPaymentPaid(tx, payment.id, event.paymentId, credited);
   await settleUnpaidUsage(tx, payment.organisationId);
   setup.log('info', 'payment captured: wallet credited', { paymentId: payment.id, transactionId: credited });
   return 'credited';
 }
 
-/** The CREDIT of a paid payment, through the ledger; returns its transaction id (the earlier one on a replay). */
-async function credit(tx: Queryable, payment: PaymentRow, pgPaymentId: string, now: Date): Promise<string> {
-  const plan = payment.kind === 'PLAN_TOPUP';
+/**
+ * What a paid payment buys, through the ledger; returns the transaction id (the earlier one on a replay). A plan
+ * purchase starts the subscription with its first allowance; when it can no longer start (another subscription
+ * began meanwhile, the billing country moved to the other currency), the money paid is not lost: it goes into the
+ * plan wallet as a top-up, and the log says why.
+ */
+async function credit(
+  tx: Queryable,
+  setup: PaymentSetup,
+  payment: PaymentRow,
+  pgPaymentId: string,
+  now: Date,
+): Promise<string> {
+  if (payment.kind === 'PLAN_SUBSCRIPTION' && payment.planId) {
+    const started = await startPaidPlan(tx, setup, payment, now);
+    if (started) return started;
+  }
+  const plan = payment.kind !== 'WALLET_TOPUP';
   const result = await post(tx, {
     organisationId: payment.organisationId,
     wallet: plan ? 'PLAN_WALLET' : 'WALLET',
@@ -132,6 +148,35 @@ async function credit(tx: Queryable, payment: PaymentRow, pgPaymentId: string, n
   });
   if (result.status === 'insufficient_funds') throw new Error('a credit cannot lack funds');
   return result.transaction.id;
+}
+
+async function startPaidPlan(
+  tx: Queryable,
+  setup: PaymentSetup,
+  payment: PaymentRow,
+  now: Date,
+): Promise<string | undefined> {
+  try {
+    const activation = await activatePlan(tx, {
+      organisationId: payment.organisationId,
+      plan: { id: payment.planId! },
+      actor: 'payments',
+      at: now,
+    });
+    setup.log('info', 'plan purchase paid: subscription started', {
+      paymentId: payment.id,
+      subscriptionId: activation.subscriptionId,
+    });
+    return activation.allowanceTransactionId;
+  } catch (error) {
+    // Refusals are decided before anything is written, so the transaction goes on to credit the money instead.
+    if (!(error instanceof ApiError)) throw error;
+    setup.log('warn', 'plan purchase paid but the plan cannot start: the fee goes to the plan wallet', {
+      paymentId: payment.id,
+      reason: error.message,
+    });
+    return undefined;
+  }
 }
 
 function parseJson(raw: Buffer): Record<string, unknown> | undefined {

@@ -30,7 +30,9 @@ export async function runBilling(args: CommandArgs): Promise<number> {
 async function plan(args: CommandArgs, organisationId: string): Promise<number> {
   const planCode = requireFlag(args, 'plan');
   const activation = await withDatabase((db) =>
-    db.sql.begin((tx) => activatePlan(tx, { organisationId, planCode, actor: `parley billing plan (${operator()})` })),
+    db.sql.begin((tx) =>
+      activatePlan(tx, { organisationId, plan: { code: planCode }, actor: `parley billing plan (${operator()})` }),
+    ),
   );
   const allowance = (activation.allowanceE4 / E4_PER_MAJOR).toFixed(2);
   print(

@@ -85,6 +85,7 @@ const OPERATION_ID_OVERRIDES: Record<string, string> = {
   'POST /api/v1/telephony/carrier-d/numbers/{id}/renew': 'renewCarrierDNumber',
   'POST /api/v1/billing/topup-quote': 'quoteTopUp',
   'POST /api/v1/billing/topups': 'createPlanTopUp',
+  'POST /api/v1/billing/subscriptions': 'buyPlan',
   'POST /api/v1/payments/create-order': 'createPaymentOrder',
   'POST /webhooks/payments/razorpay': 'receivePaymentWebhook',
   'POST /mcp': 'callMcp',

@@ -7,6 +7,7 @@ import { MANAGER_ROLES } from '../../../auth/scopes.ts';
 import { ok } from '../../../http/envelope.ts';
 import { createPaymentOrder } from '../../../payments/payment-orders.ts';
 import type { PaymentSetup } from '../../../payments/payment-setup.ts';
+import { startPlanPurchase } from '../../../payments/plan-subscriptions.ts';
 import { createPlanTopUp } from '../../../payments/plan-topups.ts';
 import { quoteTopUp } from '../../../payments/topup-quotes.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
@@ -37,6 +38,16 @@ export default async function paymentRoutes(app: FastifyInstance, options: { set
       const principal = principalOf(request);
       const body = { ...request.body, organisationId: request.body.organisationId ?? principal.organisationId };
       return reply.code(201).send(ok(await createPlanTopUp(setup, principal.userId, body)));
+    },
+  );
+
+  app.post<{ Body: schemas.PlanPurchaseBody }>(
+    '/billing/subscriptions',
+    { schema: schemas.planPurchase, config },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = { ...request.body, organisationId: request.body.organisationId ?? principal.organisationId };
+      return reply.code(201).send(ok(await startPlanPurchase(setup, principal.userId, body)));
     },
   );
 }

@@ -167,3 +167,49 @@ export const planTopUp = {
     ...errors(404, 409, 502, 503),
   },
 };
+
+export const PlanPurchaseBody = Type.Object(
+  {
+    organisationId: Type.Optional(Id('Own organisation (default)')),
+    planId: Id('The plan to buy: a planId of GET /billing/plans, sold in the currency the billing country pays in'),
+    returnUrl: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'Outside India only: where the payer returns; addresses outside the dashboard become its billing page',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PlanPurchaseBody = Static<typeof PlanPurchaseBody>;
+
+export const planPurchase = {
+  tags: ['billing'],
+  summary: 'Buy a plan (plan billing; OWNER or ADMIN)',
+  description:
+    "Not shown in the spec. Creates a checkout for the plan's monthly fee (plus 18 % GST in India unless the fee " +
+    'includes it); nothing is charged by the call. When the processor confirms the payment the subscription starts ' +
+    'ACTIVE, the organisation moves to plan billing (billingModel WALLET) and the first allowance is put in the plan ' +
+    'wallet; the next arrives every 30 days. GET /billing/balance shows the checkout as pendingCheckout until then. ' +
+    '400 unknown plan or no billing country; 409 a subscription exists, the plan is sold in another currency, or ' +
+    'India invoice details are missing; 502 the processor refused or did not answer (nothing charged); 503 card ' +
+    'payments not configured.',
+  body: PlanPurchaseBody,
+  response: {
+    201: Envelope(
+      Type.Object({
+        planId: Type.String(),
+        planCode: Type.String(),
+        amountMinor: Type.Integer({ description: 'The monthly fee before tax, minor units' }),
+        taxMinor: Type.Integer({ description: '18 % GST in India, else 0' }),
+        chargeMinor: Type.Integer({ description: 'What the payer is charged, tax included' }),
+        currency: Type.String(),
+        checkoutUrl: Type.String(),
+        reference: Type.String({ description: 'The payment id' }),
+      }),
+    ),
+    ...authErrors,
+    ...errors(404, 409, 502, 503),
+  },
+};
