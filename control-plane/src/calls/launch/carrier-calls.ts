@@ -16,6 +16,8 @@ import { newId } from '../../db/ids.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
+import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { ApiError } from '../../errors.ts';
 import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
 import {
@@ -35,6 +37,7 @@ export const REFUSALS = {
   unassigned: 'Sorry, this number is not taking calls at the moment. Goodbye.',
   noAgent: 'Sorry, no one is available to take your call right now. Goodbye.',
   unfunded: 'Sorry, this line cannot take calls at the moment. Goodbye.',
+  allLinesBusy: 'Sorry, all our lines are busy right now. Please call again later. Goodbye.',
   noEngine: 'Sorry, we cannot take your call right now. Please try again later. Goodbye.',
   badRequest: 'Sorry, this call cannot be taken. Goodbye.',
 } as const;
@@ -45,6 +48,8 @@ export interface CarrierCallsOptions {
   dispatcher: EngineDispatcher;
   publicUrl: string;
   keyRing: KeyRing | undefined;
+  /** How many calls an organisation may have live at once (billing/call-admission.ts). */
+  admission: AdmissionLimits;
   log?: PlacementLog;
 }
 
@@ -151,20 +156,30 @@ export class CarrierCalls {
       direction: 'INBOUND',
       participant: { phoneNumber: call.from },
     });
-    await createCall(sql, {
-      id,
-      organisationId,
-      agent,
-      roomName: roomNameFor(id),
-      participantName: call.from,
-      phoneNumber: call.from,
-      callType: 'sip',
-      callDirection: 'INBOUND',
-      metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
-      callingNumber: call.to,
-      source: 'inbound',
-      maxDurationMs: spec.limits.maxDurationMs,
-    });
+    try {
+      await sql.begin(async (tx) => {
+        await admitCall(tx, organisationId, this.#options.admission);
+        await createCall(tx, {
+          id,
+          organisationId,
+          agent,
+          roomName: roomNameFor(id),
+          participantName: call.from,
+          phoneNumber: call.from,
+          callType: 'sip',
+          callDirection: 'INBOUND',
+          metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
+          callingNumber: call.to,
+          source: 'inbound',
+          maxDurationMs: spec.limits.maxDurationMs,
+          status: 'QUEUED',
+        });
+      });
+    } catch (error) {
+      // Every line the organisation's plan pays for is taken: the caller is told, nothing is recorded.
+      if (error instanceof ApiError && error.code === 'payment_required') return voice.refusal(REFUSALS.allLinesBusy);
+      throw error;
+    }
     let streamUrl: string;
     try {
       streamUrl = await this.#options.dispatcher.dispatch(spec, voice.media);

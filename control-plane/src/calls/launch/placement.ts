@@ -34,7 +34,9 @@ import {
   keepStreamUrl,
   mergeCallMeta,
   META_CARRIER_CALL,
+  queueScheduledCall,
 } from '../repository/launch-repository.ts';
+import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
@@ -52,6 +54,8 @@ export interface PlacementOptions {
   publicUrl: string;
   accounts: VoiceAccounts;
   keyRing: KeyRing | undefined;
+  /** How many calls an organisation may have live at once (billing/call-admission.ts). */
+  admission: AdmissionLimits;
   log?: PlacementLog;
 }
 
@@ -109,8 +113,8 @@ export class CallPlacement {
   async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
     if (body.callType === 'websocket') {
-      const { sql, keyRing } = this.#options;
-      return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing }, principal, agent, body);
+      const { sql, keyRing, admission } = this.#options;
+      return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing, admission }, principal, agent, body);
     }
     if (body.callType !== 'sip')
       throw new ApiError(
@@ -229,6 +233,12 @@ export class CallPlacement {
       throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
     let launch: CarrierLaunch;
     try {
+      // The wallet may have run dry, or the lines filled up, since the call was scheduled.
+      await assertFunded(sql, call.organisation_id);
+      await sql.begin(async (tx) => {
+        await admitCall(tx, call.organisation_id, this.#options.admission);
+        await queueScheduledCall(tx, callId);
+      });
       const account = await this.#options.accounts.require(sql, call.organisation_id, carrier);
       const agent = await this.#voiceAgent(call.organisation_id, call.agent_id);
       launch = {
@@ -240,7 +250,7 @@ export class CallPlacement {
         from: call.calling_number!,
       };
     } catch (error) {
-      // The account was disconnected or the agent removed while the call waited for its time.
+      // The account was disconnected, the agent removed, the wallet emptied or every line taken while the call waited.
       await this.#failed(callId, error instanceof Error ? error.message : String(error), 'not_placeable');
       throw error;
     }
@@ -366,6 +376,8 @@ export class CallPlacement {
           'conflict',
           'The same call (agent, participantNumber and key owner) was requested within the last 5 seconds',
         );
+      // A call placed now holds one of the organisation's lines from its record on (QUEUED, then INITIATED).
+      if (!call.scheduledAt) await admitCall(tx, principal.organisationId, this.#options.admission);
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
@@ -388,7 +400,7 @@ export class CallPlacement {
         callingNumber: call.callingNumber,
         scheduledTime: call.scheduledAt ?? null,
         scheduledStatus: call.scheduledAt ? 'PENDING' : null,
-        status: call.scheduledAt ? 'SCHEDULED' : null,
+        status: call.scheduledAt ? 'SCHEDULED' : 'QUEUED',
         source: call.source,
         useCase: call.useCase,
         maxDurationMs: limits.maxDurationMs,

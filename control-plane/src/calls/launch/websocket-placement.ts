@@ -18,6 +18,7 @@ import type { KeyRing } from '../../secrets/key-ring.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor } from '../repository/call-records.ts';
 import { createCall } from '../repository/call-repository.ts';
+import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec } from './call-spec.ts';
 import type { EngineDispatcher } from './engine-dispatch.ts';
 import type { PlaceCallRequest, PlacedWebsocketCall } from './types.ts';
@@ -29,6 +30,7 @@ export interface WebsocketPlacementDeps {
   sql: Sql;
   dispatcher: EngineDispatcher;
   keyRing: KeyRing | undefined;
+  admission: AdmissionLimits;
 }
 
 export async function placeWebsocketCall(
@@ -59,25 +61,29 @@ export async function placeWebsocketCall(
     tools,
     masterSettings: body.master_settings,
   });
-  await createCall(deps.sql, {
-    id,
-    organisationId,
-    agent,
-    roomName: roomNameFor(id),
-    participantName: body.participantName,
-    phoneNumber: body.participantNumber ?? null,
-    createdById: principal.userId,
-    callType: 'websocket',
-    callDirection: 'OUTBOUND',
-    customVariables,
-    metaData: {
-      transport: 'websocket',
-      ...(body.master_settings && { masterSettings: body.master_settings }),
-      ...(tools && { functionToolsOverridden: true }),
-    },
-    source: 'api',
-    useCase: body.useCase ?? null,
-    maxDurationMs: spec.limits.maxDurationMs,
+  await deps.sql.begin(async (tx) => {
+    await admitCall(tx, organisationId, deps.admission);
+    await createCall(tx, {
+      id,
+      organisationId,
+      agent,
+      roomName: roomNameFor(id),
+      participantName: body.participantName,
+      phoneNumber: body.participantNumber ?? null,
+      createdById: principal.userId,
+      callType: 'websocket',
+      callDirection: 'OUTBOUND',
+      customVariables,
+      metaData: {
+        transport: 'websocket',
+        ...(body.master_settings && { masterSettings: body.master_settings }),
+        ...(tools && { functionToolsOverridden: true }),
+      },
+      source: 'api',
+      useCase: body.useCase ?? null,
+      maxDurationMs: spec.limits.maxDurationMs,
+      status: 'QUEUED',
+    });
   });
   const websocketUrl = await deps.dispatcher.dispatch(spec, WEBSOCKET_CALL_DIALECT);
   return {
