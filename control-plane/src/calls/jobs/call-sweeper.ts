@@ -12,6 +12,7 @@ import { callCodecs, subjects } from '@parley/engine/protocol';
 import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { finishCall } from '../repository/call-repository.ts';
+import { meterCall } from '../../billing/metering.ts';
 import { claimStaleCalls } from '../repository/job-repository.ts';
 
 /**
@@ -91,7 +92,10 @@ export class CallSweeper {
           endedAt: call.ended_at,
           durationMs: call.duration_ms,
         });
-        if (done) ids.push(call.id);
+        if (!done) continue;
+        // The engine's `ended` will never come (or comes later and finds the call billed): bill it now.
+        await meterCall(tx, call.id);
+        ids.push(call.id);
       }
       return ids;
     });

@@ -17,6 +17,7 @@ import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
 import { assertFunded } from '../../wallet/wallet.ts';
 import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { meterCall } from '../../billing/metering.ts';
 import { ApiError } from '../../errors.ts';
 import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
@@ -114,12 +115,17 @@ export class CarrierCalls {
     // A call the carrier calls completed that nobody picked up rang out (read again: the answer may have just come).
     const answered = (await findCall(this.#options.sql, call.id))?.answered_at;
     const outcome = progress.outcome === 'completed' && !answered ? 'no_answer' : progress.outcome;
-    const finished = await finishCall(this.#options.sql, call.id, {
-      status: progress.status,
-      outcome,
-      reason: progress.reason,
-      outcomeDetail: progress.detail,
-      analyse: outcome === 'completed' || outcome === 'voicemail',
+    const finished = await this.#options.sql.begin(async (tx) => {
+      const done = await finishCall(tx, call.id, {
+        status: progress.status,
+        outcome,
+        reason: progress.reason,
+        outcomeDetail: progress.detail,
+        analyse: outcome === 'completed' || outcome === 'voicemail',
+      });
+      // An engine that died with the call never sends `ended`: the carrier's end bills an answered call.
+      if (done) await meterCall(tx, call.id);
+      return done;
     });
     // The carrier ended the call: the engine's session (if any still runs) hangs up too.
     if (finished?.wasLive)
