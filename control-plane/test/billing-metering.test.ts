@@ -149,7 +149,13 @@ describe('exactly once', () => {
       call_status: 'RINGING',
       dispatched_at: new Date(),
     });
-    await persistCallEvent(db.sql, callId, { ...ended(0), outcome: 'no_answer' });
+    await persistCallEvent(db.sql, callId, {
+      type: 'ended',
+      reason: 'no_answer',
+      outcome: 'no_answer',
+      durationMs: 0,
+      latency: { turns: [] },
+    });
     expect(await usageOf(callId)).toEqual([]);
     expect(await balanceOf(o.org.organisationId)).toBe(1_000);
   });

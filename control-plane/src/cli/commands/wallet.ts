@@ -44,7 +44,7 @@ function actorOf(args: CommandArgs): string {
   }
 }
 
-type Adjusted = { refused: number } | { transaction: LedgerTransaction; settled: number };
+type Adjusted = { refused: number } | { transaction: LedgerTransaction; settled: number; balanceMinor: number };
 
 async function adjust(args: CommandArgs, action: 'credit' | 'debit'): Promise<number> {
   const organisationId = organisationFlag(args);
@@ -66,14 +66,16 @@ async function adjust(args: CommandArgs, action: 'credit' | 'debit'): Promise<nu
       if (result.status === 'insufficient_funds') return { refused: result.spendable };
       // Money came in: what the organisation owes for usage is paid from it now.
       const settled = action === 'credit' ? await settleUnpaidUsage(tx, organisationId) : 0;
-      return { transaction: result.transaction, settled };
+      // The balance now: what the adjustment left, less any usage it paid.
+      const balanceMinor = (await readWallet(tx, organisationId))?.balanceMinor ?? result.transaction.balanceAfter;
+      return { transaction: result.transaction, settled, balanceMinor };
     })) as Adjusted;
   });
   if ('refused' in outcome)
     throw new CliError(
       `the wallet holds ${formatDollars(outcome.refused)} ${DEFAULT_CURRENCY}: a debit of ${formatDollars(amountMinor)} cannot be paid; nothing was changed`,
     );
-  const { transaction, settled } = outcome;
+  const { transaction, settled, balanceMinor } = outcome;
   print(
     args.flags.json,
     {
@@ -82,6 +84,7 @@ async function adjust(args: CommandArgs, action: 'credit' | 'debit'): Promise<nu
       type: transaction.type,
       amount: formatDollars(transaction.amount),
       balanceAfter: formatDollars(transaction.balanceAfter),
+      balance: formatDollars(balanceMinor),
       currency: transaction.currency,
       reason,
       actor,
@@ -89,7 +92,11 @@ async function adjust(args: CommandArgs, action: 'credit' | 'debit'): Promise<nu
     },
     [
       `${action === 'credit' ? 'Credited' : 'Debited'} ${formatDollars(amountMinor)} ${transaction.currency} (${transaction.id}, by ${actor}): balance ${formatDollars(transaction.balanceAfter)} ${transaction.currency}.`,
-      ...(settled > 0 ? [`Paid ${settled} unpaid usage record${settled === 1 ? '' : 's'} from it.`] : []),
+      ...(settled > 0
+        ? [
+            `Paid ${settled} unpaid usage record${settled === 1 ? '' : 's'} from it: balance now ${formatDollars(balanceMinor)} ${transaction.currency}.`,
+          ]
+        : []),
     ].join('\n'),
   );
   return 0;
