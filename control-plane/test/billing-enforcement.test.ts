@@ -45,7 +45,11 @@ beforeAll(async () => {
     await startTestApp({ db, bus, languageModel: false, defaultConcurrentCalls: LIMIT }),
   ];
   workers.push(await startTestTts(bus), await startSttWorkerRole(OFFLINE_SPEECH, bus, () => {}));
-  engine = await startEngineRole({ ...OFFLINE_SPEECH, vad: 'energy', media: { port: 0, host: '127.0.0.1' } }, bus, () => {});
+  engine = await startEngineRole(
+    { ...OFFLINE_SPEECH, vad: 'energy', media: { port: 0, host: '127.0.0.1' } },
+    bus,
+    () => {},
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -108,6 +112,17 @@ async function launchRoutes(c: Caller): Promise<{ route: string; status: number;
   return answers.map(([route, res]) => ({ route, status: res.statusCode, message: res.json().message as string }));
 }
 
+/** An inbound call to the organisation's number, answered by its agent: the carrier's answer document. */
+async function inbound(c: Caller) {
+  await db.sql`update phone_numbers set agent_id = ${c.agentId} where organisation_id = ${c.org.organisationId}`;
+  // The carrier webhook's own work once the carrier's signature is checked (routes/webhooks/carrier-voice.ts).
+  return apps[0].app.phoneCalls.carrierCalls.answerInbound('carrier-b', c.org.organisationId, {
+    from: CALLEE,
+    to: OUR_NUMBER,
+    callRef: `CA${newId()}`,
+  });
+}
+
 async function callRecordsOf(organisationId: string): Promise<number> {
   const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from call_records
     where organisation_id = ${organisationId} and call_status <> 'COMPLETED'`;
@@ -166,12 +181,7 @@ describe('402 on every launch route', () => {
 
   it('an inbound call of an organisation that may not call hears a refusal, and nothing is recorded', async () => {
     const c = await caller(50);
-    const document = await apps[0].app.phoneCalls.carrierCalls.answerInbound('carrier-b', c.org.organisationId, {
-      from: CALLEE,
-      to: OUR_NUMBER,
-      callRef: `CA${newId()}`,
-    });
-    expect(JSON.stringify(document)).toContain(REFUSALS.unfunded);
+    expect(JSON.stringify(await inbound(c))).toContain(REFUSALS.unfunded);
     expect(await callRecordsOf(c.org.organisationId)).toBe(0);
   });
 });
@@ -203,6 +213,9 @@ describe('concurrent calls', () => {
     expect(ended.statusCode, ended.body).toBe(200);
     expect((await websocketCall(c, apps[1])).statusCode).toBe(201);
     expect((await websocketCall(c, apps[0])).statusCode).toBe(402);
+    // A caller ringing in while every line is taken hears so; nothing is recorded.
+    expect(JSON.stringify(await inbound(c))).toContain(REFUSALS.allLinesBusy);
+    expect(await callRecordsOf(c.org.organisationId)).toBe(LIMIT);
   }, 30_000);
 
   it("an organisation on a plan gets the plan's concurrentCalls instead of the default", async () => {
@@ -218,9 +231,20 @@ describe('concurrent calls', () => {
     });
     await db.sql`insert into billing_subscriptions (id, organisation_id, plan_id, status, current_period_start,
                    current_period_end, next_grant_at)
-                 select ${newId()}, ${c.org.organisationId}, id, 'ACTIVE', now(), now() + interval '30 days',
-                        now() + interval '30 days' from billing_plans where code = 'pro_monthly_usd'`;
+                 select ${newId()}, ${c.org.organisationId}, id, 'ACTIVE', now() - interval '1 day',
+                        now() + interval '29 days', now() + interval '29 days' from billing_plans where code = 'pro_monthly_usd'`;
     // PRO allows 10 at once.
     await expect(admit()).resolves.toBeUndefined();
+    // A plan with a number of calls per cycle refuses the one past it (the seeded plans set none).
+    await db.sql`update billing_plans set call_limit = 4 where code = 'pro_monthly_usd'`;
+    try {
+      await expect(admit()).resolves.toBeUndefined();
+      await seedCall(db.sql, c.org.organisationId, c.agentId, { call_status: 'COMPLETED', ended_at: new Date() });
+      await expect(admit()).rejects.toThrow(
+        /Plan call limit reached: the plan allows 4 calls per billing cycle and 4 were placed/,
+      );
+    } finally {
+      await db.sql`update billing_plans set call_limit = null where code = 'pro_monthly_usd'`;
+    }
   });
 });

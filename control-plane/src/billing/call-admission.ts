@@ -1,5 +1,7 @@
 /**
- * Admitting a call (issue 14, item 3): an organisation never has more calls live than its plan's concurrentCalls
+ * Admitting a call (issue 14, item 3): `assertMayCall` refuses (402, saying why) an organisation that may not call
+ * at all (billing/call-permission.ts: below the minimum balance, suspended, unpaid usage); `admitCall` then keeps
+ * a plan's calls per cycle (billing_plans.call_limit) and, above all, concurrency: an organisation never has more calls live than its plan's concurrentCalls
  * (billing_plans.concurrent_calls of its ACTIVE subscription), or PARLEY_DEFAULT_CONCURRENT_CALLS on pay-as-you-go.
  *
  * Race-free across control planes: the caller runs `admitCall` in the transaction that then creates the call record
@@ -10,7 +12,8 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { countLiveCalls, lockBillingAccount } from './call-admission-repository.ts';
+import { countLiveCalls, countPlacedCallsSince, lockBillingAccount } from './call-admission-repository.ts';
+import { callPermission } from './call-permission.ts';
 
 /** Concurrent calls of a pay-as-you-go organisation when PARLEY_DEFAULT_CONCURRENT_CALLS is unset: the PRO plan's. */
 export const DEFAULT_CONCURRENT_CALLS = 10;
@@ -27,12 +30,27 @@ export interface AdmissionLimits {
   defaultConcurrentCalls: number;
 }
 
+/** 402 with the reason unless the organisation may place a call now (checked before anything is recorded). */
+export async function assertMayCall(sql: Queryable, organisationId: string): Promise<void> {
+  const permission = await callPermission(sql, organisationId);
+  if (!permission.allowed) throw new ApiError('payment_required', permission.message);
+}
+
 /**
  * Locks the organisation's billing row for the caller's transaction and refuses (402) when its live calls already
  * fill its concurrent-call limit. Call before inserting the call record, in the same transaction.
  */
 export async function admitCall(tx: Queryable, organisationId: string, limits: AdmissionLimits): Promise<void> {
-  const { planConcurrentCalls } = await lockBillingAccount(tx, organisationId);
+  const { planConcurrentCalls, callsPerCycle } = await lockBillingAccount(tx, organisationId);
+  if (callsPerCycle) {
+    const placed = await countPlacedCallsSince(tx, organisationId, callsPerCycle.since);
+    if (placed >= callsPerCycle.limit)
+      throw new ApiError(
+        'payment_required',
+        `Plan call limit reached: the plan allows ${callsPerCycle.limit} calls per billing cycle and ${placed} were placed ` +
+          `since ${callsPerCycle.since.toISOString()}. Move to a larger plan, or wait for the next cycle`,
+      );
+  }
   const limit = planConcurrentCalls ?? limits.defaultConcurrentCalls;
   const live = await countLiveCalls(tx, organisationId, QUEUED_HOLDS_LINE_MS);
   if (live >= limit) {

@@ -15,8 +15,7 @@ import type { Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
-import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { meterCall } from '../../billing/metering.ts';
 import { ApiError } from '../../errors.ts';
 import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
@@ -149,7 +148,7 @@ export class CarrierCalls {
     const agent = row && agentRecord(row);
     if (!agent || !agent.isActive || agent.agentType !== 'VOICE') return voice.refusal(REFUSALS.noAgent);
     try {
-      await assertFunded(sql, organisationId);
+      await assertMayCall(sql, organisationId);
     } catch {
       return voice.refusal(REFUSALS.unfunded);
     }

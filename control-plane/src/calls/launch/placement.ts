@@ -24,7 +24,6 @@ import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';
 import {
@@ -36,7 +35,7 @@ import {
   META_CARRIER_CALL,
   queueScheduledCall,
 } from '../repository/launch-repository.ts';
-import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
@@ -234,7 +233,7 @@ export class CallPlacement {
     let launch: CarrierLaunch;
     try {
       // The wallet may have run dry, or the lines filled up, since the call was scheduled.
-      await assertFunded(sql, call.organisation_id);
+      await assertMayCall(sql, call.organisation_id);
       await sql.begin(async (tx) => {
         await admitCall(tx, call.organisation_id, this.#options.admission);
         await queueScheduledCall(tx, callId);
@@ -355,7 +354,7 @@ export class CallPlacement {
       scope: number.calling_scope,
       allowedCountries: number.allowed_countries,
     });
-    await assertFunded(sql, organisationId);
+    await assertMayCall(sql, organisationId);
     const account = call.scheduledAt ? undefined : await this.#options.accounts.require(sql, organisationId, carrier);
     return { ...call, callingNumber: number.phone_number, carrier, account };
   }

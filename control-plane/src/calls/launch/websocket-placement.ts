@@ -15,10 +15,9 @@ import { newId } from '../../db/ids.ts';
 import { badField } from '../../errors.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor } from '../repository/call-records.ts';
 import { createCall } from '../repository/call-repository.ts';
-import { admitCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec } from './call-spec.ts';
 import type { EngineDispatcher } from './engine-dispatch.ts';
 import type { PlaceCallRequest, PlacedWebsocketCall } from './types.ts';
@@ -44,7 +43,7 @@ export async function placeWebsocketCall(
   if (body.participantNumber !== undefined && !isE164(body.participantNumber)) {
     throw badField('body.participantNumber', `must be ${E164_EXAMPLE} when given`);
   }
-  await assertFunded(deps.sql, principal.organisationId);
+  await assertMayCall(deps.sql, principal.organisationId);
   const organisationId = principal.organisationId;
   const id = newId();
   const tools =
