@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Tier } from './rate-card.ts';
 
+/** A call as metering reads it, with how its organisation pays (one query: it runs at every call's end). */
 export interface CallToMeter {
   id: string;
   organisationId: string;
@@ -13,6 +14,18 @@ export interface CallToMeter {
   /** ms, as the end that finished the call measured it. */
   durationMs: number | null;
   isBilled: boolean;
+  terms: BillingTerms;
+}
+
+/** How an organisation pays for usage: its billing model, pay-as-you-go rate, plan and wallets' currencies. */
+export interface BillingTerms {
+  billingModel: 'LEGACY_USD' | 'WALLET';
+  /** Pay-as-you-go price per minute, US cents e4; null: the rate card's STARTER USD line. */
+  ratePerMinuteE4: number | null;
+  /** The plan of the organisation's live subscription (not CANCELLED), if any. */
+  plan: { tier: Tier; currency: string } | null;
+  walletCurrency: string | null;
+  planWalletCurrency: string | null;
 }
 
 export async function findCallToMeter(tx: Queryable, callId: string): Promise<CallToMeter | undefined> {
@@ -27,9 +40,24 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
       ended_at: Date | null;
       call_duration: number | null;
       is_billed: boolean;
+      billing_model: 'LEGACY_USD' | 'WALLET' | null;
+      rate_per_minute_e4: string | null;
+      plan_tier: Tier | null;
+      plan_currency: string | null;
+      wallet_currency: string | null;
+      plan_wallet_currency: string | null;
     }[]
-  >`select id, organisation_id, room_name, call_direction, answered_at, created_at, ended_at, call_duration, is_billed
-      from call_records where id = ${callId}`;
+  >`
+    select c.id, c.organisation_id, c.room_name, c.call_direction, c.answered_at, c.created_at, c.ended_at,
+           c.call_duration, c.is_billed, b.billing_model, b.rate_per_minute_e4, p.tier as plan_tier,
+           p.currency as plan_currency,
+           (select currency from ledger_accounts where organisation_id = c.organisation_id and kind = 'WALLET') as wallet_currency,
+           (select currency from ledger_accounts where organisation_id = c.organisation_id and kind = 'PLAN_WALLET') as plan_wallet_currency
+      from call_records c
+      left join billing_accounts b on b.organisation_id = c.organisation_id
+      left join billing_subscriptions s on s.organisation_id = c.organisation_id and s.status <> 'CANCELLED'
+      left join billing_plans p on p.id = s.plan_id
+     where c.id = ${callId}`;
   return (
     row && {
       id: row.id,
@@ -41,48 +69,15 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
       endedAt: row.ended_at,
       durationMs: row.call_duration,
       isBilled: row.is_billed,
+      terms: {
+        billingModel: row.billing_model ?? 'LEGACY_USD',
+        ratePerMinuteE4: row.rate_per_minute_e4 == null ? null : Number(row.rate_per_minute_e4),
+        plan: row.plan_tier && row.plan_currency ? { tier: row.plan_tier, currency: row.plan_currency } : null,
+        walletCurrency: row.wallet_currency,
+        planWalletCurrency: row.plan_wallet_currency,
+      },
     }
   );
-}
-
-/** How an organisation pays for usage: its billing model, pay-as-you-go rate, plan and wallets' currencies. */
-export interface BillingTerms {
-  billingModel: 'LEGACY_USD' | 'WALLET';
-  /** Pay-as-you-go price per minute, US cents e4; null: the rate card's STARTER USD line. */
-  ratePerMinuteE4: number | null;
-  /** The plan of the organisation's live subscription (not CANCELLED), if any. */
-  plan: { tier: Tier; currency: string } | null;
-  walletCurrency: string | null;
-  planWalletCurrency: string | null;
-}
-
-export async function readBillingTerms(tx: Queryable, organisationId: string): Promise<BillingTerms> {
-  const [row] = await tx<
-    {
-      billing_model: 'LEGACY_USD' | 'WALLET' | null;
-      rate_per_minute_e4: string | null;
-      plan_tier: Tier | null;
-      plan_currency: string | null;
-      wallet_currency: string | null;
-      plan_wallet_currency: string | null;
-    }[]
-  >`
-    select b.billing_model, b.rate_per_minute_e4,
-           (select p.tier from billing_subscriptions s join billing_plans p on p.id = s.plan_id
-             where s.organisation_id = o.id and s.status <> 'CANCELLED') as plan_tier,
-           (select p.currency from billing_subscriptions s join billing_plans p on p.id = s.plan_id
-             where s.organisation_id = o.id and s.status <> 'CANCELLED') as plan_currency,
-           (select currency from ledger_accounts where organisation_id = o.id and kind = 'WALLET') as wallet_currency,
-           (select currency from ledger_accounts where organisation_id = o.id and kind = 'PLAN_WALLET') as plan_wallet_currency
-      from organisations o left join billing_accounts b on b.organisation_id = o.id
-     where o.id = ${organisationId}`;
-  return {
-    billingModel: row?.billing_model ?? 'LEGACY_USD',
-    ratePerMinuteE4: row?.rate_per_minute_e4 == null ? null : Number(row.rate_per_minute_e4),
-    plan: row?.plan_tier && row.plan_currency ? { tier: row.plan_tier, currency: row.plan_currency } : null,
-    walletCurrency: row?.wallet_currency ?? null,
-    planWalletCurrency: row?.plan_wallet_currency ?? null,
-  };
 }
 
 /** The call has its usage record (paid or not): isBilled, billedAt. */

@@ -14,7 +14,7 @@
  */
 import type { Queryable } from '../db/database.ts';
 import type { WalletKind } from '../wallet/ledger-types.ts';
-import { findCallToMeter, markCallBilled, readBillingTerms, type BillingTerms } from './metering-repository.ts';
+import { findCallToMeter, markCallBilled, type BillingTerms } from './metering-repository.ts';
 import { billedSeconds, chargeE4, rateLineAt, type RateLine, type Tier } from './rate-card.ts';
 import { chargeUsage } from './settlement.ts';
 import { insertUsage, type UsageRecord } from './usage-repository.ts';
@@ -48,11 +48,7 @@ export async function meterCall(tx: Queryable, callId: string, end: CallEndFacts
   if (!call.answeredAt && !(engineMs > 0)) return { status: 'not_answered' };
   // A second begun is a second used: the pulse rounding then applies to whole seconds.
   const durationSeconds = Math.ceil(Math.max(0, end.engineDurationMs ?? call.durationMs ?? 0) / MS_PER_SECOND);
-  const pricing = await callPricing(
-    tx,
-    await readBillingTerms(tx, call.organisationId),
-    call.answeredAt ?? call.createdAt,
-  );
+  const pricing = await callPricing(tx, call.terms, call.answeredAt ?? call.createdAt);
   if ('unpriced' in pricing) return { status: 'unpriced', currency: pricing.currency, tier: pricing.tier };
   const { line, rateE4, wallet } = pricing;
   const seconds = billedSeconds(durationSeconds, line.pulseSeconds, line.minimumSeconds);
