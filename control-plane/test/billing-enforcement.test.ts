@@ -218,6 +218,33 @@ describe('concurrent calls', () => {
     expect(await callRecordsOf(c.org.organisationId)).toBe(LIMIT);
   }, 30_000);
 
+  it('a scheduled call that comes due while every line is taken is not placed, and says why', async () => {
+    const c = await caller(10_000);
+    const scheduled = await apps[0].call(c.org.key, {
+      method: 'POST',
+      url: '/api/v1/voice/session',
+      payload: {
+        agentId: c.agentId,
+        callType: 'sip',
+        participantName: 'Later',
+        participantNumber: CALLEE,
+        callTime: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
+    expect(scheduled.statusCode, scheduled.body).toBe(201);
+    const callId = scheduled.json().data.sessionId as string;
+    for (let i = 0; i < LIMIT; i++)
+      await seedCall(db.sql, c.org.organisationId, c.agentId, { call_status: 'IN_PROGRESS', answered_at: new Date() });
+    // What the scheduler does when the call is due.
+    await expect(apps[1].app.phoneCalls.placement.startRecorded(callId)).rejects.toThrow(/Plan call limit reached/);
+    const [row] = await db.sql<{ call_status: string; call_outcome_detail: string }[]>`
+      select call_status, call_outcome_detail from call_records where id = ${callId}`;
+    expect(row).toEqual({
+      call_status: 'FAILED',
+      call_outcome_detail: expect.stringMatching(/^Plan call limit reached/),
+    });
+  });
+
   it("an organisation on a plan gets the plan's concurrentCalls instead of the default", async () => {
     const c = await caller(10_000);
     for (let i = 0; i < LIMIT; i++)
