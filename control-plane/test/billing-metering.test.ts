@@ -6,6 +6,7 @@
  */
 import type { CallEvent } from '@parley/engine/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callPermission } from '../src/billing/call-permission.ts';
 import { settleUnpaidUsage } from '../src/billing/settlement.ts';
 import { hasUnpaidUsage } from '../src/billing/usage-repository.ts';
 import { CallSweeper } from '../src/calls/jobs/call-sweeper.ts';
@@ -261,6 +262,8 @@ describe('a call the wallet cannot pay', () => {
     const [call] = await db.sql<{ is_billed: boolean }[]>`select is_billed from call_records where id = ${callId}`;
     expect(call!.is_billed).toBe(true);
     expect(await hasUnpaidUsage(db.sql, o.org.organisationId)).toBe(true);
+    // Billing status's canMakeCalls and every launch route's 402 come from this one decision.
+    expect(await callPermission(db.sql, o.org.organisationId)).toMatchObject({ allowed: false, reason: 'unpaid_usage' });
 
     const settled = await db.sql.begin(async (tx) => {
       const credit = await adjustWallet(tx, {
@@ -277,6 +280,7 @@ describe('a call the wallet cannot pay', () => {
     expect(await debitsOf(callId)).toBe(1);
     expect(await balanceOf(o.org.organisationId)).toBe(497);
     expect(await hasUnpaidUsage(db.sql, o.org.organisationId)).toBe(false);
+    expect(await callPermission(db.sql, o.org.organisationId)).toEqual({ allowed: true });
     await expectJournalReplays(o.org.organisationId);
   });
 });

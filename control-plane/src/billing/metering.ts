@@ -81,7 +81,8 @@ type CallPricing =
 
 async function callPricing(tx: Queryable, terms: BillingTerms, at: Date): Promise<CallPricing> {
   if (terms.billingModel === 'WALLET') {
-    const currency = terms.plan?.currency ?? terms.planWalletCurrency ?? 'USD';
+    // The plan wallet's own currency first: a posting in any other would be refused, and the end never applied.
+    const currency = terms.planWalletCurrency ?? terms.plan?.currency ?? 'USD';
     const tier = terms.plan?.tier ?? 'STARTER';
     const line = await rateLineAt(tx, { key: CALL_RATE_LINE, currency, tier, at });
     return line ? { line, rateE4: line.priceE4, wallet: 'PLAN_WALLET' } : { unpriced: true, currency, tier };
