@@ -10,6 +10,7 @@ import { callPermission } from '../src/billing/call-permission.ts';
 import { settleUnpaidUsage } from '../src/billing/settlement.ts';
 import { hasUnpaidUsage } from '../src/billing/usage-repository.ts';
 import { CallSweeper } from '../src/calls/jobs/call-sweeper.ts';
+import { createPhoneCalls } from '../src/calls/launch/phone-calls.ts';
 import { persistCallEvent } from '../src/calls/repository/call-event-store.ts';
 import { VoiceSessionService } from '../src/calls/sessions/session-service.ts';
 import { newId } from '../src/db/ids.ts';
@@ -144,6 +145,26 @@ describe('exactly once', () => {
     expect(await debitsOf(callId)).toBe(1);
   });
 
+  it("meters a call the carrier reports ended (its engine gone silent), and the engine's late ended changes nothing", async () => {
+    const o = await fundedOrganisation(1_000);
+    const callId = await liveCall(o, { meta_data: { carrier: 'carrier-b', carrierCallSid: 'CA-ended' } });
+    const { carrierCalls } = createPhoneCalls({
+      sql: db.sql,
+      bus: await createTestBus(),
+      publicUrl: 'http://parley.test',
+      keyRing: undefined,
+      admission: { defaultConcurrentCalls: 10 },
+    });
+    const call = await carrierCalls.callById(callId);
+    await carrierCalls.progress(call!, 'carrier-b', { CallSid: 'CA-ended', CallStatus: 'completed' });
+    const [first] = await usageOf(callId);
+    expect(first).toMatchObject({ wallet: 'WALLET', wallet_deducted: true });
+    expect([60, 66]).toContain(first!.billed_seconds);
+    expect(await persistCallEvent(db.sql, callId, ended(90_000))).toBe('applied');
+    expect(await usageOf(callId)).toEqual([first]);
+    expect(await debitsOf(callId)).toBe(1);
+  });
+
   it('bills nothing for a call that was never answered', async () => {
     const o = await fundedOrganisation(1_000);
     const callId = await seedCall(db.sql, o.org.organisationId, o.agentId, {
@@ -263,7 +284,10 @@ describe('a call the wallet cannot pay', () => {
     expect(call!.is_billed).toBe(true);
     expect(await hasUnpaidUsage(db.sql, o.org.organisationId)).toBe(true);
     // Billing status's canMakeCalls and every launch route's 402 come from this one decision.
-    expect(await callPermission(db.sql, o.org.organisationId)).toMatchObject({ allowed: false, reason: 'unpaid_usage' });
+    expect(await callPermission(db.sql, o.org.organisationId)).toMatchObject({
+      allowed: false,
+      reason: 'unpaid_usage',
+    });
 
     const settled = await db.sql.begin(async (tx) => {
       const credit = await adjustWallet(tx, {
