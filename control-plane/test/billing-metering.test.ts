@@ -184,7 +184,7 @@ describe('exactly once', () => {
 });
 
 describe('price', () => {
-  // The rate card (migration 010): STARTER USD 5 cents a minute, PRO USD 4 cents, STARTER INR 35 paise; all with a
+  // The rate card (migration 010): STARTER USD 5 cents a minute, PRO USD 4 cents, STARTER INR 3.50 rupees; all with a
   // 6 s pulse and a 6 s minimum.
   it.each([
     // engine ms, seconds, billed seconds, pay-as-you-go USD total (e4, whole cents)
@@ -225,12 +225,14 @@ describe('price', () => {
 
   it.each([
     ['pro_monthly_usd', 'USD', 44_000], // 4 cents × 66/60, exactly
-    ['starter_monthly_inr', 'INR', 385_000], // 35 paise × 66/60
+    ['starter_monthly_inr', 'INR', 3_850_000], // 3.50 rupees × 66/60
   ])(
     'plan billing (%s): the tier’s price in the plan’s currency, exact to 4 decimals',
     async (planCode, currency, total) => {
       const org = await seedOrganisation(db.sql, 'Plan');
       const agentId = await seedAgent(db.sql, org.organisationId, 'VOICE');
+      // Plan billing runs in the billing country's currency.
+      await db.sql`update organisations set billing_country = ${currency === 'INR' ? 'IN' : 'US'} where id = ${org.organisationId}`;
       await db.sql`insert into billing_accounts (organisation_id, billing_model) values (${org.organisationId}, 'WALLET')
                  on conflict (organisation_id) do update set billing_model = 'WALLET'`;
       await db.sql`insert into billing_subscriptions (id, organisation_id, plan_id, status, current_period_start,

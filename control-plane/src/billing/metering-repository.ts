@@ -25,7 +25,8 @@ export interface BillingTerms {
   /** The plan of the organisation's live subscription (not CANCELLED), if any. */
   plan: { tier: Tier; currency: string } | null;
   walletCurrency: string | null;
-  planWalletCurrency: string | null;
+  /** The organisation's billing country: plan billing runs in its currency (countries.ts currencyOfCountry). */
+  billingCountry: string | null;
 }
 
 export async function findCallToMeter(tx: Queryable, callId: string): Promise<CallToMeter | undefined> {
@@ -45,15 +46,16 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
       plan_tier: Tier | null;
       plan_currency: string | null;
       wallet_currency: string | null;
-      plan_wallet_currency: string | null;
+      billing_country: string | null;
     }[]
   >`
     select c.id, c.organisation_id, c.room_name, c.call_direction, c.answered_at, c.created_at, c.ended_at,
            c.call_duration, c.is_billed, b.billing_model, b.rate_per_minute_e4, p.tier as plan_tier,
            p.currency as plan_currency,
            (select currency from ledger_accounts where organisation_id = c.organisation_id and kind = 'WALLET') as wallet_currency,
-           (select currency from ledger_accounts where organisation_id = c.organisation_id and kind = 'PLAN_WALLET') as plan_wallet_currency
+           o.billing_country
       from call_records c
+      join organisations o on o.id = c.organisation_id
       left join billing_accounts b on b.organisation_id = c.organisation_id
       left join billing_subscriptions s on s.organisation_id = c.organisation_id and s.status <> 'CANCELLED'
       left join billing_plans p on p.id = s.plan_id
@@ -74,7 +76,7 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
         ratePerMinuteE4: row.rate_per_minute_e4 == null ? null : Number(row.rate_per_minute_e4),
         plan: row.plan_tier && row.plan_currency ? { tier: row.plan_tier, currency: row.plan_currency } : null,
         walletCurrency: row.wallet_currency,
-        planWalletCurrency: row.plan_wallet_currency,
+        billingCountry: row.billing_country,
       },
     }
   );

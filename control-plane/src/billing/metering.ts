@@ -16,6 +16,7 @@ import type { Queryable } from '../db/database.ts';
 import type { WalletKind } from '../wallet/ledger-types.ts';
 import { findCallToMeter, markCallBilled, type BillingTerms } from './metering-repository.ts';
 import { billedSeconds, chargeE4, rateLineAt, type RateLine, type Tier } from './rate-card.ts';
+import { currencyOfCountry } from './countries.ts';
 import { chargeUsage } from './settlement.ts';
 import { insertUsage, type UsageRecord } from './usage-repository.ts';
 
@@ -81,8 +82,8 @@ type CallPricing =
 
 async function callPricing(tx: Queryable, terms: BillingTerms, at: Date): Promise<CallPricing> {
   if (terms.billingModel === 'WALLET') {
-    // The plan wallet's own currency first: a posting in any other would be refused, and the end never applied.
-    const currency = terms.planWalletCurrency ?? terms.plan?.currency ?? 'USD';
+    // The plan wallet of the billing country's currency is the one that pays (and the one callPermission reads).
+    const currency = currencyOfCountry(terms.billingCountry);
     const tier = terms.plan?.tier ?? 'STARTER';
     const line = await rateLineAt(tx, { key: CALL_RATE_LINE, currency, tier, at });
     return line ? { line, rateE4: line.priceE4, wallet: 'PLAN_WALLET' } : { unpriced: true, currency, tier };
