@@ -80,6 +80,9 @@ export class CallSweeper {
         limit: SWEEP_BATCH_SIZE,
       });
       const ids: string[] = [];
+      // Billing each call locks its organisation's wallet until commit: taken in one order (organisation, then
+      // call), two instances sweeping at once never wait on each other's wallets in a cycle.
+      stale.sort((a, b) => a.organisation_id.localeCompare(b.organisation_id) || a.id.localeCompare(b.id));
       for (const call of stale) {
         const done = await finishCall(tx, call.id, {
           status: call.answered ? 'COMPLETED' : 'FAILED',
