@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineRole, startSttWorkerRole, type EngineRole, type WorkerRoleHandle } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
-import { admitCall } from '../src/billing/call-admission.ts';
+import { admitCall, QUEUED_HOLDS_LINE_MS } from '../src/billing/call-admission.ts';
+import { CallSweeper } from '../src/calls/jobs/call-sweeper.ts';
 import { insertUsage } from '../src/billing/usage-repository.ts';
 import { REFUSALS } from '../src/calls/launch/carrier-calls.ts';
 import { newId } from '../src/db/ids.ts';
@@ -243,6 +244,22 @@ describe('concurrent calls', () => {
       call_status: 'FAILED',
       call_outcome_detail: expect.stringMatching(/^Plan call limit reached/),
     });
+  });
+
+  it('a call left QUEUED by an instance that died mid-placement is finished by the sweeper', async () => {
+    const c = await caller(10_000);
+    const lost = await seedCall(db.sql, c.org.organisationId, c.agentId, {
+      call_status: 'QUEUED',
+      created_at: new Date(Date.now() - QUEUED_HOLDS_LINE_MS - 60_000),
+    });
+    const placing = await seedCall(db.sql, c.org.organisationId, c.agentId, { call_status: 'QUEUED' });
+    const finished = await new CallSweeper(db.sql, bus).runOnce();
+    expect(finished).toContain(lost);
+    expect(finished).not.toContain(placing);
+    const rows = await db.sql<{ id: string; call_status: string; reason: string | null }[]>`
+      select id, call_status, meta_data ->> 'endReason' as reason from call_records where id in ${db.sql([lost, placing])}`;
+    expect(rows.find((r) => r.id === lost)).toMatchObject({ call_status: 'FAILED', reason: 'placement_lost' });
+    expect(rows.find((r) => r.id === placing)).toMatchObject({ call_status: 'QUEUED', reason: null });
   });
 
   it("an organisation on a plan gets the plan's concurrentCalls instead of the default", async () => {

@@ -44,6 +44,20 @@ export function claimStaleCalls(tx: Queryable, limits: SweepLimits): Promise<Sta
              for update skip locked) as stale`;
 }
 
+/**
+ * Calls recorded QUEUED (being placed) more than `olderThanMs` ago and never handed to an engine: the instance
+ * placing them died. Locked for the caller's transaction.
+ */
+export async function claimLostPlacements(tx: Queryable, olderThanMs: number, limit: number): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id from call_records
+     where ended_at is null and call_status = 'QUEUED' and created_at < now() - make_interval(secs => ${olderThanMs / 1000})
+     order by organisation_id, id
+     limit ${limit}
+     for update skip locked`;
+  return rows.map((row) => row.id);
+}
+
 /** Claims up to `limit` scheduled calls that are due (PENDING → DISPATCHED); answers their ids. */
 export async function claimDueScheduledCalls(sql: Queryable, limit: number): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
