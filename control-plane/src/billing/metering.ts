@@ -8,8 +8,8 @@
  * Price (rate card line ai_phone_call_minute, in force when the call was answered): billed seconds are the duration
  * rounded up to whole pulses, never under the line's minimum (rate-card.ts billedSeconds). Pay-as-you-go
  * (LEGACY_USD) pays from the USD wallet at the organisation's ratePerMinute (billing_accounts.rate_per_minute_e4,
- * else the STARTER USD line), rounded up to a whole cent; plan billing (WALLET) pays from the plan wallet in the
- * plan's currency at its tier's price, exactly (4 decimals). A wallet that cannot pay leaves the record unpaid:
+ * else the STARTER USD line), rounded up to a whole cent; plan billing (WALLET) pays from the plan wallet of the
+ * billing country's currency at the plan tier's price, exactly (4 decimals). A wallet that cannot pay leaves the record unpaid:
  * settlement.ts pays it at the next credit, and until then the organisation cannot place calls.
  */
 import type { Queryable } from '../db/database.ts';
