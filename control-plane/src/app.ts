@@ -45,6 +45,7 @@ import paymentRoutes from './routes/v1/payments/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
+import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
@@ -75,7 +76,12 @@ declare module 'fastify' {
 
 export interface AppDependencies {
   config: Pick<Config, 'publicUrl' | 'rateLimits'> &
-    Partial<Pick<Config, 'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller' | 'payments'>>;
+    Partial<
+      Pick<
+        Config,
+        'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller' | 'payments' | 'defaultConcurrentCalls'
+      >
+    >;
   sql: Sql;
   bus: Bus;
   keys: KeyStore;
@@ -169,6 +175,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     publicUrl: deps.config.publicUrl,
     carrierApiUrls: deps.config.carrierApiUrls,
     keyRing: deps.secrets,
+    admission: { defaultConcurrentCalls: deps.config.defaultConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS },
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);

@@ -7,6 +7,7 @@ import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { ConfigError } from './config-error.ts';
 import { parseDollars } from './wallet/money.ts';
+import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
 import { CARRIER_API_DEFAULTS, CARRIERS, carrierApiUrlVariable, type Carrier } from './telephony/carrier.ts';
 
@@ -54,6 +55,11 @@ export interface Config {
   bootstrapCreditMinor: number;
   /** The payment processor (Razorpay's API) that takes wallet top-ups, and the exchange rate quotes use. */
   payments: PaymentsConfig;
+  /**
+   * PARLEY_DEFAULT_CONCURRENT_CALLS: calls a pay-as-you-go organisation (no ACTIVE plan) may have live at once; a
+   * plan's own concurrentCalls applies to plan billing (billing/call-admission.ts).
+   */
+  defaultConcurrentCalls: number;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
@@ -115,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     carrierDReseller: readReseller(nonEmpty(env.PARLEY_CARRIER_D_USERNAME), nonEmpty(env.PARLEY_CARRIER_D_PASSWORD)),
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     payments: readPayments(env),
+    defaultConcurrentCalls: readCount(env, 'PARLEY_DEFAULT_CONCURRENT_CALLS', DEFAULT_CONCURRENT_CALLS),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
   };
@@ -266,6 +273,16 @@ function readPort(env: Env, name: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number`);
+  return value;
+}
+
+/** A whole number from 1 to 10000 (the range billing_plans.concurrent_calls allows). */
+function readCount(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 10_000)
+    throw new ConfigError(`${name} must be a whole number from 1 to 10000`);
   return value;
 }
 

@@ -13,3 +13,6 @@ export { CUSTOMER_SCOPES, type Role, type Scope } from './auth/scopes.ts';
 export { provisionOrganisation, type ProvisionedOrganisation } from './accounts/provisioning.ts';
 export { insertApiKey } from './auth/api-key-repository.ts';
 export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';
+export { persistCallEvent, type PersistOutcome } from './calls/repository/call-event-store.ts';
+export { adjustWallet } from './wallet/wallet.ts';
+export { walletReplay, unbalancedTransactions } from './wallet/ledger-repository.ts';

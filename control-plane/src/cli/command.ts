@@ -26,6 +26,8 @@ export interface CommandArgs {
     out?: string;
     plan?: string;
     reason?: string;
+    amount?: string;
+    actor?: string;
     json?: boolean;
     help?: boolean;
   };

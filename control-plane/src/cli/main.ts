@@ -11,6 +11,7 @@ import { runKeys } from './commands/keys.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runOrg } from './commands/org.ts';
 import { runStart } from './commands/start.ts';
+import { runWallet } from './commands/wallet.ts';
 import { CliError, type CommandArgs } from './command.ts';
 
 export const USAGE = `Usage: parley <command>
@@ -29,6 +30,12 @@ export const USAGE = `Usage: parley <command>
                                         place a websocket call on a running Parley and speak TEXT (default
                                         "Hello world") to agent ID (default the demo agent, created on first use);
                                         prints the transcript, saves the agent's audio (default .parley/try-call.wav)
+  wallet credit --org ID --amount 5.00 --reason R [--actor NAME] [--json]
+                                        credit the pay-as-you-go wallet (journaled with who and why; the
+                                        actor defaults to your login name), then pay any unpaid usage from it
+  wallet debit --org ID --amount 5.00 --reason R [--actor NAME] [--json]
+                                        debit it; refused (exit 2) when the wallet cannot pay it
+  wallet show --org ID [--json]         the balance, unpaid usage and the last ${'10'} transactions
   db shell [-- psql arguments]          psql on the database (DATABASE_URL, else the embedded one)
   billing plan --org ID --plan CODE [--json]
                                         put an organisation on plan billing (its first allowance at once)
@@ -55,6 +62,8 @@ const OPTIONS = {
   out: { type: 'string' },
   plan: { type: 'string' },
   reason: { type: 'string' },
+  amount: { type: 'string' },
+  actor: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -90,6 +99,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runDb(sub);
       case 'billing':
         return await runBilling(sub);
+      case 'wallet':
+        return await runWallet(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }

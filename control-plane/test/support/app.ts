@@ -48,6 +48,8 @@ export interface TestAppOptions {
   carrierApiUrls?: Config['carrierApiUrls'];
   /** The payment processor (a fake) and exchange rate; by default none, so card payments answer 503. */
   payments?: Config['payments'];
+  /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls a pay-as-you-go organisation may have; default the product's. */
+  defaultConcurrentCalls?: number;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -69,6 +71,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       rateLimits: { ...RATE_LIMIT_DEFAULTS, ...options.rateLimits },
       carrierApiUrls: options.carrierApiUrls,
       payments: options.payments,
+      defaultConcurrentCalls: options.defaultConcurrentCalls,
     },
     sql: db.sql,
     bus,

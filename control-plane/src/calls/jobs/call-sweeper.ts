@@ -3,7 +3,8 @@
  * the sweeper finds live calls (INITIATED, RINGING, IN_PROGRESS) whose engine has said nothing for
  * ENGINE_SILENCE_MS, or that have run past their maximum duration plus MAX_DURATION_MARGIN_MS, and finishes them
  * itself: COMPLETED when they were answered (FAILED otherwise), metaData.endReason `engine_silent` or
- * `max_duration_exceeded`, post-call analysis queued. It also tells the engine to hang up, in case it is alive.
+ * `max_duration_exceeded`, post-call analysis queued, the call billed (billing/metering.ts). Calls left QUEUED by an
+ * instance that died while placing them are finished FAILED (`placement_lost`). It also tells the engine to hang up, in case it is alive.
  *
  * Calls are claimed with FOR UPDATE SKIP LOCKED, so control-plane instances sweeping together never finish one twice.
  */
@@ -12,7 +13,9 @@ import { callCodecs, subjects } from '@parley/engine/protocol';
 import { PollLoop } from '../../background/poll-loop.ts';
 import type { Sql } from '../../db/database.ts';
 import { finishCall } from '../repository/call-repository.ts';
-import { claimStaleCalls } from '../repository/job-repository.ts';
+import { meterCall } from '../../billing/metering.ts';
+import { claimLostPlacements, claimStaleCalls } from '../repository/job-repository.ts';
+import { QUEUED_HOLDS_LINE_MS } from '../../billing/call-admission.ts';
 
 /**
  * Engine silence after which a live call is taken for lost, ms. A call in conversation publishes a state change at
@@ -79,6 +82,21 @@ export class CallSweeper {
         limit: SWEEP_BATCH_SIZE,
       });
       const ids: string[] = [];
+      // A call still QUEUED long after it was recorded was being placed by an instance that died: it never reached
+      // an engine. It stops holding a line (billing/call-admission.ts) either way; finished, it is also off the books.
+      for (const id of await claimLostPlacements(tx, QUEUED_HOLDS_LINE_MS, SWEEP_BATCH_SIZE)) {
+        const done = await finishCall(tx, id, {
+          status: 'FAILED',
+          outcome: 'failed',
+          outcomeDetail: 'The instance placing the call stopped before an engine took it',
+          reason: 'placement_lost',
+          analyse: false,
+        });
+        if (done) ids.push(id);
+      }
+      // Billing each call locks its organisation's wallet until commit: taken in one order (organisation, then
+      // call), two instances sweeping at once never wait on each other's wallets in a cycle.
+      stale.sort((a, b) => a.organisation_id.localeCompare(b.organisation_id) || a.id.localeCompare(b.id));
       for (const call of stale) {
         const done = await finishCall(tx, call.id, {
           status: call.answered ? 'COMPLETED' : 'FAILED',
@@ -91,7 +109,10 @@ export class CallSweeper {
           endedAt: call.ended_at,
           durationMs: call.duration_ms,
         });
-        if (done) ids.push(call.id);
+        if (!done) continue;
+        // The engine's `ended` will never come (or comes later and finds the call billed): bill it now.
+        await meterCall(tx, call.id);
+        ids.push(call.id);
       }
       return ids;
     });

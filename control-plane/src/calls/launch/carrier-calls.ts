@@ -15,7 +15,9 @@ import type { Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
+import { meterCall } from '../../billing/metering.ts';
+import { ApiError } from '../../errors.ts';
 import { LIVE_STATUSES, roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall, markAnswered } from '../repository/call-repository.ts';
 import {
@@ -35,6 +37,7 @@ export const REFUSALS = {
   unassigned: 'Sorry, this number is not taking calls at the moment. Goodbye.',
   noAgent: 'Sorry, no one is available to take your call right now. Goodbye.',
   unfunded: 'Sorry, this line cannot take calls at the moment. Goodbye.',
+  allLinesBusy: 'Sorry, all our lines are busy right now. Please call again later. Goodbye.',
   noEngine: 'Sorry, we cannot take your call right now. Please try again later. Goodbye.',
   badRequest: 'Sorry, this call cannot be taken. Goodbye.',
 } as const;
@@ -45,6 +48,8 @@ export interface CarrierCallsOptions {
   dispatcher: EngineDispatcher;
   publicUrl: string;
   keyRing: KeyRing | undefined;
+  /** How many calls an organisation may have live at once (billing/call-admission.ts). */
+  admission: AdmissionLimits;
   log?: PlacementLog;
 }
 
@@ -109,12 +114,17 @@ export class CarrierCalls {
     // A call the carrier calls completed that nobody picked up rang out (read again: the answer may have just come).
     const answered = (await findCall(this.#options.sql, call.id))?.answered_at;
     const outcome = progress.outcome === 'completed' && !answered ? 'no_answer' : progress.outcome;
-    const finished = await finishCall(this.#options.sql, call.id, {
-      status: progress.status,
-      outcome,
-      reason: progress.reason,
-      outcomeDetail: progress.detail,
-      analyse: outcome === 'completed' || outcome === 'voicemail',
+    const finished = await this.#options.sql.begin(async (tx) => {
+      const done = await finishCall(tx, call.id, {
+        status: progress.status,
+        outcome,
+        reason: progress.reason,
+        outcomeDetail: progress.detail,
+        analyse: outcome === 'completed' || outcome === 'voicemail',
+      });
+      // An engine that died with the call never sends `ended`: the carrier's end bills an answered call.
+      if (done) await meterCall(tx, call.id);
+      return done;
     });
     // The carrier ended the call: the engine's session (if any still runs) hangs up too.
     if (finished?.wasLive)
@@ -138,7 +148,7 @@ export class CarrierCalls {
     const agent = row && agentRecord(row);
     if (!agent || !agent.isActive || agent.agentType !== 'VOICE') return voice.refusal(REFUSALS.noAgent);
     try {
-      await assertFunded(sql, organisationId);
+      await assertMayCall(sql, organisationId);
     } catch {
       return voice.refusal(REFUSALS.unfunded);
     }
@@ -151,20 +161,30 @@ export class CarrierCalls {
       direction: 'INBOUND',
       participant: { phoneNumber: call.from },
     });
-    await createCall(sql, {
-      id,
-      organisationId,
-      agent,
-      roomName: roomNameFor(id),
-      participantName: call.from,
-      phoneNumber: call.from,
-      callType: 'sip',
-      callDirection: 'INBOUND',
-      metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
-      callingNumber: call.to,
-      source: 'inbound',
-      maxDurationMs: spec.limits.maxDurationMs,
-    });
+    try {
+      await sql.begin(async (tx) => {
+        await admitCall(tx, organisationId, this.#options.admission);
+        await createCall(tx, {
+          id,
+          organisationId,
+          agent,
+          roomName: roomNameFor(id),
+          participantName: call.from,
+          phoneNumber: call.from,
+          callType: 'sip',
+          callDirection: 'INBOUND',
+          metaData: { carrier, [META_CARRIER_CALL]: call.callRef },
+          callingNumber: call.to,
+          source: 'inbound',
+          maxDurationMs: spec.limits.maxDurationMs,
+          status: 'QUEUED',
+        });
+      });
+    } catch (error) {
+      // Every line the organisation's plan pays for is taken: the caller is told, nothing is recorded.
+      if (error instanceof ApiError && error.code === 'payment_required') return voice.refusal(REFUSALS.allLinesBusy);
+      throw error;
+    }
     let streamUrl: string;
     try {
       streamUrl = await this.#options.dispatcher.dispatch(spec, voice.media);

@@ -12,6 +12,7 @@ import { CarrierCalls } from './carrier-calls.ts';
 import type { PlacementLog } from './engine-dispatch.ts';
 import { CallPlacement } from './placement.ts';
 import { VoiceAccounts } from '../../carriers/voice-accounts.ts';
+import type { AdmissionLimits } from '../../billing/call-admission.ts';
 
 export interface PhoneCalls {
   placement: CallPlacement;
@@ -25,6 +26,8 @@ export interface PhoneCallsOptions {
   publicUrl: string;
   carrierApiUrls?: Partial<Record<Carrier, string | undefined>>;
   keyRing: KeyRing | undefined;
+  /** How many calls an organisation may have live at once (billing/call-admission.ts). */
+  admission: AdmissionLimits;
   log?: PlacementLog;
 }
 
@@ -37,6 +40,7 @@ export function createPhoneCalls(options: PhoneCallsOptions): PhoneCalls {
     dispatcher: placement.dispatcher,
     publicUrl: options.publicUrl,
     keyRing: options.keyRing,
+    admission: options.admission,
     log: options.log,
   });
   return { placement, carrierCalls };

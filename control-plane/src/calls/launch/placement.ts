@@ -24,7 +24,6 @@ import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
 import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';
 import {
@@ -34,7 +33,9 @@ import {
   keepStreamUrl,
   mergeCallMeta,
   META_CARRIER_CALL,
+  queueScheduledCall,
 } from '../repository/launch-repository.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
@@ -52,6 +53,8 @@ export interface PlacementOptions {
   publicUrl: string;
   accounts: VoiceAccounts;
   keyRing: KeyRing | undefined;
+  /** How many calls an organisation may have live at once (billing/call-admission.ts). */
+  admission: AdmissionLimits;
   log?: PlacementLog;
 }
 
@@ -109,8 +112,8 @@ export class CallPlacement {
   async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
     if (body.callType === 'websocket') {
-      const { sql, keyRing } = this.#options;
-      return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing }, principal, agent, body);
+      const { sql, keyRing, admission } = this.#options;
+      return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing, admission }, principal, agent, body);
     }
     if (body.callType !== 'sip')
       throw new ApiError(
@@ -229,6 +232,12 @@ export class CallPlacement {
       throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
     let launch: CarrierLaunch;
     try {
+      // The wallet may have run dry, or the lines filled up, since the call was scheduled.
+      await assertMayCall(sql, call.organisation_id);
+      await sql.begin(async (tx) => {
+        await admitCall(tx, call.organisation_id, this.#options.admission);
+        await queueScheduledCall(tx, callId);
+      });
       const account = await this.#options.accounts.require(sql, call.organisation_id, carrier);
       const agent = await this.#voiceAgent(call.organisation_id, call.agent_id);
       launch = {
@@ -240,7 +249,7 @@ export class CallPlacement {
         from: call.calling_number!,
       };
     } catch (error) {
-      // The account was disconnected or the agent removed while the call waited for its time.
+      // The account was disconnected, the agent removed, the wallet emptied or every line taken while the call waited.
       await this.#failed(callId, error instanceof Error ? error.message : String(error), 'not_placeable');
       throw error;
     }
@@ -345,7 +354,7 @@ export class CallPlacement {
       scope: number.calling_scope,
       allowedCountries: number.allowed_countries,
     });
-    await assertFunded(sql, organisationId);
+    await assertMayCall(sql, organisationId);
     const account = call.scheduledAt ? undefined : await this.#options.accounts.require(sql, organisationId, carrier);
     return { ...call, callingNumber: number.phone_number, carrier, account };
   }
@@ -366,6 +375,8 @@ export class CallPlacement {
           'conflict',
           'The same call (agent, participantNumber and key owner) was requested within the last 5 seconds',
         );
+      // A call placed now holds one of the organisation's lines from its record on (QUEUED, then INITIATED).
+      if (!call.scheduledAt) await admitCall(tx, principal.organisationId, this.#options.admission);
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
@@ -388,7 +399,7 @@ export class CallPlacement {
         callingNumber: call.callingNumber,
         scheduledTime: call.scheduledAt ?? null,
         scheduledStatus: call.scheduledAt ? 'PENDING' : null,
-        status: call.scheduledAt ? 'SCHEDULED' : null,
+        status: call.scheduledAt ? 'SCHEDULED' : 'QUEUED',
         source: call.source,
         useCase: call.useCase,
         maxDurationMs: limits.maxDurationMs,

@@ -15,9 +15,9 @@ import { newId } from '../../db/ids.ts';
 import { badField } from '../../errors.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { assertFunded } from '../../wallet/wallet.ts';
 import { roomNameFor } from '../repository/call-records.ts';
 import { createCall } from '../repository/call-repository.ts';
+import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec } from './call-spec.ts';
 import type { EngineDispatcher } from './engine-dispatch.ts';
 import type { PlaceCallRequest, PlacedWebsocketCall } from './types.ts';
@@ -29,6 +29,7 @@ export interface WebsocketPlacementDeps {
   sql: Sql;
   dispatcher: EngineDispatcher;
   keyRing: KeyRing | undefined;
+  admission: AdmissionLimits;
 }
 
 export async function placeWebsocketCall(
@@ -42,7 +43,7 @@ export async function placeWebsocketCall(
   if (body.participantNumber !== undefined && !isE164(body.participantNumber)) {
     throw badField('body.participantNumber', `must be ${E164_EXAMPLE} when given`);
   }
-  await assertFunded(deps.sql, principal.organisationId);
+  await assertMayCall(deps.sql, principal.organisationId);
   const organisationId = principal.organisationId;
   const id = newId();
   const tools =
@@ -59,25 +60,29 @@ export async function placeWebsocketCall(
     tools,
     masterSettings: body.master_settings,
   });
-  await createCall(deps.sql, {
-    id,
-    organisationId,
-    agent,
-    roomName: roomNameFor(id),
-    participantName: body.participantName,
-    phoneNumber: body.participantNumber ?? null,
-    createdById: principal.userId,
-    callType: 'websocket',
-    callDirection: 'OUTBOUND',
-    customVariables,
-    metaData: {
-      transport: 'websocket',
-      ...(body.master_settings && { masterSettings: body.master_settings }),
-      ...(tools && { functionToolsOverridden: true }),
-    },
-    source: 'api',
-    useCase: body.useCase ?? null,
-    maxDurationMs: spec.limits.maxDurationMs,
+  await deps.sql.begin(async (tx) => {
+    await admitCall(tx, organisationId, deps.admission);
+    await createCall(tx, {
+      id,
+      organisationId,
+      agent,
+      roomName: roomNameFor(id),
+      participantName: body.participantName,
+      phoneNumber: body.participantNumber ?? null,
+      createdById: principal.userId,
+      callType: 'websocket',
+      callDirection: 'OUTBOUND',
+      customVariables,
+      metaData: {
+        transport: 'websocket',
+        ...(body.master_settings && { masterSettings: body.master_settings }),
+        ...(tools && { functionToolsOverridden: true }),
+      },
+      source: 'api',
+      useCase: body.useCase ?? null,
+      maxDurationMs: spec.limits.maxDurationMs,
+      status: 'QUEUED',
+    });
   });
   const websocketUrl = await deps.dispatcher.dispatch(spec, WEBSOCKET_CALL_DIALECT);
   return {

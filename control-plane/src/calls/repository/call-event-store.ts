@@ -5,7 +5,8 @@
  *
  * Status moves only forward (a late `connecting` never undoes IN_PROGRESS, nothing reopens an ended call); the
  * engine's `ended` is authoritative for the final status, outcome, duration and latency, while the first end
- * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason.
+ * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason. The `ended` event meters
+ * the call (billing/metering.ts) in the same transaction, unless an earlier end did.
  */
 import { createHash } from 'node:crypto';
 import type { CallEvent, CallState } from '@parley/engine/protocol';
@@ -14,6 +15,7 @@ import { newId } from '../../db/ids.ts';
 import { withAction } from './call-actions.ts';
 import type { ActionItem, AgentResult, CallActions, CallStatus } from './call-records.ts';
 import { json, queueAnalysis } from './call-repository.ts';
+import { meterCall } from '../../billing/metering.ts';
 
 export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 
@@ -158,4 +160,6 @@ async function applyEnded(
       meta_data = case when meta_data ? 'endReason' then meta_data else meta_data || jsonb_build_object('endReason', ${event.reason}::text) end
     where id = ${call.id}`;
   await queueAnalysis(tx, call.id, call.organisation_id);
+  // Billed with the end that applies it: once, whichever end (this, the sweeper's, the end route's) came first.
+  await meterCall(tx, call.id, { engineDurationMs: event.durationMs });
 }

@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/database.ts';
 
 interface StaleCall {
   id: string;
+  organisation_id: string;
   reason: 'engine_silent' | 'max_duration_exceeded';
   answered: boolean;
   ended_at: Date;
@@ -27,7 +28,7 @@ export interface SweepLimits {
 /** Live calls whose engine went silent or that ran past their maximum duration, locked for the caller's transaction. */
 export function claimStaleCalls(tx: Queryable, limits: SweepLimits): Promise<StaleCall[]> {
   return tx<StaleCall[]>`
-    select id, reason, answered_at is not null as answered, end_at as ended_at,
+    select id, organisation_id, reason, answered_at is not null as answered, end_at as ended_at,
            greatest(0, round(extract(epoch from (end_at - coalesce(answered_at, started_at))) * 1000))::integer as duration_ms
       from (select *,
               case when coalesce(last_event_at, started_at) < now() - make_interval(secs => ${limits.silenceMs / 1000})
@@ -41,6 +42,20 @@ export function claimStaleCalls(tx: Queryable, limits: SweepLimits): Promise<Sta
              order by started_at
              limit ${limits.limit}
              for update skip locked) as stale`;
+}
+
+/**
+ * Calls recorded QUEUED (being placed) more than `olderThanMs` ago and never handed to an engine: the instance
+ * placing them died. Locked for the caller's transaction.
+ */
+export async function claimLostPlacements(tx: Queryable, olderThanMs: number, limit: number): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id from call_records
+     where ended_at is null and call_status = 'QUEUED' and created_at < now() - make_interval(secs => ${olderThanMs / 1000})
+     order by organisation_id, id
+     limit ${limit}
+     for update skip locked`;
+  return rows.map((row) => row.id);
 }
 
 /** Claims up to `limit` scheduled calls that are due (PENDING → DISPATCHED); answers their ids. */

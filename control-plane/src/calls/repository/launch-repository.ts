@@ -59,6 +59,12 @@ export async function hasRecentDuplicate(tx: Queryable, key: DuplicateKey): Prom
   return recent !== undefined;
 }
 
+/** A scheduled call whose time has come takes a line: SCHEDULED → QUEUED (billing/call-admission.ts counts it). */
+export async function queueScheduledCall(tx: Queryable, callId: string): Promise<void> {
+  await tx`update call_records set call_status = 'QUEUED', updated_at = now()
+            where id = ${callId} and call_status = 'SCHEDULED' and ended_at is null`;
+}
+
 /** Adds `values` to the call's metaData (existing keys replaced). */
 export async function mergeCallMeta(sql: Queryable, callId: string, values: Record<string, unknown>): Promise<void> {
   await sql`update call_records set meta_data = meta_data || ${(sql as Sql).json(values as never)}, updated_at = now()

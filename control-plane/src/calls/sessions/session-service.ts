@@ -10,6 +10,7 @@ import { isPersonOf } from '../../accounts/repository.ts';
 import { agentType as findAgentType } from '../../agents/repository.ts';
 import { badField, notFound } from '../../errors.ts';
 import { createCall, findCallById, findCallByRoom, finishCall } from '../repository/call-repository.ts';
+import { meterCall } from '../../billing/metering.ts';
 import { countCalls, findCallRelations, listCalls, type CallStats } from '../repository/session-repository.ts';
 import {
   callRecord,
@@ -107,10 +108,10 @@ export class VoiceSessionService {
     const finished = await this.#sql.begin(async (tx) => {
       const row = await findCallByRoom(tx, principal.organisationId, roomName);
       if (!row) throw notFound('Call');
-      return {
-        row,
-        done: await finishCall(tx, row.id, { status: 'COMPLETED', reason: body.reason ?? 'ended_by_api' }),
-      };
+      const done = await finishCall(tx, row.id, { status: 'COMPLETED', reason: body.reason ?? 'ended_by_api' });
+      // An answered call ended here is billed now (the engine's own `ended` then finds it billed).
+      if (done) await meterCall(tx, row.id);
+      return { row, done };
     });
     if (finished.done?.wasLive) {
       this.#bus.publish(

@@ -73,9 +73,13 @@ export const placeCall = {
   description:
     "Checks the agent (active, VOICE), the calling number (one of the organisation's active carrier-a, carrier-b or carrier-c " +
     "numbers), the destination against that number's calling scope (403: SAME_COUNTRY unless widened with PUT " +
-    '/telephony/numbers/{id}/calling-scope), the wallet (402) and the 5-second duplicate window (409), records the call, hands ' +
+    '/telephony/numbers/{id}/calling-scope), whether the organisation may call (402 saying why: the wallet below the ' +
+    'minimum balance of 1.00, the billing account suspended, earlier usage unpaid, or the plan call limit reached — its calls ' +
+    "per cycle, or as many calls in progress as its plan allows at once: the plan's concurrentCalls, on pay-as-you-go " +
+    'PARLEY_DEFAULT_CONCURRENT_CALLS, default 10) and the 5-second duplicate window (409), records the call, hands ' +
     'it to an engine (503 when none answers) and asks the carrier to place it (502 when it refuses; the record is then FAILED). ' +
-    'A future callTime only records the call (SCHEDULED); the scheduler places it when due.',
+    'A future callTime only records the call (SCHEDULED); the scheduler places it when due, checking the wallet and the ' +
+    'concurrent-call limit again (a call refused then is FAILED). The call is billed when it ends, if it was answered.',
   body: PlaceCallBody,
   response: { 201: Envelope(PlacedCall), ...authErrors, ...errors(402, 404, 409, 502, 503) },
 };
