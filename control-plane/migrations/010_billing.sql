@@ -77,7 +77,8 @@ create table wallet_grants (
   amount           bigint not null check (amount > 0),
   remaining        bigint not null check (remaining >= 0 and remaining <= amount),
   expires_at       timestamptz not null,
-  transaction_id   char(24) not null references ledger_transactions (id) on delete cascade,
+  -- Deferred: a posting writes its grant, then its transaction and entries in one statement (ledger-repository.ts).
+  transaction_id   char(24) not null references ledger_transactions (id) on delete cascade deferrable initially deferred,
   created_at       timestamptz not null default now()
 );
 create index wallet_grants_spendable on wallet_grants (account_id, expires_at) where remaining > 0;

@@ -77,21 +77,21 @@ export async function lockWalletAccount(
   return toAccount(row!);
 }
 
-/** The platform's side of postings: one account per name, currency and scale, its id derived from them. */
-export async function platformAccountId(
-  tx: Queryable,
-  name: PlatformAccountName,
-  currency: string,
-  scale: number,
-): Promise<string> {
+/** A platform account: the platform's side of postings, one per name, currency and scale. */
+export interface PlatformAccount {
+  id: string;
+  name: PlatformAccountName;
+  currency: string;
+  scale: number;
+}
+
+/** The platform account of that name, currency and scale; its id is derived from them, so it is never looked up. */
+export function platformAccount(name: PlatformAccountName, currency: string, scale: number): PlatformAccount {
   const id = createHash('md5')
     .update(`platform.${name}.${currency}${scale === 1 ? '' : `.e${Math.log10(scale)}`}`)
     .digest('hex')
     .slice(0, 24);
-  // No lock is taken on an existing row: platform accounts keep no stored balance, so they are never a hot row.
-  await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
-           values (${id}, null, 'PLATFORM', ${name}, ${currency}, ${scale}) on conflict do nothing`;
-  return id;
+  return { id, name, currency, scale };
 }
 
 interface TransactionColumns {
@@ -205,23 +205,6 @@ export interface NewTransaction {
   idempotencyKey: string;
 }
 
-export async function insertTransaction(
-  tx: Queryable,
-  transaction: NewTransaction,
-): Promise<{ id: string; createdAt: Date }> {
-  const id = newId();
-  // clock_timestamp(), not the column's default now(): now() is the database transaction's start, so every posting
-  // of one transaction (a top-up and the usage it settles) would share it and the history could not show their order.
-  const [row] = await tx<{ created_at: Date }[]>`
-    insert into ledger_transactions (id, organisation_id, type, reference_type, reference_id, description, actor,
-                                     reverses_id, idempotency_key, created_at)
-    values (${id}, ${transaction.organisationId}, ${transaction.type}, ${transaction.referenceType},
-            ${transaction.referenceId}, ${transaction.description}, ${transaction.actor}, ${transaction.reversesId},
-            ${transaction.idempotencyKey}, clock_timestamp())
-    returning created_at`;
-  return { id, createdAt: row!.created_at };
-}
-
 export interface NewEntry {
   accountId: string;
   amount: number;
@@ -229,26 +212,56 @@ export interface NewEntry {
   grantId: string | null;
 }
 
-export async function insertEntries(tx: Queryable, transactionId: string, entries: NewEntry[]): Promise<void> {
-  const rows = entries.map((entry) => ({
+export interface NewPosting {
+  transaction: NewTransaction & { id: string };
+  entries: NewEntry[];
+  /** The platform account on the other side, opened if this is its first posting; null when it surely exists. */
+  platform: PlatformAccount | null;
+  wallet: { accountId: string; balance: number; markPaid: boolean };
+}
+
+/**
+ * Writes a posting — its transaction, its entries, the platform account if new, the wallet's new balance — in one
+ * statement: a debit is the hot path of metering, and every round trip is time a call's end holds its locks. The
+ * foreign keys between them are checked at the end of the statement; the balance of the entries at commit.
+ */
+export async function insertPosting(tx: Queryable, posting: NewPosting): Promise<Date> {
+  const t = posting.transaction;
+  const platform = posting.platform;
+  const rows = posting.entries.map((entry) => ({
     id: newId(),
-    transaction_id: transactionId,
+    transaction_id: t.id,
     account_id: entry.accountId,
     amount: entry.amount,
     balance_after: entry.balanceAfter,
     grant_id: entry.grantId,
   }));
-  await tx`insert into ledger_entries ${tx(rows, 'id', 'transaction_id', 'account_id', 'amount', 'balance_after', 'grant_id')}`;
-}
-
-export async function setWalletBalance(
-  tx: Queryable,
-  accountId: string,
-  balance: number,
-  markPaid: boolean,
-): Promise<void> {
-  await tx`update ledger_accounts set balance = ${balance}, updated_at = now(),
-             has_paid = has_paid or ${markPaid} where id = ${accountId}`;
+  // created_at is clock_timestamp(), not now(): now() is the database transaction's start, so every posting of one
+  // transaction (a top-up and the usage it settles) would share it and the history could not show their order.
+  const written = await tx`
+    with platform as (
+      ${
+        platform
+          ? tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
+               values (${platform.id}, null, 'PLATFORM', ${platform.name}, ${platform.currency}, ${platform.scale})
+               on conflict do nothing`
+          : tx`select 1`
+      }
+    ), posted as (
+      insert into ledger_transactions (id, organisation_id, type, reference_type, reference_id, description, actor,
+                                       reverses_id, idempotency_key, created_at)
+      values (${t.id}, ${t.organisationId}, ${t.type}, ${t.referenceType}, ${t.referenceId}, ${t.description},
+              ${t.actor}, ${t.reversesId}, ${t.idempotencyKey}, clock_timestamp())
+      returning created_at
+    ), entries as (
+      insert into ledger_entries ${tx(rows, 'id', 'transaction_id', 'account_id', 'amount', 'balance_after', 'grant_id')}
+    ), wallet as (
+      update ledger_accounts set balance = ${posting.wallet.balance}, updated_at = now(),
+             has_paid = has_paid or ${posting.wallet.markPaid}
+       where id = ${posting.wallet.accountId}
+    )
+    select created_at from posted`;
+  return (written[0] as { created_at: Date }).created_at;
 }
 
 /** The entries of one transaction (a reversal negates them). */

@@ -15,15 +15,13 @@ import type { Queryable } from '../db/database.ts';
 import { newId } from '../db/ids.ts';
 import {
   findTransactionByKey,
-  insertEntries,
   insertGrant,
-  insertTransaction,
+  insertPosting,
   lapsedGrants,
   lockWalletAccount,
   moveGrantRemaining,
-  platformAccountId,
+  platformAccount,
   readEntries,
-  setWalletBalance,
   spendableGrants,
   type NewEntry,
   type WalletAccountRow,
@@ -242,23 +240,13 @@ async function write(
   walletEntries: WalletEntry[],
   reversal: { reversesId: string; counterpartyAccountId: string } | null,
 ): Promise<PostResult> {
-  const { id, createdAt } = await insertTransaction(tx, {
-    organisationId: posting.organisationId,
-    type: posting.type,
-    referenceType: posting.referenceType,
-    referenceId: posting.referenceId ?? null,
-    description: posting.description,
-    actor: posting.actor,
-    reversesId: reversal?.reversesId ?? null,
-    idempotencyKey: posting.idempotencyKey,
-  });
-  const counterpartyId =
-    reversal?.counterpartyAccountId ??
-    (await platformAccountId(tx, posting.counterparty, account.currency, account.scale));
+  const id = newId();
+  const platform = reversal ? null : platformAccount(posting.counterparty, account.currency, account.scale);
   const entries: NewEntry[] = [];
   for (const entry of walletEntries) {
     let grantId = entry.grantId;
     if (posting.grant && entry.amount > 0 && !grantId) {
+      // Its transaction follows in the same database transaction (the foreign key is checked at commit).
       grantId = await insertGrant(tx, {
         organisationId: posting.organisationId,
         accountId: account.id,
@@ -273,10 +261,29 @@ async function write(
     entries.push({ accountId: account.id, amount: entry.amount, balanceAfter: entry.balanceAfter, grantId });
   }
   const moved = walletEntries.reduce((sum, entry) => sum + entry.amount, 0);
-  entries.push({ accountId: counterpartyId, amount: -moved, balanceAfter: null, grantId: null });
-  await insertEntries(tx, id, entries);
+  entries.push({
+    accountId: reversal?.counterpartyAccountId ?? platform!.id,
+    amount: -moved,
+    balanceAfter: null,
+    grantId: null,
+  });
   const balanceAfter = account.balance + moved;
-  await setWalletBalance(tx, account.id, balanceAfter, posting.referenceType === 'TOP_UP' && moved > 0);
+  const createdAt = await insertPosting(tx, {
+    transaction: {
+      id,
+      organisationId: posting.organisationId,
+      type: posting.type,
+      referenceType: posting.referenceType,
+      referenceId: posting.referenceId ?? null,
+      description: posting.description,
+      actor: posting.actor,
+      reversesId: reversal?.reversesId ?? null,
+      idempotencyKey: posting.idempotencyKey,
+    },
+    entries,
+    platform,
+    wallet: { accountId: account.id, balance: balanceAfter, markPaid: posting.referenceType === 'TOP_UP' && moved > 0 },
+  });
   return {
     status: 'posted',
     transaction: {
