@@ -726,6 +726,16 @@ describe('buying a plan', () => {
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/already has a subscription/);
     expect(ordersAtProcessor()).toBe(before);
+
+    // Once its paid period lapsed unpaid (PAST_DUE), buying again renews the same subscription.
+    await t.db.sql`update billing_subscriptions set status = 'PAST_DUE' where organisation_id = ${org.organisationId}`;
+    const renewal = await buy(org, { planId: PRO_USD });
+    expect(renewal.status, JSON.stringify(renewal.body)).toBe(201);
+    await fake.pay((await payment(renewal.body.data.reference)).pg_order_id);
+    const renewed = await t.db.sql<Json[]>`
+      select s.status, p.code from billing_subscriptions s join billing_plans p on p.id = s.plan_id
+       where s.organisation_id = ${org.organisationId}`;
+    expect(renewed).toEqual([{ status: 'ACTIVE', code: 'pro_monthly_usd' }]);
   });
 
   it('two checkouts both paid: the second fee is not lost, it lands in the plan wallet as a top-up', async () => {

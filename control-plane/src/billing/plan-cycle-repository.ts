@@ -11,7 +11,7 @@ export interface DueAllowance {
 }
 
 /**
- * ACTIVE subscriptions whose next allowance is due at `at`, locked for the caller's transaction and skipped by any
+ * ACTIVE subscriptions whose next allowance is due at `at` within the period paid for, locked for the caller's transaction and skipped by any
  * other instance's pass (FOR UPDATE SKIP LOCKED): each allowance is granted by one process.
  */
 export async function claimDueAllowances(tx: Queryable, at: Date, limit: number): Promise<DueAllowance[]> {
@@ -20,7 +20,7 @@ export async function claimDueAllowances(tx: Queryable, at: Date, limit: number)
   >`
     select s.id, s.organisation_id, p.code, p.currency, p.allowance_e4, s.next_grant_at
       from billing_subscriptions s join billing_plans p on p.id = s.plan_id
-     where s.status = 'ACTIVE' and s.next_grant_at <= ${at}
+     where s.status = 'ACTIVE' and s.next_grant_at <= ${at} and s.next_grant_at < s.current_period_end
      order by s.next_grant_at
      limit ${limit}
        for update of s skip locked`;
@@ -32,6 +32,18 @@ export async function claimDueAllowances(tx: Queryable, at: Date, limit: number)
     allowanceE4: Number(row.allowance_e4),
     grantAt: row.next_grant_at,
   }));
+}
+
+/**
+ * ACTIVE subscriptions whose paid period ended by `at` without a renewal become PAST_DUE: no allowance arrives for
+ * a period nobody paid. Returns their ids.
+ */
+export async function lapseUnpaidPeriods(sql: Queryable, at: Date): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    update billing_subscriptions set status = 'PAST_DUE', updated_at = now()
+     where status = 'ACTIVE' and current_period_end <= ${at}
+    returning id`;
+  return rows.map((row) => row.id);
 }
 
 export async function setNextGrantAt(tx: Queryable, subscriptionId: string, next: Date): Promise<void> {

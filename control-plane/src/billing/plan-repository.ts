@@ -202,3 +202,15 @@ export async function insertActiveSubscription(
            values (${subscription.id}, ${subscription.organisationId}, ${subscription.planId}, 'ACTIVE',
                    ${subscription.periodStart}, ${subscription.periodEnd}, ${subscription.periodEnd})`;
 }
+
+/** A new paid period for a subscription that lapsed (PAST_DUE): ACTIVE again, on `planId`, any scheduled change done. */
+export async function renewSubscription(
+  tx: Queryable,
+  renewal: { id: string; planId: string; periodStart: Date; periodEnd: Date },
+): Promise<void> {
+  await tx`update billing_subscriptions
+              set status = 'ACTIVE', plan_id = ${renewal.planId}, current_period_start = ${renewal.periodStart},
+                  current_period_end = ${renewal.periodEnd}, next_grant_at = ${renewal.periodEnd},
+                  scheduled_change = null, grace_until = null, updated_at = now()
+            where id = ${renewal.id}`;
+}

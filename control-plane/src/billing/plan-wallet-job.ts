@@ -1,8 +1,9 @@
 /**
- * Plan billing's clock (docs/architecture.md §10): every 30 days an ACTIVE subscription's allowance is put in the
- * plan wallet as a PLAN_CYCLE grant that lapses when the next one arrives ("refreshed every 30 days", spec
- * document 3), and money whose time ran out (allowances, 365-day top-ups, the sign-up credit) is moved out of the
- * wallet by an expiry posting. Postings also expire lapsed grants themselves, so the balance a caller is refused on
+ * Plan billing's clock (docs/architecture.md §10): within a paid period, every 30 days an ACTIVE subscription's
+ * allowance is put in the plan wallet as a PLAN_CYCLE grant that lapses when the next one arrives ("refreshed every
+ * 30 days", spec document 3); a period that ends unpaid turns the subscription PAST_DUE (no allowance for it until
+ * a renewal is paid); and money whose time ran out (allowances, 365-day top-ups, the sign-up credit) is moved out of
+ * the wallet by an expiry posting. Postings also expire lapsed grants themselves, so the balance a caller is refused on
  * is never one the sweep has not caught up with; the sweep keeps stored balances and reports true for idle wallets.
  *
  * Instances share the work: allowances are claimed with FOR UPDATE SKIP LOCKED, and each allowance's posting is
@@ -11,7 +12,12 @@
 import { PollLoop } from '../background/poll-loop.ts';
 import type { Sql } from '../db/database.ts';
 import { expireLapsedGrants, post } from '../wallet/ledger.ts';
-import { claimDueAllowances, setNextGrantAt, walletsWithLapsedGrants } from './plan-cycle-repository.ts';
+import {
+  claimDueAllowances,
+  lapseUnpaidPeriods,
+  setNextGrantAt,
+  walletsWithLapsedGrants,
+} from './plan-cycle-repository.ts';
 
 /** Spec document 3: the plan allowance is refreshed every 30 days. */
 export const ALLOWANCE_PERIOD_MS = 30 * 24 * 60 * 60 * 1000;
@@ -24,6 +30,8 @@ export type PlanWalletLog = (level: 'info' | 'error', message: string, detail: o
 
 export interface PassResult {
   allowancesGranted: number;
+  /** Subscriptions whose period ended unpaid: now PAST_DUE. */
+  periodsLapsed: number;
   walletsExpired: number;
 }
 
@@ -87,13 +95,16 @@ export class PlanWalletJob {
       allowancesGranted += granted;
       if (granted < BATCH_SIZE) break;
     }
+    const lapsed = await lapseUnpaidPeriods(this.#sql, at);
     let walletsExpired = 0;
     for (const wallet of await walletsWithLapsedGrants(this.#sql, at, BATCH_SIZE * 20)) {
       await this.#sql.begin((tx) => expireLapsedGrants(tx, wallet.organisationId, wallet.currency, at));
       walletsExpired += 1;
     }
-    if (allowancesGranted || walletsExpired)
-      this.#log('info', 'plan wallets refreshed', { allowancesGranted, walletsExpired });
-    return { allowancesGranted, walletsExpired };
+    const periodsLapsed = lapsed.length;
+    if (allowancesGranted || walletsExpired || periodsLapsed) {
+      this.#log('info', 'plan wallets refreshed', { allowancesGranted, walletsExpired, periodsLapsed });
+    }
+    return { allowancesGranted, periodsLapsed, walletsExpired };
   }
 }

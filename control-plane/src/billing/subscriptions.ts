@@ -1,7 +1,8 @@
 /**
- * Putting an organisation on plan billing (docs/architecture.md §10): the subscription starts ACTIVE, the billing
- * model becomes WALLET, and the first allowance is in the plan wallet in the same transaction, so calls can be
- * placed at once; the plan-wallet job grants the next ones every 30 days. Suspension stops calls whatever the
+ * Putting an organisation on plan billing (docs/architecture.md §10): the subscription starts ACTIVE for a paid
+ * period of 30 days, the billing model becomes WALLET, and the period's allowance is in the plan wallet in the same
+ * transaction, so calls can be placed at once. A period that ends unpaid turns the subscription PAST_DUE (the
+ * plan-wallet job); paying again renews it here. Suspension stops calls whatever the
  * wallet holds.
  */
 import type { Queryable } from '../db/database.ts';
@@ -16,7 +17,13 @@ import {
 } from './billing-account-repository.ts';
 import { currencyOfCountry } from './countries.ts';
 import { ALLOWANCE_PERIOD_MS } from './plan-wallet-job.ts';
-import { findPlan, findPlanByCode, insertActiveSubscription, liveSubscription } from './plan-repository.ts';
+import {
+  findPlan,
+  findPlanByCode,
+  insertActiveSubscription,
+  liveSubscription,
+  renewSubscription,
+} from './plan-repository.ts';
 
 export interface Activation {
   subscriptionId: string;
@@ -55,18 +62,24 @@ export async function activatePlan(
       `Plan ${plan.code} is sold in ${plan.currency}; an organisation billed in ${account.billingCountry} pays in ${currency}`,
     );
   }
-  if (await liveSubscription(tx, request.organisationId)) {
+  const live = await liveSubscription(tx, request.organisationId);
+  if (live?.status === 'ACTIVE') {
     throw new ApiError('conflict', 'The organisation already has a subscription: change it instead');
   }
-  const subscriptionId = newId();
   const periodEnd = new Date(at.getTime() + ALLOWANCE_PERIOD_MS);
-  await insertActiveSubscription(tx, {
-    id: subscriptionId,
-    organisationId: request.organisationId,
-    planId: plan.id,
-    periodStart: at,
-    periodEnd,
-  });
+  // A lapsed subscription is renewed (a new paid period, on the plan chosen now); otherwise a new one starts.
+  const subscriptionId = live?.id ?? newId();
+  if (live) {
+    await renewSubscription(tx, { id: live.id, planId: plan.id, periodStart: at, periodEnd });
+  } else {
+    await insertActiveSubscription(tx, {
+      id: subscriptionId,
+      organisationId: request.organisationId,
+      planId: plan.id,
+      periodStart: at,
+      periodEnd,
+    });
+  }
   await setBillingModel(tx, request.organisationId, 'WALLET');
   const allowance = await post(tx, {
     organisationId: request.organisationId,
@@ -77,7 +90,7 @@ export async function activatePlan(
     counterparty: 'plan_allowance',
     referenceType: 'PLAN_CYCLE',
     referenceId: subscriptionId,
-    description: `Plan allowance (${plan.code}), first period`,
+    description: `Plan allowance (${plan.code}), ${live ? 'renewed' : 'first'} period`,
     actor: request.actor,
     idempotencyKey: `plan-cycle:${subscriptionId}:${at.toISOString()}`,
     grant: { source: 'PLAN_CYCLE', expiresAt: periodEnd },

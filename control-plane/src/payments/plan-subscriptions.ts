@@ -59,7 +59,8 @@ export async function startPlanPurchase(
     );
   }
   const current = await liveSubscription(setup.sql, organisation.id);
-  if (current) {
+  // A lapsed (PAST_DUE) subscription is renewed by buying again; an ACTIVE one is changed instead.
+  if (current?.status === 'ACTIVE') {
     throw new ApiError(
       'conflict',
       `The organisation already has a subscription (${current.id}): change it with POST /billing/subscriptions/${current.id}/change`,
