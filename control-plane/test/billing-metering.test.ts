@@ -165,6 +165,26 @@ describe('exactly once', () => {
     expect(await debitsOf(callId)).toBe(1);
   });
 
+  it("records the call's recording once as RECORDING usage, included in the call's price", async () => {
+    const o = await fundedOrganisation(1_000);
+    const callId = await liveCall(o);
+    await persistCallEvent(db.sql, callId, ended(30_000));
+    const recording: CallEvent = { type: 'recording', path: `${o.org.organisationId}/${callId}.ogg` };
+    await Promise.all([persistCallEvent(db.sql, callId, recording), persistCallEvent(db.sql, callId, recording)]);
+    const records = await db.sql<
+      { usage_type: string; duration_seconds: number; total_e4: string; wallet_deducted: boolean }[]
+    >`
+      select usage_type, duration_seconds, total_e4, wallet_deducted from usage_records
+       where voice_session_id = ${callId} order by usage_type`;
+    expect(records).toEqual([
+      { usage_type: 'RECORDING', duration_seconds: 30, total_e4: '0', wallet_deducted: true },
+      { usage_type: 'VOICE_CALL', duration_seconds: 30, total_e4: '30000', wallet_deducted: true },
+    ]);
+    // Only the call was debited: 30 s is 2.5 cents, rounded up to 3.
+    expect(await balanceOf(o.org.organisationId)).toBe(997);
+    await expectJournalReplays(o.org.organisationId);
+  });
+
   it('bills nothing for a call that was never answered', async () => {
     const o = await fundedOrganisation(1_000);
     const callId = await seedCall(db.sql, o.org.organisationId, o.agentId, {

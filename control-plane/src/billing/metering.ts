@@ -95,3 +95,36 @@ async function callPricing(tx: Queryable, terms: BillingTerms, at: Date): Promis
   const rateE4 = currency === 'USD' && terms.ratePerMinuteE4 !== null ? terms.ratePerMinuteE4 : line.priceE4;
   return { line, rateE4, wallet: 'WALLET' };
 }
+
+/**
+ * A call's recording, once stored (the engine's `recording` event): one RECORDING usage record keyed
+ * `recording:<callId>`, in the wallet the organisation pays from. The rate card (spec document 1) has no line for
+ * recordings, so they are included in the call's price: the record shows the usage at a price of 0 and nothing is
+ * debited. A line added to the card later would price it here.
+ */
+export async function meterRecording(tx: Queryable, callId: string): Promise<MeterOutcome> {
+  const call = await findCallToMeter(tx, callId);
+  if (!call) return { status: 'unknown_call' };
+  const wallet: WalletKind = call.terms.billingModel === 'WALLET' ? 'PLAN_WALLET' : 'WALLET';
+  const currency =
+    wallet === 'PLAN_WALLET' ? currencyOfCountry(call.terms.billingCountry) : (call.terms.walletCurrency ?? 'USD');
+  const usage = await insertUsage(tx, {
+    organisationId: call.organisationId,
+    voiceSessionId: call.id,
+    roomName: call.roomName,
+    callDirection: call.callDirection,
+    usageType: 'RECORDING',
+    durationSeconds: Math.ceil(Math.max(0, call.durationMs ?? 0) / MS_PER_SECOND),
+    billedSeconds: 0,
+    messageCount: 0,
+    rateE4: 0,
+    totalE4: 0,
+    currency,
+    wallet,
+    startTime: call.answeredAt ?? call.createdAt,
+    endTime: call.endedAt,
+    idempotencyKey: `recording:${call.id}`,
+  });
+  if (!usage) return { status: 'duplicate' };
+  return { status: 'metered', usage, paid: await chargeUsage(tx, usage) };
+}

@@ -15,7 +15,7 @@ import { newId } from '../../db/ids.ts';
 import { withAction } from './call-actions.ts';
 import type { ActionItem, AgentResult, CallActions, CallStatus } from './call-records.ts';
 import { json, queueAnalysis } from './call-repository.ts';
-import { meterCall } from '../../billing/metering.ts';
+import { meterCall, meterRecording } from '../../billing/metering.ts';
 
 export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 
@@ -116,6 +116,7 @@ async function apply(tx: Queryable, call: LockedCall, event: CallEvent): Promise
     case 'recording':
       // recordingUrl is the relative path of the recording endpoint (spec document 1), which serves recording_path.
       await tx`update call_records set recording_path = ${event.path}, recording_url = ${`/voice-sessions/${call.id}/recording`} where id = ${call.id}`;
+      await meterRecording(tx, call.id);
       return;
     case 'ended':
       return applyEnded(tx, call, event);
