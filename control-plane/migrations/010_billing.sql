@@ -182,7 +182,8 @@ drop table wallet_balances;
 -- Rate card (spec document 1): prices by product line, tier and currency, from a date. Prices are minor units with
 -- 4 decimals (units of 1/10000 of a cent or paisa: 50000 is 5 cents). A new price is a new row with a later
 -- effective_from. Seeded: a call minute 5 cents (Pro 4) or 3.50 rupees (Pro 2.80); a chat reply 0.5 cent or 0.40
--- rupee; a number 2 dollars or 500 rupees a month; a plain phone line minute 1.5 cents or 1 rupee.
+-- rupee; a number 2 dollars or 500 rupees a month; a plain phone line minute 1.5 cents, or 50 paise in 30-second
+-- blocks (spec document 2, managed numbers: the rupee number and line prices are the same on every tier).
 create table rate_card_lines (
   id               char(24) primary key,
   key              text not null check (key in ('ai_phone_call_minute', 'ai_web_chat_reply', 'number_rental_month', 'phone_line_minute')),
@@ -211,11 +212,11 @@ values
   ('ca0000000000000000000009', 'ai_phone_call_minute', 'AI phone call, per minute', 'MINUTE', 3500000, 'INR', 'STARTER', 6, 6,  false, '2026-01-01T00:00:00Z'),
   ('ca0000000000000000000010', 'ai_web_chat_reply',    'AI web chat, per reply',    'REPLY',  400000, 'INR', 'STARTER', 1, 0,  false, '2026-01-01T00:00:00Z'),
   ('ca0000000000000000000011', 'number_rental_month',  'Phone number, per month',   'MONTH', 500000000, 'INR', 'STARTER', 1, 0, true, '2026-01-01T00:00:00Z'),
-  ('ca0000000000000000000012', 'phone_line_minute',    'Phone line, per minute',    'MINUTE', 1000000, 'INR', 'STARTER', 60, 60, true,  '2026-01-01T00:00:00Z'),
+  ('ca0000000000000000000012', 'phone_line_minute',    'Phone line, per minute',    'MINUTE',  500000, 'INR', 'STARTER', 30, 30, true,  '2026-01-01T00:00:00Z'),
   ('ca0000000000000000000013', 'ai_phone_call_minute', 'AI phone call, per minute', 'MINUTE', 2800000, 'INR', 'PRO',     6, 6,  false, '2026-01-01T00:00:00Z'),
   ('ca0000000000000000000014', 'ai_web_chat_reply',    'AI web chat, per reply',    'REPLY',  300000, 'INR', 'PRO',     1, 0,  false, '2026-01-01T00:00:00Z'),
-  ('ca0000000000000000000015', 'number_rental_month',  'Phone number, per month',   'MONTH', 400000000, 'INR', 'PRO',     1, 0, true, '2026-01-01T00:00:00Z'),
-  ('ca0000000000000000000016', 'phone_line_minute',    'Phone line, per minute',    'MINUTE',  800000, 'INR', 'PRO',     60, 60, true,  '2026-01-01T00:00:00Z');
+  ('ca0000000000000000000015', 'number_rental_month',  'Phone number, per month',   'MONTH', 500000000, 'INR', 'PRO',     1, 0, true, '2026-01-01T00:00:00Z'),
+  ('ca0000000000000000000016', 'phone_line_minute',    'Phone line, per minute',    'MINUTE',  500000, 'INR', 'PRO',     30, 30, true,  '2026-01-01T00:00:00Z');
 
 -- Plans of plan billing (spec document 1, Plan): a monthly fee that puts `allowance` in the plan wallet every 30
 -- days. Amounts in minor units with 4 decimals (fixed point e4).

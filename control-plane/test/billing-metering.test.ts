@@ -169,7 +169,12 @@ describe('exactly once', () => {
     const o = await fundedOrganisation(1_000);
     const callId = await liveCall(o);
     await persistCallEvent(db.sql, callId, ended(30_000));
-    const recording: CallEvent = { type: 'recording', path: `${o.org.organisationId}/${callId}.ogg` };
+    const recording: CallEvent = {
+      type: 'recording',
+      path: `${o.org.organisationId}/${callId}.ogg`,
+      durationMs: 30_000,
+      format: 'ogg-opus',
+    };
     await Promise.all([persistCallEvent(db.sql, callId, recording), persistCallEvent(db.sql, callId, recording)]);
     const records = await db.sql<
       { usage_type: string; duration_seconds: number; total_e4: string; wallet_deducted: boolean }[]

@@ -155,11 +155,17 @@ export const rateLineView = (line: RateLine): RateLineView => ({
 });
 
 /** GET /billing/rate-card: prices at `at` in the organisation's currency (USD before a country is set), at its tier. */
-export async function rateCardFor(sql: Queryable, organisationId: string, at: Date): Promise<RateCardView> {
+export async function rateCardFor(
+  sql: Queryable,
+  organisationId: string,
+  at: Date,
+  /** Prices in this currency whatever the billing country (managed numbers are priced in rupees). */
+  currencyShown?: BillingCurrency,
+): Promise<RateCardView> {
   const profile = await loadProfile(sql, organisationId);
   const subscription = await liveSubscription(sql, organisationId);
   const tier: Tier = isPaid(subscription) ? subscription.plan.tier : 'STARTER';
-  const currency = currencyOfCountry(profile.billingCountry);
+  const currency = currencyShown ?? currencyOfCountry(profile.billingCountry);
   const lines = await rateCardAt(sql, { currency, tier, at });
   return {
     organisationId,

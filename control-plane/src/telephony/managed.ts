@@ -7,6 +7,9 @@
  * metadata.source `managed`.
  */
 import type { Principal } from '../auth/principal.ts';
+import type { BillingCurrency } from '../billing/countries.ts';
+import { rateCardFor } from '../billing/plan-catalogue.ts';
+import type { Queryable } from '../db/database.ts';
 import type { Carrier } from './carrier.ts';
 import {
   INDIA_PROVISIONING,
@@ -76,7 +79,7 @@ export const USE_CASES: readonly UseCase[] = [
   },
 ];
 
-/** A line of the rate card (spec document 1, Wallet and billing). */
+/** A line of the rate card as the managed-numbers page shows it (spec document 1, Wallet and billing). */
 export interface RateCardLine {
   key: 'number_rental_month' | 'phone_line_minute';
   label: string;
@@ -90,41 +93,9 @@ export interface RateCardLine {
   effectiveFrom: string | null;
 }
 
-/** Spec document 3, Limits: a managed number costs 50,000 paise (500 rupees) a month. */
-export const NUMBER_RENTAL_MONTH_MINOR = 50_000;
-/** Spec document 3, Limits: the phone line costs 50 paise a minute… */
-export const PHONE_LINE_MINUTE_MINOR = 50;
-/** …billed in 30-second blocks (a call of 31 s pays two blocks). */
-export const PHONE_LINE_PULSE_SECONDS = 30;
-export const MANAGED_CURRENCY = 'INR';
-
-/** The managed lines of the rate card, until the billing issue keeps the rate card in the database. */
-export const MANAGED_RATE_CARD: readonly RateCardLine[] = [
-  {
-    key: 'number_rental_month',
-    label: 'Phone number, per month',
-    unit: 'MONTH',
-    priceMinor: NUMBER_RENTAL_MONTH_MINOR,
-    currency: MANAGED_CURRENCY,
-    tier: null,
-    pulseSeconds: null,
-    minimumSeconds: null,
-    managedOnly: true,
-    effectiveFrom: null,
-  },
-  {
-    key: 'phone_line_minute',
-    label: 'Phone line, per minute',
-    unit: 'MINUTE',
-    priceMinor: PHONE_LINE_MINUTE_MINOR,
-    currency: MANAGED_CURRENCY,
-    tier: null,
-    pulseSeconds: PHONE_LINE_PULSE_SECONDS,
-    minimumSeconds: PHONE_LINE_PULSE_SECONDS,
-    managedOnly: true,
-    effectiveFrom: null,
-  },
-];
+/** Managed numbers are rented and priced in rupees (spec document 2: 50,000 paise a month, 50 paise a minute). */
+export const MANAGED_CURRENCY: BillingCurrency = 'INR';
+const MANAGED_LINES: ReadonlySet<string> = new Set(['number_rental_month', 'phone_line_minute']);
 
 export type ManagedRoute = 'managed' | 'own_account' | 'india_kyc' | 'self_serve' | 'none';
 export type UnavailableCode =
@@ -193,15 +164,7 @@ export async function managedStatus(telephony: TelephonyContext, principal: Prin
       serviceConfigured,
       activeNumbers: numbers.length,
     },
-    prices: {
-      currency: MANAGED_CURRENCY,
-      numberMonthlyMinor: NUMBER_RENTAL_MONTH_MINOR,
-      phoneLineMinuteMinor: PHONE_LINE_MINUTE_MINOR,
-      phoneLinePulseSeconds: PHONE_LINE_PULSE_SECONDS,
-      phoneLineBlockMinor: (PHONE_LINE_MINUTE_MINOR * PHONE_LINE_PULSE_SECONDS) / 60,
-      paidFrom: 'organisation_wallet',
-      rateCard: MANAGED_RATE_CARD,
-    },
+    prices: await managedPrices(sql, organisation.id),
     numbers,
   };
 }
@@ -290,4 +253,36 @@ function verification(india: StoredIntegration | undefined): ManagedStatus['veri
     approved: null,
   };
   return { required: true, state, source: india ? 'carrier-d' : null, lastStep, nextAction: nextAction[state] };
+}
+
+/** The managed lines of the rate card in force now, at the organisation's tier (billing/plan-catalogue.ts). */
+async function managedPrices(sql: Queryable, organisationId: string): Promise<ManagedStatus['prices']> {
+  const card = await rateCardFor(sql, organisationId, new Date(), MANAGED_CURRENCY);
+  const lines: RateCardLine[] = card.lines
+    .filter((line) => MANAGED_LINES.has(line.key))
+    .map((line) => ({
+      key: line.key as RateCardLine['key'],
+      label: line.label,
+      unit: line.unit as RateCardLine['unit'],
+      priceMinor: line.priceMinor,
+      currency: line.currency,
+      tier: line.tier,
+      pulseSeconds: line.unit === 'MINUTE' ? line.pulseSeconds : null,
+      minimumSeconds: line.unit === 'MINUTE' ? line.minimumSeconds : null,
+      managedOnly: line.managedOnly,
+      effectiveFrom: line.effectiveFrom,
+    }));
+  const number = lines.find((line) => line.key === 'number_rental_month');
+  const phoneLine = lines.find((line) => line.key === 'phone_line_minute');
+  const lineMinor = phoneLine?.priceMinor ?? 0;
+  const pulse = phoneLine?.pulseSeconds ?? 60;
+  return {
+    currency: MANAGED_CURRENCY,
+    numberMonthlyMinor: number?.priceMinor ?? 0,
+    phoneLineMinuteMinor: lineMinor,
+    phoneLinePulseSeconds: pulse,
+    phoneLineBlockMinor: (lineMinor * pulse) / 60,
+    paidFrom: 'organisation_wallet',
+    rateCard: lines,
+  };
 }
