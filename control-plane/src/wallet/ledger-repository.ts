@@ -66,14 +66,19 @@ export async function lockWalletAccount(
   currency: string,
   scale: number,
 ): Promise<WalletAccountRow> {
-  await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
-           values (${newId()}, ${organisationId}, ${kind}, ${kind === 'WALLET' ? 'wallet' : 'plan wallet'}, ${currency}, ${scale})
-           on conflict do nothing`;
   // The pay-as-you-go wallet is one (a posting in another currency is refused by the caller); plan wallets are per currency.
-  const [row] = await tx<AccountColumns[]>`
+  const lock = () => tx<AccountColumns[]>`
     select id, currency, scale, balance, has_paid from ledger_accounts
      where organisation_id = ${organisationId} and kind = ${kind} and (kind = 'WALLET' or currency = ${currency})
        for update`;
+  // Almost every posting finds its wallet: one round trip. A first posting opens it (a concurrent first posting's
+  // insert does nothing) and locks it then.
+  const [found] = await lock();
+  if (found) return toAccount(found);
+  await tx`insert into ledger_accounts (id, organisation_id, kind, name, currency, scale)
+           values (${newId()}, ${organisationId}, ${kind}, ${kind === 'WALLET' ? 'wallet' : 'plan wallet'}, ${currency}, ${scale})
+           on conflict do nothing`;
+  const [row] = await lock();
   return toAccount(row!);
 }
 
