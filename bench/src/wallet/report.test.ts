@@ -20,7 +20,7 @@ function run(overrides: Partial<WalletRun['checks']> = {}, elapsedMs = 800): Wal
     elapsedMs,
     latency: Float64Array.from({ length: 2_000 }, (_, i) => i / 100),
     outcomes: { applied: 1_000, duplicate: 1_000, unknown_call: 0 },
-    roundTripsPerSecond: 24_000,
+    roundTripsPerSecond: 20_000,
     checks: {
       usageRecords: 1_000,
       debits: 1_000,
