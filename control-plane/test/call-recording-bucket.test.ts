@@ -21,7 +21,7 @@ import { CallEventPersister } from '../src/calls/events/call-event-persister.ts'
 import { RATE_LIMIT_DEFAULTS } from '../src/rate-limits.ts';
 import { KeyRing } from '../src/secrets/key-ring.ts';
 import { PUBLIC_URL } from './support/app.ts';
-import { createTestBus } from './support/bus.ts';
+import { createIsolatedBus } from './support/workers.ts';
 import { createTestDatabase, type TestDatabase } from './support/database.ts';
 import { seedAgent, seedCall, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 
@@ -54,7 +54,8 @@ beforeAll(async () => {
   };
   dir = await mkdtemp(path.join(tmpdir(), 'parley-recordings-'));
   db = await createTestDatabase();
-  bus = await createTestBus();
+  // Its own namespace: the call events' durable consumer is not shared with another file's persister.
+  bus = await createIsolatedBus();
   const keys = new KeyStore(db.sql, bus, (error) => {
     throw error;
   });

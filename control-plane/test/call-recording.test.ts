@@ -14,6 +14,7 @@ import { newId } from '../src/db/ids.ts';
 import { parseRange } from '../src/routes/v1/voice-sessions/recording.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
+import { createIsolatedBus } from './support/workers.ts';
 
 let t: TestApp;
 let dir: string;
@@ -24,13 +25,15 @@ const audio = randomBytes(10_000);
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'parley-recordings-'));
-  t = await startTestApp({ recordingsDir: dir });
+  // Its own bus namespace: the call events' durable consumer is not shared with another file's persister.
+  t = await startTestApp({ recordingsDir: dir, bus: await createIsolatedBus() });
   org = await seedOrganisation(t.db.sql, 'Sunrise');
   other = await seedOrganisation(t.db.sql, 'Other');
   agentId = await seedAgent(t.db.sql, org.organisationId, 'VOICE');
 });
 afterAll(async () => {
   await t?.close();
+  await t?.bus.close();
   await rm(dir, { recursive: true, force: true });
 });
 
