@@ -1,16 +1,11 @@
 /**
- * What call admission reads under its lock (billing/call-admission.ts): the organisation's billing_accounts row,
- * locked, with the concurrent-call limit of its active plan, and the count of its live calls.
+ * What call admission reads under the organisation's billing-row lock (billing/call-admission.ts): the limits of its
+ * active plan and the count of its live calls.
  */
 import type { Queryable } from '../db/database.ts';
 
-/**
- * Locks the organisation's billing_accounts row for the rest of the caller's transaction (creating it first if the
- * organisation has none) and answers its active plan's concurrentCalls, or null without an ACTIVE subscription.
- */
-export async function lockBillingAccount(tx: Queryable, organisationId: string): Promise<PlanLimits> {
-  await tx`insert into billing_accounts (organisation_id) values (${organisationId}) on conflict do nothing`;
-  await tx`select organisation_id from billing_accounts where organisation_id = ${organisationId} for update`;
+/** The limits of the organisation's ACTIVE plan; nulls without one. Read under the billing row's lock. */
+export async function activePlanLimits(tx: Queryable, organisationId: string): Promise<PlanLimits> {
   const [plan] = await tx<{ concurrent_calls: number; call_limit: number | null; current_period_start: Date }[]>`
     select p.concurrent_calls, p.call_limit, s.current_period_start
       from billing_subscriptions s join billing_plans p on p.id = s.plan_id

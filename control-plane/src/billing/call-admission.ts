@@ -12,7 +12,8 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { countLiveCalls, countPlacedCallsSince, lockBillingAccount } from './call-admission-repository.ts';
+import { lockBillingProfile } from './billing-account-repository.ts';
+import { activePlanLimits, countLiveCalls, countPlacedCallsSince } from './call-admission-repository.ts';
 import { callPermission } from './call-permission.ts';
 
 /** Concurrent calls of a pay-as-you-go organisation when PARLEY_DEFAULT_CONCURRENT_CALLS is unset: the PRO plan's. */
@@ -41,7 +42,10 @@ export async function assertMayCall(sql: Queryable, organisationId: string): Pro
  * fill its concurrent-call limit. Call before inserting the call record, in the same transaction.
  */
 export async function admitCall(tx: Queryable, organisationId: string, limits: AdmissionLimits): Promise<void> {
-  const { planConcurrentCalls, callsPerCycle } = await lockBillingAccount(tx, organisationId);
+  // The one lock of an organisation's billing (billing-account-repository.ts): placements of one organisation, on any
+  // instance, are admitted one after another.
+  await lockBillingProfile(tx, organisationId);
+  const { planConcurrentCalls, callsPerCycle } = await activePlanLimits(tx, organisationId);
   if (callsPerCycle) {
     const placed = await countPlacedCallsSince(tx, organisationId, callsPerCycle.since);
     if (placed >= callsPerCycle.limit)
