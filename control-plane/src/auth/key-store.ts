@@ -34,6 +34,8 @@ export class KeyStore {
   /** Resolved keys by prefix. */
   readonly #cache: BroadcastCache<CacheEntry, Revocation>;
   readonly #onError: (error: unknown) => void;
+  /** lastUsedAt writes not yet answered: close() waits for them, so none outlives the database it writes to. */
+  readonly #touches = new Set<Promise<void>>();
 
   /** @param ttlMs how long a resolved key is trusted without a revocation; default KEY_CACHE_TTL_MS */
   constructor(sql: Sql, bus: Bus, onError: (error: unknown) => void, ttlMs = KEY_CACHE_TTL_MS) {
@@ -54,9 +56,10 @@ export class KeyStore {
     this.#cache.listen();
   }
 
-  /** Stops listening for revocations. */
-  close(): void {
+  /** Stops listening for revocations; resolves once the lastUsedAt writes in flight have ended. */
+  async close(): Promise<void> {
     this.#cache.close();
+    await Promise.allSettled([...this.#touches]);
   }
 
   /** The principal of a valid key value, or undefined for anything that must get a 401. */
@@ -74,7 +77,10 @@ export class KeyStore {
     if (!hashesEqual(entry.hash, hash)) return undefined;
     if (now - entry.lastUsedWrittenAt >= LAST_USED_RESOLUTION_MS) {
       entry.lastUsedWrittenAt = now;
-      touchKeyLastUsed(this.#sql, entry.principal.keyId).catch(this.#onError);
+      const touch = touchKeyLastUsed(this.#sql, entry.principal.keyId)
+        .catch(this.#onError)
+        .finally(() => this.#touches.delete(touch));
+      this.#touches.add(touch);
     }
     return entry.principal;
   }

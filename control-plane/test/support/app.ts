@@ -98,6 +98,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       stopHearingSeeds();
       await app.close();
+      await keys.close();
       if (!options.bus) await bus.close();
       if (!options.db) await db.close();
     },
