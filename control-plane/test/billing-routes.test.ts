@@ -377,6 +377,14 @@ describe('GET /billing/usage', () => {
     org = await seedOrganisation(t.db.sql, 'Usage');
     await seedUsage(t.db.sql, org.organisationId, { durationSeconds: 61, billedSeconds: 66, totalE4: 60_000 });
     await seedUsage(t.db.sql, org.organisationId, { durationSeconds: 30, billedSeconds: 30, totalE4: 30_000 });
+    // A call's recording has the call's duration: it is not talk time counted again.
+    await seedUsage(t.db.sql, org.organisationId, {
+      usageType: 'RECORDING',
+      durationSeconds: 30,
+      billedSeconds: 0,
+      rateE4: 0,
+      totalE4: 0,
+    });
     await seedUsage(t.db.sql, org.organisationId, {
       usageType: 'CHATBOT_MESSAGE',
       callDirection: null,
@@ -404,6 +412,7 @@ describe('GET /billing/usage', () => {
       currency: 'USD',
       byUsageType: {
         CHATBOT_MESSAGE: { count: 1, durationSeconds: 0, amount: 0.02 },
+        RECORDING: { count: 1, durationSeconds: 30, amount: 0 },
         VOICE_CALL: { count: 2, durationSeconds: 91, amount: 0.09 },
       },
     });
@@ -424,7 +433,7 @@ describe('GET /billing/usage', () => {
   it('details: records newest first with filters, paging and named 400s', async () => {
     const url = `/billing/usage/${org.organisationId}/details`;
     const all = await ok200(org.key, url);
-    expect(all.pagination).toEqual({ page: 1, limit: 20, total: 4, totalPages: 1 });
+    expect(all.pagination).toEqual({ page: 1, limit: 20, total: 5, totalPages: 1 });
     const call = all.records.find((r: { totalAmount: number }) => r.totalAmount === 0.06);
     expect(call).toEqual({
       id: expect.any(String),
@@ -448,7 +457,7 @@ describe('GET /billing/usage', () => {
     const chats = await ok200(org.key, url, { usageType: 'CHATBOT_MESSAGE' });
     expect(chats.records.map((r: { messageCount: number }) => r.messageCount)).toEqual([3]);
     expect((await ok200(org.key, url, { billed: 'false' })).pagination.total).toBe(1);
-    expect((await ok200(org.key, url, { billed: 'true' })).pagination.total).toBe(3);
+    expect((await ok200(org.key, url, { billed: 'true' })).pagination.total).toBe(4);
     const paged = await ok200(org.key, url, { limit: '500', page: '1' });
     expect(paged.pagination.limit).toBe(100);
     expect((await ok200(org.key, url, { limit: '-5' })).records).toHaveLength(1);

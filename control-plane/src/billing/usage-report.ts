@@ -52,7 +52,8 @@ export async function usageSummary(
   );
   const currency = account?.currency ?? (wallet === 'WALLET' ? 'USD' : currencyOfCountry(profile.billingCountry));
   const totals = await summariseUsage(sql, { organisationId, wallet, currency, ...range });
-  const seconds = totals.reduce((sum, row) => sum + row.durationSeconds, 0);
+  // Talk time: the calls' own seconds (a call's recording has the same duration and would count it twice).
+  const seconds = totals.find((row) => row.usageType === 'VOICE_CALL')?.durationSeconds ?? 0;
   return {
     periodStart: range.from?.toISOString() ?? null,
     periodEnd: range.to?.toISOString() ?? null,
