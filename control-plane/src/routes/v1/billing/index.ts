@@ -16,6 +16,7 @@ import { planWalletBalance } from '../../../billing/plan-balance.ts';
 import { parseDateValue } from '../../../billing/query-values.ts';
 import { changePlan, quoteChange } from '../../../billing/subscription-change.ts';
 import { usageDetails, usageSummary } from '../../../billing/usage-report.ts';
+import * as planSchemas from './plan-schemas.ts';
 import * as schemas from './schemas.ts';
 
 type OrganisationParams = { organisationId: string };
@@ -83,13 +84,13 @@ export default async function billingRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: schemas.OptionalOrganisation }>(
     '/billing/plans',
-    { schema: schemas.listPlans, config: read },
+    { schema: planSchemas.listPlans, config: read },
     async (request) => ok(await listPlans(app.sql, principalOf(request).organisationId)),
   );
 
-  app.get<{ Querystring: schemas.RateCardQuery }>(
+  app.get<{ Querystring: planSchemas.RateCardQuery }>(
     '/billing/rate-card',
-    { schema: schemas.rateCard, config: read },
+    { schema: planSchemas.rateCard, config: read },
     async (request) => {
       const at = request.query.at === undefined ? new Date() : parseDateValue('at', request.query.at);
       return ok(await rateCardFor(app.sql, principalOf(request).organisationId, at));
@@ -98,20 +99,20 @@ export default async function billingRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: schemas.OptionalOrganisation }>(
     '/billing/balance',
-    { schema: schemas.planBalance, config: read },
+    { schema: planSchemas.planBalance, config: read },
     async (request) => ok(await planWalletBalance(app.sql, principalOf(request).organisationId)),
   );
 
-  app.get<{ Params: SubscriptionParams; Querystring: schemas.ChangeQuery }>(
+  app.get<{ Params: SubscriptionParams; Querystring: planSchemas.ChangeQuery }>(
     '/billing/subscriptions/:id/change-quote',
-    { schema: schemas.changeQuote, config: read },
+    { schema: planSchemas.changeQuote, config: read },
     async (request) =>
       ok(await quoteChange(app.sql, principalOf(request).organisationId, request.params.id, request.query.planId)),
   );
 
-  app.post<{ Params: SubscriptionParams; Body: schemas.ChangeQuery }>(
+  app.post<{ Params: SubscriptionParams; Body: planSchemas.ChangeQuery }>(
     '/billing/subscriptions/:id/change',
-    { schema: schemas.changePlan, config: manage },
+    { schema: planSchemas.changePlan, config: manage },
     async (request) =>
       ok(await changePlan(app.sql, principalOf(request).organisationId, request.params.id, request.body.planId)),
   );
