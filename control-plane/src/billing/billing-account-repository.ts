@@ -3,6 +3,7 @@
  * (migration 010, billing_accounts; an organisation without a row is on the defaults: pay-as-you-go, not suspended).
  * The only SQL for them.
  */
+import type { OrganisationRecord } from '../accounts/records.ts';
 import type { Queryable } from '../db/database.ts';
 
 /** LEGACY_USD: pay-as-you-go USD wallet. WALLET: plan billing (a plan wallet of grants in the country's currency). */
@@ -98,18 +99,19 @@ export async function markSignupCredit(tx: Queryable, organisationId: string, at
 }
 
 /** Spec document 2, GET /billing/details: the billing identity. */
-export interface BillingDetails {
-  billingCountry: string | null;
-  companyName: string | null;
-  companyRegistrationNumber: string | null;
-  addressLine1: string | null;
-  addressLine2: string | null;
-  city: string | null;
-  state: string | null;
-  postalCode: string | null;
-  gstin: string | null;
-  mobile: string | null;
-}
+export type BillingDetails = Pick<
+  OrganisationRecord,
+  | 'billingCountry'
+  | 'companyName'
+  | 'companyRegistrationNumber'
+  | 'addressLine1'
+  | 'addressLine2'
+  | 'city'
+  | 'state'
+  | 'postalCode'
+  | 'gstin'
+  | 'mobile'
+>;
 
 export async function readBillingDetails(sql: Queryable, organisationId: string): Promise<BillingDetails | undefined> {
   const [row] = await sql<Record<string, string | null>[]>`

@@ -16,7 +16,7 @@ import {
 import { MAX_PAGE_LIMIT } from '../../../billing/query-values.ts';
 import { USAGE_TYPES } from '../../../billing/usage-repository.ts';
 import { SIGNUP_CREDIT_DAYS } from '../../../billing/billing-country.ts';
-import { OrganisationParams, Pagination } from '../wallet/schemas.ts';
+import { OrganisationParams, PageFields, Pagination } from '../wallet/schemas.ts';
 
 export const TAGS = ['billing'];
 export const Nullable = <T extends TSchema>(schema: T) =>
@@ -196,15 +196,7 @@ export const UsageDetailsQuery = Type.Object(
     billed: Type.Optional(
       StringEnum(['true', 'false'] as const, { description: 'true: billed only; false: unbilled only' }),
     ),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(
-      Type.Integer({
-        default: 20,
-        description: `Clamped to 1..${MAX_PAGE_LIMIT}`,
-        minimum: -1_000_000,
-        maximum: 1_000_000,
-      }),
-    ),
+    ...PageFields,
   },
   { additionalProperties: false },
 );

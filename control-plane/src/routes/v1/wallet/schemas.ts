@@ -29,6 +29,22 @@ export const getWallet = {
   },
 };
 
+/**
+ * page and limit of the money lists (transactions, usage details): limit is clamped to 1..MAX_PAGE_LIMIT rather
+ * than refused (spec document 3), so any integer is accepted.
+ */
+export const PageFields = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  limit: Type.Optional(
+    Type.Integer({
+      default: 20,
+      description: `Clamped to 1..${MAX_PAGE_LIMIT}`,
+      minimum: -1_000_000,
+      maximum: 1_000_000,
+    }),
+  ),
+};
+
 export const TransactionQuery = Type.Object(
   {
     type: Type.Optional(StringEnum(TRANSACTION_TYPES)),
@@ -36,15 +52,7 @@ export const TransactionQuery = Type.Object(
     endDate: Type.Optional(
       Type.String({ description: 'Any date Date.parse reads; a date without a time includes that whole day (UTC)' }),
     ),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(
-      Type.Integer({
-        default: 20,
-        description: `Clamped to 1..${MAX_PAGE_LIMIT}`,
-        minimum: -1_000_000,
-        maximum: 1_000_000,
-      }),
-    ),
+    ...PageFields,
   },
   { additionalProperties: false },
 );
