@@ -122,6 +122,14 @@ export const createOrder = {
   },
 };
 
+/** Where a plan checkout's payer returns (plan-checkout.ts returnUrlOf keeps it inside the dashboard). */
+const ReturnUrl = Type.Optional(
+  Type.String({
+    maxLength: 2000,
+    description: 'Outside India only: where the payer returns; addresses outside the dashboard become its billing page',
+  }),
+);
+
 export const PlanTopUpBody = Type.Object(
   {
     organisationId: Type.Optional(Id('Own organisation (default)')),
@@ -130,13 +138,7 @@ export const PlanTopUpBody = Type.Object(
       maximum: MAX_TOP_UP_MAJOR * 100,
       description: "Before tax, minor units of the plan's currency; at least the smallest of the plan's topUpPresets",
     }),
-    returnUrl: Type.Optional(
-      Type.String({
-        maxLength: 2000,
-        description:
-          'Outside India only: where the payer returns; addresses outside the dashboard become its billing page',
-      }),
-    ),
+    returnUrl: ReturnUrl,
   },
   { additionalProperties: false },
 );
@@ -172,13 +174,7 @@ export const PlanPurchaseBody = Type.Object(
   {
     organisationId: Type.Optional(Id('Own organisation (default)')),
     planId: Id('The plan to buy: a planId of GET /billing/plans, sold in the currency the billing country pays in'),
-    returnUrl: Type.Optional(
-      Type.String({
-        maxLength: 2000,
-        description:
-          'Outside India only: where the payer returns; addresses outside the dashboard become its billing page',
-      }),
-    ),
+    returnUrl: ReturnUrl,
   },
   { additionalProperties: false },
 );
