@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { messageCodec } from './message-codec.ts';
+import { SIP_LEG_STATUSES } from './sip.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()]));
@@ -158,6 +159,16 @@ export const CallEvent = Type.Union([
     outcome: Type.String(),
     durationMs: Type.Number(),
     latency: LatencyReport,
+  }),
+  /** The phone leg's progress as the SIP gateway saw it (sip.ts): ringing, answered, busy, no_answer, … */
+  Type.Object({
+    type: Type.Literal('telephony'),
+    status: Type.Union(SIP_LEG_STATUSES.map((s) => Type.Literal(s))),
+    /** The SIP final response behind a failure (486, 480, 603, …). */
+    sipStatus: Type.Optional(Type.Integer({ minimum: 100, maximum: 699 })),
+    reason: Type.Optional(Type.String()),
+    /** When the gateway saw it, epoch ms (the engine's `atMs` counts from its session start, this leg has none). */
+    atEpochMs: Type.Number(),
   }),
   Type.Object({
     type: Type.Literal('recording'),

@@ -9,3 +9,4 @@ export * from './call.ts';
 export * from './flow-definition.ts';
 export * from './template.ts';
 export * from './greeting-audio.ts';
+export * from './sip.ts';

@@ -67,6 +67,13 @@ describe('subjects', () => {
   });
 
   it('names the queue groups of docs/architecture.md §4', () => {
-    expect(queues).toEqual({ engine: 'engine', controlPlane: 'control-plane', stt: 'stt', llm: 'llm', tts: 'tts' });
+    expect(queues).toEqual({
+      engine: 'engine',
+      controlPlane: 'control-plane',
+      stt: 'stt',
+      llm: 'llm',
+      tts: 'tts',
+      sipGateway: 'sip-gateway',
+    });
   });
 });

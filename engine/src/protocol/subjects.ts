@@ -15,7 +15,7 @@ export type WorkerKind = (typeof WORKER_KINDS)[number];
 export const queues = {
   /** Engines accepting dispatched calls (`v1.engine.dispatch`). */
   engine: 'engine',
-  /** Control-plane instances answering knowledge searches (`v1.kb.search`). */
+  /** Control-plane instances answering greetings, transfers, SIP offers and knowledge searches. */
   controlPlane: 'control-plane',
   /** STT workers opening streams (`v1.stt.open`). */
   stt: 'stt',
@@ -23,6 +23,8 @@ export const queues = {
   llm: 'llm',
   /** TTS workers opening streams (`v1.tts.open`). */
   tts: 'tts',
+  /** SIP gateways placing outbound legs (`v1.sip.dial`). */
+  sipGateway: 'sip-gateway',
 } as const satisfies Record<string, string> & Record<WorkerKind, string>;
 
 export type QueueGroup = (typeof queues)[keyof typeof queues];
@@ -81,10 +83,17 @@ export const subjects = {
   /** The `open` request subject of a worker kind. */
   workerOpen: (kind: WorkerKind) => `${PREFIX}.${workerKind(kind)}.open`,
 
-  /** RTP payloads (G.711) with timestamps from the SIP gateway to the engine. */
+  /** The SIP gateway's media bridge into a call: PCM16 8 kHz frames and JSON start/dtmf/mark/stop (sip.ts). */
   mediaIn: (callId: string) => `${PREFIX}.media.${subjectToken('callId', callId)}.in`,
-  /** RTP payloads from the engine to the SIP gateway. */
+  /** The engine's side of the bridge: PCM16 8 kHz frames and JSON accepted/mark/clear/hangup/… (sip.ts). */
   mediaOut: (callId: string) => `${PREFIX}.media.${subjectToken('callId', callId)}.out`,
+
+  /** Request (queue `control-plane`): who answers this INVITE — an admitted, dispatched call, or a SIP refusal. */
+  sipInbound: () => `${PREFIX}.sip.inbound`,
+  /** Request (queue `sip-gateway`): INVITE a callee through an outbound trunk for an already dispatched call. */
+  sipDial: () => `${PREFIX}.sip.dial`,
+  /** The gateway holding a call's SIP leg subscribes here: hang up or transfer it. */
+  sipCallControl: (callId: string) => `${PREFIX}.sip.${subjectToken('callId', callId)}.control`,
 
   /** Request (queue `control-plane`): knowledge and catalogue search for a call's agent. */
   kbSearch: () => `${PREFIX}.kb.search`,
