@@ -79,7 +79,12 @@ export interface AppDependencies {
     Partial<
       Pick<
         Config,
-        'carrierApiUrls' | 'carrierAServiceAuthId' | 'carrierDReseller' | 'payments' | 'defaultConcurrentCalls'
+        | 'carrierApiUrls'
+        | 'carrierAServiceAuthId'
+        | 'carrierAServiceAuthToken'
+        | 'carrierDReseller'
+        | 'payments'
+        | 'defaultConcurrentCalls'
       >
     >;
   sql: Sql;
@@ -214,6 +219,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         carrierApiUrls: deps.config.carrierApiUrls,
         keyRing: deps.secrets,
         serviceAccounts: { 'carrier-a': deps.config.carrierAServiceAuthId },
+        serviceTokens: { 'carrier-a': deps.config.carrierAServiceAuthToken },
         resellers: { 'carrier-d': deps.config.carrierDReseller },
       });
       await v1.register(walletRoutes);

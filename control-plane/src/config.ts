@@ -49,6 +49,8 @@ export interface Config {
    * no organisation may connect as its own. Unset: no such account.
    */
   carrierAServiceAuthId: string | undefined;
+  /** PARLEY_CARRIER_A_SERVICE_AUTH_TOKEN: that account's token, without which managed numbers cannot be rented (503). */
+  carrierAServiceAuthToken: string | undefined;
   /** PARLEY_CARRIER_D_USERNAME / PARLEY_CARRIER_D_PASSWORD: the service's reseller account at the India numbering partner. */
   carrierDReseller: { username: string; password: string } | undefined;
   /** PARLEY_BOOTSTRAP_CREDIT_USD in US cents: what the first start puts in the bootstrap organisation's wallet. */
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: readRateLimits(env.PARLEY_RATE_LIMITS),
     carrierApiUrls: readCarrierApiUrls(env),
     carrierAServiceAuthId: nonEmpty(env.PARLEY_CARRIER_A_SERVICE_AUTH_ID),
+    carrierAServiceAuthToken: nonEmpty(env.PARLEY_CARRIER_A_SERVICE_AUTH_TOKEN),
     carrierDReseller: readReseller(nonEmpty(env.PARLEY_CARRIER_D_USERNAME), nonEmpty(env.PARLEY_CARRIER_D_PASSWORD)),
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     payments: readPayments(env),

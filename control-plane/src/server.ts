@@ -18,6 +18,8 @@ import { CallAnalyst } from './calls/analysis/call-analyst.ts';
 import { CallEventPersister } from './calls/events/call-event-persister.ts';
 import { CallSweeper } from './calls/jobs/call-sweeper.ts';
 import { PlanWalletJob } from './billing/plan-wallet-job.ts';
+import { CarrierARentals } from './carriers/carrier-a/rentals.ts';
+import { NumberRentalJob } from './telephony/number-rental-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
@@ -75,6 +77,15 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       planWalletLog[level](detail, message),
     ).start();
     closers.push(() => planWallets.stop());
+    // Rented managed numbers (docs/architecture.md §10): renewed monthly from the plan wallet, given back unpaid.
+    const serviceRentals = carrierAServiceRentals(config);
+    if (serviceRentals) {
+      const rentalLog = log.child({ job: 'number-rentals' });
+      const rentals = new NumberRentalJob(database.sql, serviceRentals, (level, message, detail) =>
+        rentalLog[level](detail, message),
+      ).start();
+      closers.push(() => rentals.stop());
+    }
     const postCall = new PostCallAnalysisJob(
       database.sql,
       new CallAnalyst(bus),
@@ -152,4 +163,12 @@ async function closeWithin(closing: Promise<unknown>, ms: number): Promise<void>
     }),
   ]);
   clearTimeout(timer);
+}
+
+/** The service's carrier-a account for renting managed numbers, when its id, token and API URL are all configured. */
+function carrierAServiceRentals(config: Config): CarrierARentals | undefined {
+  const baseUrl = config.carrierApiUrls['carrier-a'];
+  const { carrierAServiceAuthId: authId, carrierAServiceAuthToken: authToken } = config;
+  if (!baseUrl || !authId || !authToken) return undefined;
+  return new CarrierARentals({ baseUrl, credentials: { authId, authToken } });
 }

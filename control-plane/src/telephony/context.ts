@@ -36,6 +36,8 @@ export interface TelephonyOptions {
    * managed numbers: no organisation may connect it as its own.
    */
   serviceAccounts?: Partial<Record<Carrier, string | undefined>>;
+  /** The service accounts' tokens (carrier-a: PARLEY_CARRIER_A_SERVICE_AUTH_TOKEN), needed to rent on them. */
+  serviceTokens?: Partial<Record<Carrier, string | undefined>>;
   /** The service's reseller account by carrier (carrier-d: PARLEY_CARRIER_D_USERNAME/PASSWORD). Unset: none. */
   resellers?: Partial<Record<Carrier, { username: string; password: string } | undefined>>;
 }
@@ -122,6 +124,13 @@ export class TelephonyContext {
   /** Whether this server has the service's own main account of the carrier configured. */
   hasServiceAccount(provider: Carrier): boolean {
     return this.#options.serviceAccounts?.[provider] !== undefined;
+  }
+
+  /** The service's own account's credentials at the carrier, when both its id and its token are configured. */
+  serviceCredentials(provider: Carrier): { authId: string; authToken: string } | undefined {
+    const authId = this.#options.serviceAccounts?.[provider];
+    const authToken = this.#options.serviceTokens?.[provider];
+    return authId !== undefined && authToken !== undefined ? { authId, authToken } : undefined;
   }
 
   /** The service's reseller credentials at the carrier, when configured. */

@@ -289,6 +289,13 @@ export async function retireNumbers(sql: Queryable, integrationId: string): Prom
   return rows.length;
 }
 
+/** Retires one number (a rented number given back): inactive, no agent, its routing as before assignment. */
+export async function retireNumber(sql: Queryable, id: string): Promise<void> {
+  await sql`update phone_numbers set status = 'INACTIVE', agent_id = null,
+      routing_status = case when routing_status = 'ASSIGNED' then unassigned_routing_status else routing_status end, updated_at = now()
+    where id = ${id} and deleted_at is null`;
+}
+
 /** Changes where the number may call; the number as the API shows it, or undefined when it is not the organisation's. */
 export async function setCallingScope(
   sql: Queryable,

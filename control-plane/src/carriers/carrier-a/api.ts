@@ -15,10 +15,10 @@
  * Parley answers a carrier-a account's calls through one application of its own on that account (APPLICATION_NAME),
  * whose answer URL is Parley's inbound voice webhook; routing a number to Parley means setting its app_id to it.
  */
-import { basicAuth, carrierFetch, type CarrierRequest } from '../carrier-http.ts';
+import type { CarrierRequest } from '../carrier-http.ts';
+import { carrierARequest, type CarrierACredentials } from './request.ts';
 import {
   CarrierError,
-  errorCodeForStatus,
   type CarrierAccount,
   type InboundRouting,
   type NumberAtCarrier,
@@ -42,11 +42,7 @@ const MAX_PAGES = 5000;
  */
 export const APPLICATION_NAME = 'parley-voice-agents';
 
-export interface CarrierACredentials {
-  /** `MA…` for a main account, `SA…` for a subaccount: 20 upper-case letters and digits. */
-  authId: string;
-  authToken: string;
-}
+export type { CarrierACredentials } from './request.ts';
 
 export interface CarrierAOptions {
   /** API base URL (PARLEY_CARRIER_A_API_URL), without a trailing slash. */
@@ -293,37 +289,8 @@ export class CarrierAClient implements CarrierAccount {
   }
 
   /** One request; a non-2xx answer becomes a CarrierError carrying the carrier's own message. */
-  async #send(request: Omit<CarrierRequest, 'headers' | 'timeoutMs'>): Promise<unknown> {
-    const { authId, authToken } = this.#options.credentials;
-    let response;
-    try {
-      response = await carrierFetch(PROVIDER, {
-        ...request,
-        headers: { authorization: basicAuth(authId, authToken) },
-        timeoutMs: this.#options.timeoutMs,
-      });
-    } catch (error) {
-      // The carrier refuses credentials with a body that is not always JSON: the status says enough.
-      if (error instanceof CarrierError && (error.status === 401 || error.status === 403)) {
-        throw new CarrierError(PROVIDER, 'credentials', 'authentication failed', {
-          status: error.status,
-          cause: error,
-        });
-      }
-      throw error;
-    }
-    if (response.status >= 200 && response.status < 300) {
-      if (typeof response.body !== 'object' || response.body === null) {
-        throw new CarrierError(
-          PROVIDER,
-          'invalid_response',
-          `${PROVIDER} answered HTTP ${response.status} without a JSON object`,
-        );
-      }
-      return response.body;
-    }
-    const message = errorMessage(response.body) ?? `HTTP ${response.status}`;
-    throw new CarrierError(PROVIDER, errorCodeForStatus(response.status), message, { status: response.status });
+  #send(request: Omit<CarrierRequest, 'headers' | 'timeoutMs'>): Promise<unknown> {
+    return carrierARequest(request, this.#options);
   }
 
   #number(item: unknown): CarrierANumber | undefined {
@@ -386,20 +353,6 @@ function applicationResource(item: unknown): ApplicationResource {
 }
 
 /** The carrier's words in an error body: `error` as a sentence, or its field messages joined. */
-function errorMessage(body: unknown): string | undefined {
-  if (typeof body === 'string' && body.trim()) return body.trim();
-  const error = (body as { error?: unknown } | undefined)?.error;
-  if (typeof error === 'string' && error) return error;
-  if (error && typeof error === 'object') {
-    const parts = Object.entries(error as Record<string, unknown>).map(
-      ([field, problem]) => `${field}: ${[problem].flat().join(', ')}`,
-    );
-    if (parts.length) return parts.join('; ');
-  }
-  const message = (body as { message?: unknown } | undefined)?.message;
-  return typeof message === 'string' && message ? message : undefined;
-}
-
 /** The carrier writes numbers as digits without the `+`. */
 function digits(phoneNumber: string): string {
   return phoneNumber.replace(/^\+/, '');

@@ -5,7 +5,10 @@
  * total_count}; one number or application by id; an application created by POST (app_name of letters, digits, `-`
  * and `_`; answer_url required; 201 `{ api_id, app_id, message: "created" }`) and updated by POST (202 "changed"); a
  * number updated by POST with app_id (202 "changed"); numbers written without `+`, `application` as the path of its
- * application or null, and `sub_account` set on numbers of subaccounts. JSON bodies both ways.
+ * application or null, and `sub_account` set on numbers of subaccounts. JSON bodies both ways. Renting: the carrier's
+ * inventory searched by GET PhoneNumber/ (country_iso required, pattern a prefix after the country code, limit ≤ 20),
+ * a number rented by POST PhoneNumber/{number}/ (201 `{ status: "fulfilled", numbers: [{ number, status: "Success" }] }`,
+ * 404 when not offered) and given back by DELETE Number/{number}/ (204).
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { FakeCarrierServer, type FakeAnswer, type RecordedRequest } from './fake-carrier-server.ts';
@@ -77,6 +80,21 @@ export interface NumberOptions {
   trunkId?: string;
 }
 
+/** A number the carrier offers to rent (its search result). */
+export interface FakeRentableNumber {
+  number: string;
+  country: string;
+  country_iso: string;
+  city: string;
+  region: string;
+  type: string;
+  monthly_rental_rate: string;
+  setup_rate: string;
+  voice_enabled: boolean;
+  sms_enabled: boolean;
+  resource_uri: string;
+}
+
 interface Account extends FakeCarrierAAccount {
   numbers: FakeAccountNumber[];
   applications: FakeApplication[];
@@ -91,6 +109,10 @@ export class CarrierAFake {
   readonly server: FakeCarrierServer;
   readonly #accounts = new Map<string, Account>();
   readonly #maxPageSize: number;
+  /** The carrier's stock of numbers to rent, any account may take one. */
+  #inventory: FakeRentableNumber[] = [];
+  /** Rents answer this carrier error instead (a test's outage), when set. */
+  rentFailure: { status: number; error: string } | undefined;
 
   private constructor(server: FakeCarrierServer, maxPageSize: number) {
     this.server = server;
@@ -179,6 +201,26 @@ export class CarrierAFake {
     return entry;
   }
 
+  /** Puts numbers (E.164) in the carrier's stock of numbers to rent. */
+  offer(countryIso: string, phoneNumbers: readonly string[], region = 'Mumbai'): void {
+    for (const phoneNumber of phoneNumbers) {
+      const number = phoneNumber.replace(/^\+/, '');
+      this.#inventory.push({
+        number,
+        country: countryIso === 'IN' ? 'INDIA' : countryIso,
+        country_iso: countryIso,
+        city: region,
+        region: countryIso === 'IN' ? 'Maharashtra' : region,
+        type: 'local',
+        monthly_rental_rate: '1.20000',
+        setup_rate: '0.00000',
+        voice_enabled: true,
+        sms_enabled: false,
+        resource_uri: `/v1/PhoneNumber/${number}/`,
+      });
+    }
+  }
+
   /** Releases a number from the account (as the customer might in the carrier's console). */
   removeNumber(authId: string, phoneNumber: string): void {
     const account = this.#account(authId);
@@ -223,6 +265,10 @@ export class CarrierAFake {
     const number = /^\/Number\/(\d+)\/$/.exec(rest);
     if (number && request.method === 'GET') return this.#getNumber(caller, number[1]!);
     if (number && request.method === 'POST') return this.#updateNumber(caller, number[1]!, request);
+    if (number && request.method === 'DELETE') return this.#releaseNumber(caller, number[1]!);
+    if (rest === '/PhoneNumber/' && request.method === 'GET') return this.#searchInventory(request);
+    const rentable = /^\/PhoneNumber\/(\d+)\/$/.exec(rest);
+    if (rentable && request.method === 'POST') return this.#rent(caller, rentable[1]!, request);
     if (rest === '/Application/' && request.method === 'GET')
       return this.#list(caller, caller.applications, 'Application', request);
     if (rest === '/Application/' && request.method === 'POST') return this.#createApplication(caller, request);
@@ -279,6 +325,44 @@ export class CarrierAFake {
     return ok(202, { message: 'changed' });
   }
 
+  #releaseNumber(account: Account, number: string): FakeAnswer {
+    if (!account.numbers.some((n) => n.number === number)) return error(404, 'not found');
+    account.numbers = account.numbers.filter((n) => n.number !== number);
+    return { status: 204, body: undefined };
+  }
+
+  #searchInventory(request: RecordedRequest): FakeAnswer {
+    const countryIso = request.query.country_iso;
+    if (typeof countryIso !== 'string' || !/^[A-Z]{2}$/.test(countryIso))
+      return error(400, { country_iso: ['This field is required.'] });
+    const limit = Number(request.query.limit ?? MAX_LIMIT);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      return error(400, { limit: [`Ensure this value is between 1 and ${MAX_LIMIT}.`] });
+    const pattern = typeof request.query.pattern === 'string' ? request.query.pattern : '';
+    const found = this.#inventory.filter(
+      (n) => n.country_iso === countryIso && n.number.slice(countryCodeLength(countryIso)).startsWith(pattern),
+    );
+    return ok(200, {
+      meta: { limit, next: null, offset: 0, previous: null, total_count: found.length },
+      objects: found.slice(0, limit),
+    });
+  }
+
+  #rent(account: Account, number: string, request: RecordedRequest): FakeAnswer {
+    if (this.rentFailure) return error(this.rentFailure.status, this.rentFailure.error);
+    const offered = this.#inventory.find((n) => n.number === number);
+    if (!offered) return error(404, 'Number is not available for purchase');
+    const { app_id: appId } = request.body;
+    if (appId !== undefined && (typeof appId !== 'string' || !account.applications.some((a) => a.app_id === appId)))
+      return error(400, 'app_id is not a valid application');
+    this.#inventory = this.#inventory.filter((n) => n !== offered);
+    this.addNumber(account.authId, `+${number}`, {
+      ...(typeof appId === 'string' ? { appId } : {}),
+      region: `${offered.city}, ${offered.country}`,
+    });
+    return ok(201, { message: 'created', numbers: [{ number, status: 'Success' }], status: 'fulfilled' });
+  }
+
   #createApplication(account: Account, request: RecordedRequest): FakeAnswer {
     const { app_name: name, answer_url: answerUrl } = request.body;
     if (typeof name !== 'string' || !APP_NAME.test(name))
@@ -301,6 +385,11 @@ export class CarrierAFake {
     if (!app) return error(404, 'not found');
     return applyApplication(app, request.body) ?? ok(202, { message: 'changed' });
   }
+}
+
+/** Digits of the country calling code before a number's own digits (only the countries the tests rent in). */
+function countryCodeLength(countryIso: string): number {
+  return countryIso === 'US' || countryIso === 'CA' ? 1 : 2;
 }
 
 function accountPath(account: Account): string {

@@ -14,7 +14,7 @@ import { PUBLIC_URL, type TestApp } from '../../support/app.ts';
 import { createTestBus } from '../../support/bus.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { onSeededChange } from '../../support/seed.ts';
-import { CarrierAFake } from './carrier-a-fake.ts';
+import { CarrierAFake, type FakeCarrierAAccount } from './carrier-a-fake.ts';
 import { CarrierBFake } from './carrier-b-fake.ts';
 import { CarrierCFake } from './carrier-c-fake.ts';
 import { CarrierDFake } from './carrier-d-fake.ts';
@@ -42,6 +42,8 @@ export interface TelephonyTestApp extends TestApp {
   carrierB: CarrierBFake;
   carrierC: CarrierCFake;
   carrierD: CarrierDFake;
+  /** The service's own carrier-a account on the fake, when opened (carrierAServiceAccount). */
+  carrierAService: FakeCarrierAAccount | undefined;
 }
 
 export interface TelephonyTestAppOptions {
@@ -52,6 +54,8 @@ export interface TelephonyTestAppOptions {
   carrierAPageSize?: number;
   /** PARLEY_CARRIER_A_SERVICE_AUTH_ID: the service's own carrier-a account. */
   carrierAServiceAuthId?: string;
+  /** Open the service's own carrier-a account on the fake, id and token both configured (managed number rentals). */
+  carrierAServiceAccount?: boolean;
   /** Carrier-b's largest page, to make small accounts page. */
   carrierBPageSize?: number;
   /** Carrier-c's largest page, to make small accounts page. */
@@ -72,6 +76,7 @@ export async function startTelephonyTestApp(options: TelephonyTestAppOptions = {
   });
   keys.listen();
   const secrets = options.secrets ?? KeyRing.generate('test').ring;
+  const service = options.carrierAServiceAccount ? carrierA.addAccount() : undefined;
   const app = await buildApp({
     config: {
       publicUrl: PUBLIC_URL,
@@ -84,7 +89,8 @@ export async function startTelephonyTestApp(options: TelephonyTestAppOptions = {
         'carrier-c': carrierC.apiUrl,
         'carrier-d': carrierD.url,
       },
-      carrierAServiceAuthId: options.carrierAServiceAuthId,
+      carrierAServiceAuthId: service?.authId ?? options.carrierAServiceAuthId,
+      carrierAServiceAuthToken: service?.authToken,
       carrierDReseller: carrierD.reseller,
     },
     sql: db.sql,
@@ -102,6 +108,7 @@ export async function startTelephonyTestApp(options: TelephonyTestAppOptions = {
     keys,
     secrets,
     carrierA,
+    carrierAService: service,
     carrierB,
     carrierC,
     carrierD,

@@ -2,7 +2,8 @@
  * Route schema of GET /telephony/managed/{organisationId} (spec document 2). The spec gives the first fields of the
  * answer (available … useCases) and the prices; the rest is Parley's design, described here for the OpenAPI document.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { E164_PATTERN } from '../../../http/e164.ts';
 import { Envelope, Id, NullableString, StringEnum, authErrors, errors } from '../../../http/schemas.ts';
 import { CARRIERS } from '../../../telephony/carrier.ts';
 import { TAGS } from './schemas.ts';
@@ -130,4 +131,112 @@ export const managedStatus = {
     '`available` is false and `unavailable` says why. 404 organisation not found.',
   params: Type.Object({ organisationId: Id('Own organisation') }),
   response: { 200: Envelope(ManagedStatus), ...authErrors, ...errors(404) },
+};
+
+const OrganisationParams = Type.Object({ organisationId: Id('Own organisation') });
+
+const Rental = Type.Object(
+  {
+    id: Id('Rental id'),
+    status: StringEnum(['PENDING', 'ACTIVE', 'UNPAID', 'RELEASED', 'FAILED'] as const),
+    currency: Type.String({ description: 'The plan wallet currency the rent is paid in (INR)' }),
+    monthlyPriceMinor: Type.Number({ description: 'What a month costs, minor units (paise), from the rate card' }),
+    paidThrough: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'Paid up to here; the next month is charged to the plan wallet then',
+    }),
+    unpaidSince: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When a renewal could not be paid; the number is given back 7 days later unless paid meanwhile',
+    }),
+  },
+  { description: 'A managed number rental' },
+);
+
+const RentableNumber = Type.Object({
+  phoneNumber: Type.String({ description: 'E.164' }),
+  region: NullableString,
+  type: NullableString,
+  voice: Type.Boolean(),
+  sms: Type.Boolean(),
+});
+
+export const AvailableQuery = Type.Object(
+  {
+    pattern: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,8}$', description: 'Digits the number starts with after +91 (an area code)' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 20 })),
+  },
+  { additionalProperties: false },
+);
+export type AvailableQuery = Static<typeof AvailableQuery>;
+
+const RENT_RULES =
+  'Needs managed numbers available to the organisation (see GET /telephony/managed/{organisationId}), the ' +
+  'business verification approved, and plan billing with an active plan.';
+
+export const availableNumbers = {
+  tags: TAGS,
+  summary: 'Managed numbers the organisation can rent now, and what a month costs',
+  description: `Read only and free. ${RENT_RULES} Errors: 403 feature disabled; 409 not available to this organisation, not verified (kyc_not_approved) or not on plan billing; 502 the carrier failed; 503 this server cannot rent numbers.`,
+  params: OrganisationParams,
+  querystring: AvailableQuery,
+  response: {
+    200: Envelope(
+      Type.Object({
+        numbers: Type.Array(RentableNumber),
+        monthlyPriceMinor: Type.Number(),
+        currency: Type.String(),
+      }),
+    ),
+    ...authErrors,
+    ...errors(404, 409, 502, 503),
+  },
+};
+
+export const RentBody = Type.Object(
+  { phoneNumber: Type.String({ pattern: E164_PATTERN, description: 'E.164, from GET …/available' }) },
+  { additionalProperties: false },
+);
+export type RentBody = Static<typeof RentBody>;
+
+export const rentNumber = {
+  tags: TAGS,
+  summary: 'Rent a managed number',
+  description:
+    `Immediate, no confirm. ${RENT_RULES} The first month is charged to the plan wallet when the carrier confirms ` +
+    'the number; each following month the rental job charges the next one. A month the wallet cannot pay leaves the ' +
+    'number answering for 7 days, then it is given back. Errors: 400 the carrier refused the number (taken, not ' +
+    'offered); 402 the plan wallet cannot pay a month; 403 feature disabled; 409 already rented, not available to ' +
+    'this organisation, not verified or not on plan billing; 502 the carrier failed (nothing charged); 503 this ' +
+    'server cannot rent numbers.',
+  params: OrganisationParams,
+  body: RentBody,
+  response: {
+    201: Envelope(Type.Object({ number: Type.Ref('PhoneNumber'), rental: Rental })),
+    ...authErrors,
+    ...errors(402, 404, 409, 502, 503),
+  },
+};
+
+export const ReleaseParams = Type.Object({
+  organisationId: Id('Own organisation'),
+  id: Id('Phone number id of a rented number'),
+});
+
+export const releaseNumber = {
+  tags: TAGS,
+  summary: 'Give a rented managed number back',
+  description:
+    'Immediate. The number stops answering and is no longer charged; the month already paid is not refunded. ' +
+    'Errors: 404 no rented number with this id; 502 the carrier failed (the number stays rented); 503.',
+  params: ReleaseParams,
+  response: {
+    200: Envelope(Type.Object({ released: Type.Literal(true), id: Type.String() })),
+    ...authErrors,
+    ...errors(404, 502, 503),
+  },
 };
