@@ -18,7 +18,7 @@ import { CallAnalyst } from './calls/analysis/call-analyst.ts';
 import { CallEventPersister } from './calls/events/call-event-persister.ts';
 import { CallSweeper } from './calls/jobs/call-sweeper.ts';
 import { PlanWalletJob } from './billing/plan-wallet-job.ts';
-import { CarrierARentals } from './carriers/carrier-a/rentals.ts';
+import { CarrierAInventory } from './carriers/carrier-a/inventory.ts';
 import { NumberRentalJob } from './telephony/number-rental-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
@@ -166,9 +166,9 @@ async function closeWithin(closing: Promise<unknown>, ms: number): Promise<void>
 }
 
 /** The service's carrier-a account for renting managed numbers, when its id, token and API URL are all configured. */
-function carrierAServiceRentals(config: Config): CarrierARentals | undefined {
+function carrierAServiceRentals(config: Config): CarrierAInventory | undefined {
   const baseUrl = config.carrierApiUrls['carrier-a'];
   const { carrierAServiceAuthId: authId, carrierAServiceAuthToken: authToken } = config;
   if (!baseUrl || !authId || !authToken) return undefined;
-  return new CarrierARentals({ baseUrl, credentials: { authId, authToken } });
+  return new CarrierAInventory({ baseUrl, credentials: { authId, authToken } });
 }

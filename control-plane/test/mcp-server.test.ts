@@ -41,6 +41,8 @@ const EXPECTED_TOOLS = [
   'sessions_by_agent',
   'sessions_conversation',
   'numbers_list',
+  'numbers_search',
+  'numbers_purchase',
   'numbers_assign',
   'numbers_unassign',
   'account_org',
@@ -207,7 +209,7 @@ describe('tools/list and prompts', () => {
       .filter((tool) => tool.description!.includes('Confirm-gated'))
       .map((tool) => tool.name)
       .sort();
-    expect(gated).toEqual(['agents_delete', 'calls_place', 'numbers_assign', 'numbers_unassign']);
+    expect(gated).toEqual(['agents_delete', 'calls_place', 'numbers_assign', 'numbers_purchase', 'numbers_unassign']);
     const create = tools.find((tool) => tool.name === 'agents_create')!;
     expect([...(create.inputSchema.required ?? [])].sort()).toEqual(['identity', 'name', 'task']);
     expect(tools.find((tool) => tool.name === 'agents_list')!.annotations).toMatchObject({ readOnlyHint: true });

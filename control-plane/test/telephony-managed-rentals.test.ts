@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/db/ids.ts';
 import { RENTAL_PERIOD_MS } from '../src/billing/rental-metering.ts';
-import { CarrierARentals } from '../src/carriers/carrier-a/rentals.ts';
+import { CarrierAInventory } from '../src/carriers/carrier-a/inventory.ts';
 import { NumberRentalJob, PENDING_STALE_MS, RENTAL_GRACE_MS } from '../src/telephony/number-rental-job.ts';
 import { walletReplay } from '../src/wallet/ledger-repository.ts';
 import { startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
@@ -22,7 +22,7 @@ let job: NumberRentalJob;
 beforeAll(async () => {
   t = await startTelephonyTestApp({ carrierAServiceAccount: true });
   const service = t.carrierAService!;
-  job = new NumberRentalJob(t.db.sql, new CarrierARentals({ baseUrl: t.carrierA.url, credentials: service }));
+  job = new NumberRentalJob(t.db.sql, new CarrierAInventory({ baseUrl: t.carrierA.url, credentials: service }));
 });
 afterAll(() => t?.close());
 

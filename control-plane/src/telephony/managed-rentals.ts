@@ -16,7 +16,7 @@ import {
   rentalTerms,
   spendablePlanWalletE4,
 } from '../billing/rental-metering.ts';
-import { CarrierARentals, type RentableNumber } from '../carriers/carrier-a/rentals.ts';
+import { CarrierAInventory, type RentableNumber } from '../carriers/carrier-a/inventory.ts';
 import { applicationUrls, CarrierAClient } from '../carriers/carrier-a/api.ts';
 import { CarrierError } from './carrier.ts';
 import type { TelephonyContext } from './context.ts';
@@ -64,7 +64,10 @@ export function rentalView(rental: NumberRental): RentalView {
 }
 
 /** The service account's carrier-a clients: renting, and its application that answers the rented numbers. */
-export function serviceCarrierA(telephony: TelephonyContext): { rentals: CarrierARentals; account: CarrierAClient } {
+export function serviceCarrierA(telephony: TelephonyContext): {
+  inventory: CarrierAInventory;
+  account: CarrierAClient;
+} {
   const credentials = telephony.serviceCredentials(MANAGED_PROVIDER);
   const baseUrl = telephony.apiUrl(MANAGED_PROVIDER);
   if (!credentials || !baseUrl) {
@@ -74,7 +77,7 @@ export function serviceCarrierA(telephony: TelephonyContext): { rentals: Carrier
     );
   }
   return {
-    rentals: new CarrierARentals({ baseUrl, credentials }),
+    inventory: new CarrierAInventory({ baseUrl, credentials }),
     account: new CarrierAClient({ baseUrl, credentials }),
   };
 }
@@ -86,8 +89,8 @@ export async function searchManagedNumbers(
   query: { pattern?: string; limit?: number },
 ): Promise<{ numbers: RentableNumber[]; monthlyPriceMinor: number; currency: string }> {
   const { currency, priceE4 } = await rentable(telephony, principal);
-  const { rentals } = serviceCarrierA(telephony);
-  const numbers = await carrier(() => rentals.search({ countryIso: MANAGED_COUNTRY, ...query }));
+  const { inventory } = serviceCarrierA(telephony);
+  const numbers = await carrier(() => inventory.search({ countryIso: MANAGED_COUNTRY, ...query }));
   return { numbers: numbers.filter((n) => n.voice), monthlyPriceMinor: priceE4 / 10_000, currency };
 }
 
@@ -109,10 +112,10 @@ export async function rentManagedNumber(
   const pending = await insertPendingRental(sql, { organisationId, phoneNumber, currency, monthlyPriceE4: priceE4 });
   if (!pending) throw new ApiError('conflict', `${phoneNumber} is already rented or being rented`);
 
-  const { rentals, account } = serviceCarrierA(telephony);
+  const { inventory, account } = serviceCarrierA(telephony);
   try {
     const { appId } = await account.ensureApplication(applicationUrls(telephony.inboundVoiceUrl(MANAGED_PROVIDER)));
-    await rentals.rent(phoneNumber, appId);
+    await inventory.rent(phoneNumber, appId);
   } catch (error) {
     await closeRental(sql, pending.id, 'FAILED', 'the carrier did not rent it', new Date());
     throw carrierRefusal(error);
@@ -188,8 +191,8 @@ export async function releaseRental(telephony: TelephonyContext, rental: NumberR
 }
 
 async function giveBack(telephony: TelephonyContext, rentalId: string, phoneNumber: string, reason: string) {
-  const { rentals } = serviceCarrierA(telephony);
-  await carrier(() => rentals.release(phoneNumber));
+  const { inventory } = serviceCarrierA(telephony);
+  await carrier(() => inventory.release(phoneNumber));
   await closeRental(telephony.sql, rentalId, 'RELEASED', reason, new Date());
 }
 

@@ -29,7 +29,7 @@ export const PENDING_STALE_MS = 10 * 60 * 1000;
 /** Rentals visited per pass. */
 const BATCH_SIZE = 50;
 
-/** Gives a number back to the carrier (carrier-a's service account, carriers/carrier-a/rentals.ts). */
+/** Gives a number back to the carrier (carrier-a's service account, carriers/carrier-a/inventory.ts). */
 export interface NumberGiveBack {
   release(phoneNumber: string): Promise<void>;
 }

@@ -1,13 +1,14 @@
 /**
  * The numbers tools (spec document 2) over the organisation's connected numbers: list them, and route a number's
  * inbound calls to an agent or take it away — both confirm-gated, since a live number's callers are affected at once.
- * Buying and searching carrier inventory (numbers_search, numbers_purchase) wait for the REST routes they need.
+ * Searching and buying numbers are in number-purchases.ts; the list here is in the spec table's order.
  */
 import { z } from 'zod';
 import { previewResult } from './confirm.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { confirmArgument, defineTool, listArguments, orgArgument, pageArgument, type Tool } from './tool.ts';
 import { getAgent } from './reads.ts';
+import { numberPurchaseTools } from './number-purchases.ts';
 import { RestFailure, type ToolContext } from './tool-context.ts';
 
 const SERVICE = 'Telephony';
@@ -150,4 +151,4 @@ const numbersUnassign = defineTool({
   },
 });
 
-export const numberTools: readonly Tool[] = [numbersList, numbersAssign, numbersUnassign];
+export const numberTools: readonly Tool[] = [numbersList, ...numberPurchaseTools, numbersAssign, numbersUnassign];

@@ -288,6 +288,11 @@ export class CarrierAService {
     });
   }
 
+  /** The account's credentials behind a stored integration, decrypted. */
+  credentials(integration: StoredIntegration): CarrierACredentials {
+    return this.#storedCredentials(integration);
+  }
+
   #storedCredentials(integration: StoredIntegration): CarrierACredentials {
     const authToken = storedSecret(this.#telephony, CREDENTIALS, integration);
     return {

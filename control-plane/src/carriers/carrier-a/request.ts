@@ -1,6 +1,6 @@
 /**
  * One authenticated request to carrier-a's REST API (basic auth with auth_id:auth_token), shared by the customer
- * account client (api.ts) and the service account's number rentals (rentals.ts): a non-2xx answer becomes a
+ * account client (api.ts) and the number inventory (inventory.ts): a non-2xx answer becomes a
  * CarrierError carrying the carrier's own message, refused credentials become `credentials`.
  */
 import { basicAuth, carrierFetch, type CarrierRequest } from '../carrier-http.ts';

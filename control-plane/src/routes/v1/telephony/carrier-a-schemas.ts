@@ -3,10 +3,10 @@
  * field types and the connect response out; what is here is Parley's design, in carrier-b's image.
  */
 import { Type } from '@sinclair/typebox';
-import { Envelope, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import { Envelope, NullableString, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
 import { TAGS } from './schemas.ts';
-import { ConnectBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
-export { ConnectBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
+import { ConnectBody, PurchaseBody, SearchBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
+export { ConnectBody, PurchaseBody, SearchBody, SyncBody } from '../../../carriers/carrier-a/types.ts';
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Complete = Type.Boolean({
@@ -102,4 +102,40 @@ export const sync = {
     ...authErrors,
     ...errors(404, 409, 502, 503),
   },
+};
+
+const AvailableNumber = Type.Object({
+  phoneNumber: Type.String({ description: 'E.164' }),
+  region: NullableString,
+  type: NullableString,
+  voice: Type.Boolean(),
+  sms: Type.Boolean(),
+});
+
+export const search = {
+  tags: TAGS,
+  summary: "Search carrier-a's numbers for sale (voice numbers only, up to 20)",
+  description:
+    'Not in the spec (the MCP tool numbers_search needs it). Searches the inventory of the carrier through the ' +
+    "organisation's own connected account by country, type, pattern (digits after the country code), region or city. " +
+    'Needs a funded wallet (402) and a connected account (404).',
+  body: SearchBody,
+  response: {
+    200: Envelope(Type.Object({ country: Type.String(), type: Type.String(), numbers: Type.Array(AvailableNumber) })),
+    ...authErrors,
+    ...errors(402, 404, 502, 503),
+  },
+};
+
+export const purchase = {
+  tags: TAGS,
+  summary: "Buy a carrier-a number on the organisation's own account",
+  description:
+    "Not in the spec (the MCP tool numbers_purchase needs it). Buys at once, answered by Parley's application on the " +
+    'account (its answer URL `{PARLEY_PUBLIC_URL}/webhooks/carrier-a/voice`). The number is ACTIVE with routingStatus ' +
+    'PURCHASED and no agent. The wallet must hold at least the minimum balance (1) but is not debited: the carrier ' +
+    'bills the account. Errors: 400 carrier_rejected (number not offered, credentials refused); 402; 404 no account ' +
+    'connected.',
+  body: PurchaseBody,
+  response: { 201: Envelope(Type.Ref('PhoneNumber')), ...authErrors, ...errors(402, 404, 502, 503) },
 };

@@ -1,6 +1,7 @@
 /**
- * Renting numbers on the service's own carrier-a account (managed numbers, docs/architecture.md §10), over its
- * Plivo-style API:
+ * carrier-a's number inventory (Plivo-style API): searching the numbers it offers, renting one onto an account and
+ * giving it back — for a customer's own connected account (POST /telephony/carrier-a/search and …/purchase) and for
+ * the service's own account (managed numbers, docs/architecture.md §10):
  * - GET    /v1/Account/{auth_id}/PhoneNumber/?country_iso&type&pattern&limit   numbers the carrier offers to rent
  * - POST   /v1/Account/{auth_id}/PhoneNumber/{number}/                         rent one (app_id: who answers it)
  * - DELETE /v1/Account/{auth_id}/Number/{number}/                              give it back (204)
@@ -15,11 +16,20 @@ const PROVIDER = 'carrier-a';
 /** The carrier's largest page of rentable numbers. */
 export const RENTABLE_PAGE_SIZE = 20;
 
+/** The carrier's number types (its `type` search parameter). */
+export const CARRIER_A_NUMBER_TYPES = ['local', 'mobile', 'tollfree', 'national', 'fixed'] as const;
+export type CarrierANumberType = (typeof CARRIER_A_NUMBER_TYPES)[number];
+
 export interface RentableQuery {
   /** ISO 3166-1 alpha-2. */
   countryIso: string;
+  /** Default local. */
+  type?: CarrierANumberType;
   /** Digits the number should start with after the country code (an area code), when wanted. */
   pattern?: string;
+  /** The carrier's region (a state or province name) and city filters. */
+  region?: string;
+  city?: string;
   limit?: number;
 }
 
@@ -41,7 +51,7 @@ interface PhoneNumberResource {
   sms_enabled?: unknown;
 }
 
-export class CarrierARentals {
+export class CarrierAInventory {
   readonly #baseUrl: string;
   readonly #credentials: CarrierACredentials;
   readonly #timeoutMs: number | undefined;
@@ -56,11 +66,13 @@ export class CarrierARentals {
   async search(query: RentableQuery, signal?: AbortSignal): Promise<RentableNumber[]> {
     const params = new URLSearchParams({
       country_iso: query.countryIso,
-      type: 'local',
+      type: query.type ?? 'local',
       services: 'voice',
       limit: String(Math.min(query.limit ?? RENTABLE_PAGE_SIZE, RENTABLE_PAGE_SIZE)),
     });
     if (query.pattern) params.set('pattern', query.pattern);
+    if (query.region) params.set('region', query.region);
+    if (query.city) params.set('city', query.city);
     const body = (await this.#send({ method: 'GET', url: this.#url(`/PhoneNumber/?${params}`), signal })) as {
       objects?: unknown;
     };
@@ -69,7 +81,7 @@ export class CarrierARentals {
     return body.objects.map(rentable).filter((n): n is RentableNumber => n !== undefined);
   }
 
-  /** Rents the number onto the service account, its calls answered by the application `appId`. */
+  /** Rents the number onto the account, its calls answered by the application `appId`. */
   async rent(phoneNumber: string, appId: string, signal?: AbortSignal): Promise<void> {
     const body = (await this.#send({
       method: 'POST',
