@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   numbers_in_use: { status: 409, retryable: false },
   /** Telephony: the India numbering partner has not approved the organisation's KYC (checked live); nothing bought. */
   kyc_not_approved: { status: 409, retryable: false },
+  /** Money: the route is for the other billing model (a pay-as-you-go top-up on plan billing, or the reverse). */
+  billing_model_mismatch: { status: 409, retryable: false },
   /** Analytics: the same call's detailed analysis is being made by another request; ask again in a moment. */
   analysis_in_progress: { status: 409, retryable: true },
   unprocessable: { status: 422, retryable: false },

@@ -45,8 +45,9 @@ const EXPECTED_TOOLS = [
   'numbers_purchase',
   'numbers_assign',
   'numbers_unassign',
-  'account_org',
   'account_balance',
+  'account_org',
+  'account_topup',
   'service_help',
 ];
 
@@ -209,7 +210,14 @@ describe('tools/list and prompts', () => {
       .filter((tool) => tool.description!.includes('Confirm-gated'))
       .map((tool) => tool.name)
       .sort();
-    expect(gated).toEqual(['agents_delete', 'calls_place', 'numbers_assign', 'numbers_purchase', 'numbers_unassign']);
+    expect(gated).toEqual([
+      'account_topup',
+      'agents_delete',
+      'calls_place',
+      'numbers_assign',
+      'numbers_purchase',
+      'numbers_unassign',
+    ]);
     const create = tools.find((tool) => tool.name === 'agents_create')!;
     expect([...(create.inputSchema.required ?? [])].sort()).toEqual(['identity', 'name', 'task']);
     expect(tools.find((tool) => tool.name === 'agents_list')!.annotations).toMatchObject({ readOnlyHint: true });
@@ -304,9 +312,11 @@ describe('agents tools', () => {
 
   it('names a bad argument, including one it does not know', async () => {
     const client = await connect(org.key);
-    const tooMany = await client.callTool({ name: 'agents_list', arguments: { limit: 500 } });
-    expect(tooMany.isError).toBe(true);
-    expect(text(tooMany)).toMatch(/Invalid arguments for agents_list: limit: /);
+    const none = await client.callTool({ name: 'agents_list', arguments: { limit: 0 } });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(/Invalid arguments for agents_list: limit: /);
+    // Over the cap is not a mistake to refuse: it is read as the cap (MCP rule 3).
+    expect(json(await client.callTool({ name: 'agents_list', arguments: { limit: 500 } })).limit).toBe(100);
     const misspelt = await client.callTool({ name: 'agents_delete', arguments: { agent_id: 'x', confrim: true } });
     expect(text(misspelt)).toMatch(/confrim/);
   });

@@ -213,7 +213,7 @@ describe('pay-as-you-go top-up', () => {
       pgCustomerId: null,
       prefill: { email: expect.stringContaining('@example.com') },
     });
-    expect(created.checkoutUrl).toMatch(new RegExp(`^${PUBLIC_URL}/pay/${created.paymentId}\\?token=`));
+    expect(created.checkoutUrl).toMatch(new RegExp(`^${PUBLIC_URL}/pay/${created.paymentId}/\\d+\\.`));
     const atProcessor = fake.orders.get(created.pgOrderId)!;
     expect(atProcessor).toMatchObject({
       amount: 118_000,
@@ -659,15 +659,23 @@ describe('the hosted payment page', () => {
     expect(page.body).toContain(fake.account.keyId);
     expect(page.body).toContain('https://checkout.razorpay.com/v1/checkout.js');
 
-    const token = url.searchParams.get('token')!;
+    const token = decodeURIComponent(url.pathname.split('/').at(-1)!);
+    const later = `${Number(token.split('.')[0]) + 1}${token.slice(token.indexOf('.'))}`;
     const tampered = await t.app.inject({
       method: 'GET',
-      url: `${url.pathname}?token=${encodeURIComponent(`${Number(token.split('.')[0]) + 1}${token.slice(token.indexOf('.'))}`)}`,
+      url: `/pay/${created.paymentId}/${encodeURIComponent(later)}`,
     });
     expect(tampered.statusCode).toBe(404);
     const other = await quotedOrder(org, 12.5);
-    const swapped = await t.app.inject({ method: 'GET', url: `/pay/${other.paymentId}${url.search}` });
+    const swapped = await t.app.inject({ method: 'GET', url: `/pay/${other.paymentId}/${encodeURIComponent(token)}` });
     expect(swapped.statusCode).toBe(404);
+    // Links of the earlier query form open the same page until they lapse.
+    const queryForm = await t.app.inject({
+      method: 'GET',
+      url: `/pay/${created.paymentId}?token=${encodeURIComponent(token)}`,
+    });
+    expect(queryForm.statusCode).toBe(200);
+    expect(queryForm.body).toContain(created.pgOrderId);
   });
 });
 

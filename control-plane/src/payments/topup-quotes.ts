@@ -108,7 +108,7 @@ export async function payAsYouGoOrganisation(
 }
 
 export const planBilling = () =>
-  new ApiError('conflict', 'This organisation is on plan billing: top up with POST /billing/topups');
+  new ApiError('billing_model_mismatch', 'This organisation is on plan billing: top up with POST /billing/topups');
 
 /** The price under today's settings, or 502 when a rupee price needs an exchange rate nobody configured. */
 export function priceOrRefuse(setup: PaymentSetup, walletCreditMinor: number, country: string): TopUpPrice {

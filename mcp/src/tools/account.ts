@@ -1,4 +1,5 @@
-/** The account tools available so far: the organisations a connection sees, and the wallet and billing standing. */
+/** The account tools: the wallet and billing standing, the organisations a connection sees, and top-ups. */
+import { topUpTools } from './account-topup.ts';
 import { DEFAULT_LIST_LIMIT, listResult, valueResult } from './results.ts';
 import { RestFailure } from './tool-context.ts';
 import { defineTool, listArguments, orgArgument, type Tool } from './tool.ts';
@@ -41,4 +42,4 @@ const accountBalance = defineTool({
   },
 });
 
-export const accountTools: readonly Tool[] = [accountOrg, accountBalance];
+export const accountTools: readonly Tool[] = [accountBalance, accountOrg, ...topUpTools];

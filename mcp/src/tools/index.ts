@@ -1,7 +1,7 @@
 /**
  * Every tool the server offers today: those of spec document 2 whose REST routes Parley has (agents, calls,
- * sessions, numbers with carrier-a search and purchase, organisations, wallet and billing, help). The campaigns,
- * knowledge and top-up tools join with their REST APIs.
+ * sessions, numbers with carrier-a search and purchase, wallet, billing and top-ups, organisations, help). The
+ * campaigns and knowledge tools join with their REST APIs.
  */
 import { accountTools } from './account.ts';
 import { agentTools } from './agents.ts';

@@ -22,17 +22,20 @@ export class RestFailure extends Error {
     readonly detail: string,
     /** A flow's problems, listed by the agents API beside its message. */
     readonly flowErrors?: unknown,
+    /** The REST error envelope's machine-readable code (control-plane ERROR_CODES), when it gave one. */
+    readonly code?: string,
   ) {
     super(`${service} API ${status}: ${detail}`);
     this.name = 'RestFailure';
   }
 }
 
-function failureDetail(body: unknown): { detail: string; flowErrors?: unknown } {
+function failureDetail(body: unknown): { detail: string; flowErrors?: unknown; code?: string } {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     const detail = [record.message, record.error].find((value): value is string => typeof value === 'string');
-    return { detail: detail ?? 'Request failed', flowErrors: record.flowErrors };
+    const code = typeof record.code === 'string' ? record.code : undefined;
+    return { detail: detail ?? 'Request failed', flowErrors: record.flowErrors, code };
   }
   return { detail: typeof body === 'string' && body ? body.slice(0, 500) : 'Request failed' };
 }
@@ -63,7 +66,7 @@ export class ToolContext {
       const body = response.body as Record<string, unknown> | undefined;
       return (body && typeof body === 'object' && 'data' in body ? body.data : body) as T;
     }
-    const { detail, flowErrors } = failureDetail(response.body);
-    throw new RestFailure(service, response.status, detail, flowErrors);
+    const { detail, flowErrors, code } = failureDetail(response.body);
+    throw new RestFailure(service, response.status, detail, flowErrors, code);
   }
 }

@@ -40,9 +40,18 @@ export const orgArgument = {
   org_id: z.string().min(1).max(64).optional().describe("The organisation; default the connection's own."),
 };
 
+/** The most records a list tool returns (MCP rule 3): a larger `limit` is read as this, not refused. */
+const LIST_LIMIT_CAP = 100;
+
 /** Paging and trimming of list tools (MCP rule 3). */
 export const listArguments = {
-  limit: z.number().int().min(1).max(100).optional().describe('Records to return, 20 by default, at most 100.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .transform((limit) => Math.min(limit, LIST_LIMIT_CAP))
+    .optional()
+    .describe(`Records to return, 20 by default; more than ${LIST_LIMIT_CAP} is read as ${LIST_LIMIT_CAP}.`),
   fields: z
     .array(z.string().min(1).max(64))
     .max(50)

@@ -1,39 +1,53 @@
 /**
- * The hosted payment page a checkoutUrl opens, GET /pay/{paymentId}?token=…: names the amount and who it is for,
+ * The hosted payment page a checkoutUrl opens, GET /pay/{paymentId}/{token} (or the earlier /pay/{paymentId}?token=…,
+ * pay-link.ts): names the amount and who it is for,
  * and opens the processor's checkout for the payment's order with the publishable key. Paying here changes nothing
  * by itself: the processor's signed webhook credits the wallet. Plain HTML with a few lines of script.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHECKOUT_SCRIPT_URL } from '../../integrations/payments/razorpay.ts';
 import { readCheckoutPage, type CheckoutPage } from '../../payments/checkout-page.ts';
 import type { PaymentSetup } from '../../payments/payment-setup.ts';
 
+const Token = Type.String({ minLength: 1, maxLength: 300 });
+
 export default async function payPageRoutes(app: FastifyInstance, options: { setup: PaymentSetup }) {
+  const config = { auth: 'public' } as const;
+  app.get<{ Params: { paymentId: string; token: string } }>(
+    '/pay/:paymentId/:token',
+    {
+      schema: { hide: true, params: Type.Object({ paymentId: Type.String({ maxLength: 64 }), token: Token }) },
+      config,
+    },
+    (request, reply) => servePage(options.setup, request.params.paymentId, request.params.token, reply),
+  );
   app.get<{ Params: { paymentId: string }; Querystring: { token: string } }>(
     '/pay/:paymentId',
     {
       schema: {
         hide: true,
         params: Type.Object({ paymentId: Type.String({ maxLength: 64 }) }),
-        querystring: Type.Object({ token: Type.String({ minLength: 1, maxLength: 300 }) }),
+        querystring: Type.Object({ token: Token }),
       },
-      config: { auth: 'public' },
+      config,
     },
-    async (request, reply) => {
-      const page = await readCheckoutPage(options.setup, request.params.paymentId, request.query.token);
-      const checkout = new URL(CHECKOUT_SCRIPT_URL).origin;
-      return reply
-        .type('text/html; charset=utf-8')
-        .header(
-          'content-security-policy',
-          `default-src 'none'; script-src 'unsafe-inline' ${checkout}; frame-src ${checkout} https://api.razorpay.com; ` +
-            `style-src 'unsafe-inline'; img-src ${checkout} data:; connect-src ${checkout} https://lumberjack.razorpay.com`,
-        )
-        .header('cache-control', 'no-store')
-        .send(html(page));
-    },
+    (request, reply) => servePage(options.setup, request.params.paymentId, request.query.token, reply),
   );
+}
+
+async function servePage(setup: PaymentSetup, paymentId: string, token: string, reply: FastifyReply) {
+  const page = await readCheckoutPage(setup, paymentId, token);
+  const checkout = new URL(CHECKOUT_SCRIPT_URL).origin;
+  return reply
+    .type('text/html; charset=utf-8')
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'unsafe-inline' ${checkout}; frame-src ${checkout} https://api.razorpay.com; ` +
+        `style-src 'unsafe-inline'; img-src ${checkout} data:; connect-src ${checkout} https://lumberjack.razorpay.com`,
+    )
+    .header('cache-control', 'no-store')
+    .send(html(page));
 }
 
 function html(page: CheckoutPage): string {
