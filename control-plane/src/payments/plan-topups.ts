@@ -42,7 +42,8 @@ export async function createPlanTopUp(
   const organisation = await readOrganisationBilling(setup.sql, request.organisationId);
   if (!organisation) throw notFound('Organisation');
   if (organisation.billingModel !== 'WALLET') {
-    throw new ApiError('billing_model_mismatch',
+    throw new ApiError(
+      'billing_model_mismatch',
       'This organisation is on pay-as-you-go billing: top up with POST /billing/topup-quote and /payments/create-order',
     );
   }

@@ -1,6 +1,7 @@
 /**
  * Liveness and readiness for orchestrators. /healthz answers while the process serves HTTP; /readyz checks what a
- * request needs: the database answers a query and the bus is connected.
+ * request needs: the database answers a query and the bus is connected — reachable now, not merely open (a lost
+ * NATS connection reconnects forever, and until it has, calls cannot be placed).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -44,7 +45,11 @@ export default async function healthRoutes(app: FastifyInstance) {
       const database = await withTimeout(pingDatabase(app.sql), READINESS_QUERY_TIMEOUT_MS)
         .then(() => ({ ok: true }))
         .catch(() => ({ ok: false, detail: 'database did not answer' }));
-      const bus = app.bus.isClosed ? { ok: false, detail: 'bus closed' } : { ok: true, detail: app.bus.description };
+      const bus = app.bus.isClosed
+        ? { ok: false, detail: 'bus closed' }
+        : app.bus.isConnected
+          ? { ok: true, detail: app.bus.description }
+          : { ok: false, detail: `bus disconnected, reconnecting to ${app.bus.description}` };
       const ready = database.ok && bus.ok;
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', database, bus });
     },

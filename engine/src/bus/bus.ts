@@ -126,6 +126,9 @@ export interface RequestOptions {
   timeoutMs: number;
 }
 
+/** Told when the bus loses (false) or regains (true) its server. */
+export type ConnectionListener = (connected: boolean, server: string) => void;
+
 export interface Bus {
   /** Fire and forget. Never blocks the event loop. */
   publish(subject: string, data?: Payload): void;
@@ -161,6 +164,16 @@ export interface Bus {
   /** Closes at once; pending requests reject with `closed`. Idempotent. */
   close(): Promise<void>;
   readonly isClosed: boolean;
+  /**
+   * Whether the server is reachable now: false while a lost NATS connection is being re-established (publishes are
+   * buffered by the client meanwhile, requests fail). Always true in-process until closed.
+   */
+  readonly isConnected: boolean;
+  /**
+   * Calls `listener` each time the connection is lost (false) or re-established (true), with the server's address;
+   * returns the function that stops it. In-process there is nothing to lose: it is never called.
+   */
+  onConnectionChange(listener: ConnectionListener): () => void;
   /** A short description for logs and /readyz, for example `nats://127.0.0.1:4222` or `in-process`. */
   readonly description: string;
 }

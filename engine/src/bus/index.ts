@@ -9,6 +9,7 @@ import { NatsBus } from './nats-bus.ts';
 export type {
   Bus,
   BusMessage,
+  ConnectionListener,
   ConsumeOptions,
   DurableMessage,
   DurableSubscription,

@@ -18,6 +18,7 @@ import type {
   RequestOptions,
   SubscribeOptions,
   Subscription,
+  ConnectionListener,
 } from './bus.ts';
 import { BufferedSubscription } from './buffered-subscription.ts';
 import { BusMessageImpl, DurableMessageImpl, payloadBytes } from './bus-message.ts';
@@ -80,6 +81,14 @@ export class MemoryBus implements Bus {
 
   get isClosed(): boolean {
     return this.#state === 'closed';
+  }
+
+  get isConnected(): boolean {
+    return !this.isClosed;
+  }
+
+  onConnectionChange(_listener: ConnectionListener): () => void {
+    return () => {};
   }
 
   publish(subject: string, data?: Payload): void {

@@ -113,6 +113,10 @@ export function namespacedBus(inner: Bus, prefix: string): Bus {
     get isClosed() {
       return inner.isClosed;
     },
+    get isConnected() {
+      return inner.isConnected;
+    },
+    onConnectionChange: (listener) => inner.onConnectionChange(listener),
     get description() {
       return `${inner.description} (namespace ${prefix})`;
     },

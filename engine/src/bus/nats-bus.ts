@@ -9,6 +9,7 @@ import { connect, type Msg, type NatsConnection, type Subscription as NatsSubscr
 import type {
   Bus,
   BusMessage,
+  ConnectionListener,
   ConsumeOptions,
   DurableSubscription,
   Payload,
@@ -47,11 +48,39 @@ export class NatsBus implements Bus {
   #closing = false;
   /** The one close in progress or done, so a second `close` waits for the first instead of closing twice. */
   #closed: Promise<void> | undefined;
+  /** False between the client's `disconnect` and `reconnect` statuses. */
+  #connected = true;
+  readonly #connectionListeners = new Set<ConnectionListener>();
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, description: string) {
     this.#connection = nc;
     this.description = description;
     this.#durableSource = { nc, jsm, closing: () => this.#closing };
+    void this.#watchConnection();
+  }
+
+  get isConnected(): boolean {
+    return this.#connected && !this.isClosed;
+  }
+
+  onConnectionChange(listener: ConnectionListener): () => void {
+    this.#connectionListeners.add(listener);
+    return () => this.#connectionListeners.delete(listener);
+  }
+
+  /** Follows the client's status events until the connection closes (the iterator then ends). */
+  async #watchConnection(): Promise<void> {
+    for await (const status of this.#connection.status()) {
+      if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
+      this.#connected = status.type === 'reconnect';
+      for (const listener of this.#connectionListeners) {
+        try {
+          listener(this.#connected, status.server);
+        } catch {
+          // A listener's fault is its own: the others are still told.
+        }
+      }
+    }
   }
 
   /**

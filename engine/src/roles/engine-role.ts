@@ -146,7 +146,7 @@ export class EngineRole {
         settled = true;
         this.#closeClients(pending);
         this.#publishEnded(pending.spec.callId, reason, 'failed');
-        this.#log('call abandoned', { callId: pending.spec.callId, reason });
+        this.#log('call abandoned', { callId: pending.spec.callId, reason }, 'warn');
       },
     };
   }
@@ -256,7 +256,7 @@ export class EngineRole {
       this.#log('call accepted', { callId: spec.callId });
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
-      this.#log('call refused', { callId: spec.callId, code: e.code, reason: e.message ?? String(error) });
+      this.#log('call refused', { callId: spec.callId, code: e.code, reason: e.message ?? String(error) }, 'warn');
       message.respond(
         callCodecs.dispatchReply.encode({
           ok: false,
@@ -280,7 +280,7 @@ export class EngineRole {
         agentName: spec.agent.name,
       });
     } catch (error) {
-      this.#log('recording unavailable', { callId: spec.callId, error: String(error) });
+      this.#log('recording unavailable', { callId: spec.callId, error: String(error) }, 'warn');
       return undefined;
     }
   }

@@ -62,11 +62,11 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
       return (socket) => {
         const claim = claimer.claim(token);
         if (!claim.ok) {
-          log('media stream refused', {
-            carrier: protocol.carrier,
-            reason: claim.reason,
-            remoteAddress: request.remoteAddress,
-          });
+          log(
+            'media stream refused',
+            { carrier: protocol.carrier, reason: claim.reason, remoteAddress: request.remoteAddress },
+            'warn',
+          );
           socket.close(CLOSE_CODES.policy, `stream token refused: ${claim.reason}`);
           return;
         }
@@ -93,22 +93,20 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
                   stats: transport.stats,
                 }),
               (error: unknown) =>
-                log('media stream failed', {
-                  carrier: protocol.carrier,
-                  callId,
-                  error: String(error),
-                  stats: transport.stats,
-                }),
+                log(
+                  'media stream failed',
+                  { carrier: protocol.carrier, callId, error: String(error), stats: transport.stats },
+                  'error',
+                ),
             );
           },
           (error: unknown) => {
             claim.abandon('media_failed');
-            log('media stream failed before start', {
-              carrier: protocol.carrier,
-              callId,
-              error: String(error),
-              stats: transport.stats,
-            });
+            log(
+              'media stream failed before start',
+              { carrier: protocol.carrier, callId, error: String(error), stats: transport.stats },
+              'warn',
+            );
           },
         );
       };

@@ -29,14 +29,18 @@ export async function loadVoiceActivity(
   } catch (error) {
     if (mode === 'silero')
       throw new Error(`PARLEY_VAD=silero: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    log('voice activity: the Silero model did not load; using the energy gate alone', { error: String(error) });
+    log('voice activity: the Silero model did not load; using the energy gate alone', { error: String(error) }, 'warn');
     return energyOnly;
   }
   return {
     kind: 'silero',
     create: (callId) =>
       new GatedSileroVad(model, (error) =>
-        log('voice activity: Silero failed; this call continues on the energy gate', { callId, error: String(error) }),
+        log(
+          'voice activity: Silero failed; this call continues on the energy gate',
+          { callId, error: String(error) },
+          'warn',
+        ),
       ),
     close: () => model.close(),
   };

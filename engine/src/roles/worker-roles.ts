@@ -28,7 +28,7 @@ export async function startSttWorkerRole(config: EngineConfig, bus: Bus, log: Ro
       `no speech recogniser available for PARLEY_STT=${config.sttProvider}: install Debian's pocketsphinx and pocketsphinx-en-us, or set PARLEY_STT=deepgram or openai`,
     );
   if (defaultName !== config.sttProvider)
-    log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`);
+    log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`, {}, 'warn');
   return handle('stt-worker', startWorker(bus, sttWorker(providers, defaultName), log), log);
 }
 
@@ -43,9 +43,11 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
   if (defaultName === ESPEAK_WASM_NAME)
     log(
       `PARLEY_TTS=${config.ttsProvider} is not installed here; speaking with espeak-wasm (espeak-ng built to WebAssembly, from npm). For the better voice: apt-get install ${config.ttsProvider === 'espeak' ? 'espeak-ng' : 'flite'}`,
+      {},
+      'warn',
     );
   else if (defaultName !== config.ttsProvider)
-    log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`);
+    log(`PARLEY_TTS=${config.ttsProvider} is not installed here; using ${defaultName}`, {}, 'warn');
   const worker = startWorker(bus, ttsWorker(providers, defaultName), log);
   const voices = answerVoiceListings(bus, { workerId: worker.workerId, providers, defaultProvider: defaultName, log });
   return handle(
@@ -69,7 +71,7 @@ export async function startLlmWorkerRole(config: EngineConfig, bus: Bus, log: Ro
 
 /** A role with nothing to serve on this machine: it says why, and runs no worker. */
 function idle(role: string, log: RoleLog, why: string): WorkerRoleHandle {
-  log(why, { role });
+  log(why, { role }, 'warn');
   return { role, worker: undefined, close: async () => {} };
 }
 

@@ -18,7 +18,7 @@ export function listenForControl(
   bus: Bus,
   callId: string,
   call: ControlledCall,
-  log: (event: string, detail?: object) => void,
+  log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void,
 ): Subscription {
   const control = bus.subscribe(subjects.callControl(callId));
   void (async () => {
@@ -30,7 +30,7 @@ export function listenForControl(
         else if (command.type === 'inject') call.inject(command.text);
         else void call.transfer(command.to);
       } catch (error) {
-        log('bad control message', { callId, error: String(error) });
+        log('bad control message', { callId, error: String(error) }, 'warn');
       }
     }
   })();

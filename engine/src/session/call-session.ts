@@ -65,7 +65,7 @@ export class CallSession {
   constructor(spec: CallSpec, deps: SessionDependencies) {
     this.#spec = spec;
     this.#deps = deps;
-    this.#children = new SessionChildren((event, detail) => this.#log(event, detail));
+    this.#children = new SessionChildren((event, detail, level) => this.#log(event, detail, level));
     this.#events = new CallEvents(deps.bus, spec.callId);
     this.#limits = new CallLimits(spec.limits);
     // Ended by the stream or the carrier, the call says no closing line: the caller is gone or handed over.
@@ -191,7 +191,7 @@ export class CallSession {
     try {
       for await (const event of this.#deps.transport.events) this.#onTransport(event);
     } catch (error) {
-      this.#log('transport failed', { error: String(error) });
+      this.#log('transport failed', { error: String(error) }, 'error');
     }
     this.#transfer.streamEnded('caller_hangup');
   }
@@ -321,12 +321,12 @@ export class CallSession {
   #finishRecording(): void {
     this.#deps.recording?.finish().then(
       (stored) => this.#events.publish({ type: 'recording', ...stored }),
-      (error: unknown) => this.#log('recording failed', { error: String(error) }),
+      (error: unknown) => this.#log('recording failed', { error: String(error) }, 'error'),
     );
   }
 
   #fail(error: unknown): void {
-    this.#log('call failed', { error: String(error) });
+    this.#log('call failed', { error: String(error) }, 'error');
     void this.end('error', 'failed', false);
   }
 
@@ -373,7 +373,7 @@ export class CallSession {
     return performance.now() - this.#startedAt;
   }
 
-  #log(event: string, detail?: object): void {
-    this.#deps.log?.(event, { callId: this.#spec.callId, ...detail });
+  #log(event: string, detail?: object, level?: 'info' | 'warn' | 'error'): void {
+    this.#deps.log?.(event, { callId: this.#spec.callId, ...detail }, level);
   }
 }

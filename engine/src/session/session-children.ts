@@ -11,10 +11,10 @@ export type ParentClosed = (reason: string) => void;
 
 export class SessionChildren {
   readonly #children: { name: string; parentClosed: ParentClosed }[] = [];
-  readonly #log: (event: string, detail?: object) => void;
+  readonly #log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void;
   #closedWith: string | undefined;
 
-  constructor(log: (event: string, detail?: object) => void) {
+  constructor(log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void) {
     this.#log = log;
   }
 
@@ -39,7 +39,7 @@ export class SessionChildren {
     try {
       parentClosed(reason);
     } catch (error) {
-      this.#log('child failed to close', { child: name, error: String(error) });
+      this.#log('child failed to close', { child: name, error: String(error) }, 'error');
     }
   }
 }

@@ -27,7 +27,7 @@ export interface SessionDependencies {
   voiceActivity?: FrameClassifier;
   /** The call's recording, handed over by the engine role: the session feeds it and, at the end, finishes it. */
   recording?: CallRecording;
-  log?: (event: string, detail?: object) => void;
+  log?: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void;
 }
 
 export interface CallSummary {

@@ -64,7 +64,7 @@ interface OpenStream {
 export function startWorker(
   bus: Bus,
   kindHandler: WorkerKindHandler,
-  log: (event: string, detail?: object) => void = () => {},
+  log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void = () => {},
 ): WorkerHandle {
   const workerId = `${kindHandler.kind}-${randomBytes(6).toString('hex')}`;
   const streams = new Map<string, OpenStream>();
@@ -79,7 +79,7 @@ export function startWorker(
     try {
       stream.handler.close();
     } catch (error) {
-      log('stream close failed', { streamId, error });
+      log('stream close failed', { streamId, error }, 'error');
     }
   };
 
@@ -128,7 +128,7 @@ export function startWorker(
         try {
           handler.receive(input.data);
         } catch (error) {
-          log('stream input refused', { streamId, error });
+          log('stream input refused', { streamId, error }, 'warn');
         }
       }
     })();

@@ -25,7 +25,7 @@ const engineRole =
     start: (config: EngineConfig, bus: Bus, log: RoleLog) => Promise<{ role: string; close(): Promise<void> }>,
   ): RoleStarter =>
   async (config, bus, log) => {
-    const role = await start(config.engine, bus, (event, detail) => log.info(detail ?? {}, event));
+    const role = await start(config.engine, bus, (event, detail, level = 'info') => log[level](detail ?? {}, event));
     return { role: role.role, close: () => role.close() };
   };
 
@@ -53,6 +53,10 @@ export async function runStart(args: CommandArgs): Promise<number> {
   const log = pino({ level: config.logLevel, base: { service: 'parley' } });
   const bus = await connectBus(config.natsUrl, `parley-${process.pid}`);
   log.info({ bus: bus.description, roles }, 'starting');
+  // docs/architecture.md §2: a lost bus is worth a warning both ways — calls degrade while it is gone.
+  bus.onConnectionChange((connected, server) =>
+    log.warn({ bus: bus.description, server }, connected ? 'bus reconnected' : 'bus disconnected: reconnecting'),
+  );
   const handles: RoleHandle[] = [];
   const stopAll = async () => {
     for (const handle of handles.reverse()) {
