@@ -42,6 +42,8 @@ export const ERROR_CODES = {
   /** Analytics: the detailed analysis of a call failed; a failed analysis is final (spec document 2, Analytics). */
   analysis_failed: { status: 502, retryable: false },
   unavailable: { status: 503, retryable: true },
+  /** The database cannot be reached now (down, restarting, network): nothing was done; try again shortly. */
+  database_unavailable: { status: 503, retryable: true },
   /** Telephony: the advisory lock serialising changes to one carrier account could not be taken; nothing changed. */
   lock_unavailable: { status: 503, retryable: true },
   /** Telephony: the India numbering partner could not confirm the KYC status before a purchase; nothing bought. */

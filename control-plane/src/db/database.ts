@@ -39,6 +39,11 @@ export interface DatabaseOptions {
 export const DEFAULT_POOL_SIZE = 10;
 /** Seconds an idle pooled connection is kept before it is closed. */
 const IDLE_TIMEOUT_SECONDS = 30;
+/**
+ * Seconds a new connection may take: a database that does not answer is reported (503) after this, not after the
+ * client's default of 30 s during which requests — a call being placed — would hang.
+ */
+export const CONNECT_TIMEOUT_SECONDS = 3;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
@@ -46,6 +51,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const common = {
     onnotice: () => {},
     idle_timeout: IDLE_TIMEOUT_SECONDS,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
     connection: { search_path: options.schema, application_name: 'parley' },
   } as const;
   if (options.databaseUrl) {

@@ -4,6 +4,7 @@
  * internals: the details go to the log under the request id.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnreachable } from '../db/errors.ts';
 import { ApiError, validationError, type FieldProblem } from '../errors.ts';
 import { fieldProblems } from './validation.ts';
 
@@ -24,6 +25,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const body: ErrorBody = { success: false, message: apiError.message, code: apiError.code };
     if (apiError.fields) body.errors = apiError.fields;
+    if (apiError.code === 'database_unavailable')
+      void reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     void reply.code(apiError.status).send(body);
   });
 
@@ -37,7 +40,16 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/** What a 503 for an unreachable database tells the client to wait: about one reconnect attempt of the pool. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 function toApiError(error: FastifyError | ApiError): ApiError {
+  // A query that could not reach the database is an outage to wait out (503), not the route's own failure (500).
+  if (isDatabaseUnreachable(error)) {
+    return new ApiError('database_unavailable', 'The database cannot be reached right now: try again shortly', {
+      cause: error,
+    });
+  }
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const problems = fieldProblems(error.validation as never);
