@@ -20,6 +20,7 @@ import { CallSweeper } from './calls/jobs/call-sweeper.ts';
 import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
+import { SipInboundResponder } from './calls/jobs/sip-inbound-responder.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
@@ -108,6 +109,9 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       phoneLog[level](detail, message);
     const carrierControl = new CarrierCallControl(app.phoneCalls.carrierCalls, logPhone).listen(bus);
     closers.push(() => carrierControl.close());
+    // SIP trunks (docs/architecture.md §12): the gateways' INVITEs routed to agents.
+    const sipInbound = new SipInboundResponder(app.phoneCalls.sipCalls, logPhone).listen(bus);
+    closers.push(() => sipInbound.close());
     const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();
     closers.push(() => scheduler.stop());
     const callLog = log.child({ job: 'call-events' });

@@ -42,6 +42,7 @@ import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
+import { SipCalls } from './sip-calls.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -89,10 +90,20 @@ interface CarrierLaunch {
 export class CallPlacement {
   readonly #options: PlacementOptions;
   readonly dispatcher: EngineDispatcher;
+  /** Calls over SIP trunks: inbound routing, outbound dials through the SIP gateway. */
+  readonly sip: SipCalls;
 
   constructor(options: PlacementOptions) {
     this.#options = options;
     this.dispatcher = new EngineDispatcher(options.sql, options.bus, options.log);
+    this.sip = new SipCalls({
+      sql: options.sql,
+      bus: options.bus,
+      dispatcher: this.dispatcher,
+      keyRing: options.keyRing,
+      admission: options.admission,
+      log: options.log,
+    });
   }
 
   get publicUrl(): string {
