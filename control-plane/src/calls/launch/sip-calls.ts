@@ -236,7 +236,7 @@ export class SipCalls {
 
   /** Tells the gateway holding the call's SIP leg to end it (CANCEL while ringing, BYE once answered). */
   hangUp(callId: string, reason: string): void {
-    this.#options.bus.publish(subjects.sipCallControl(callId), sipCodecs.control.encode({ type: 'hangup', reason }));
+    hangUpSipLeg(this.#options.bus, callId, reason);
   }
 
   async #failed(callId: string, detail: string, reason: string): Promise<void> {
@@ -251,6 +251,15 @@ export class SipCalls {
     this.hangUp(callId, reason);
     this.#options.log?.('warn', 'SIP call not placed', { callId, reason, detail });
   }
+}
+
+/**
+ * Tells the gateway holding a call's SIP leg to end it (CANCEL while ringing, BYE once answered): the end route,
+ * the sweeper and a failed placement end SIP calls this way, as carrier-call-control.ts does at the carriers.
+ * Nobody listening (no such leg, or a gateway that already ended it) is fine.
+ */
+export function hangUpSipLeg(bus: Bus, callId: string, reason: string): void {
+  bus.publish(subjects.sipCallControl(callId), sipCodecs.control.encode({ type: 'hangup', reason }));
 }
 
 /** Whether one of the configuration's maxConcurrentCalls is free (locks the configuration for the transaction). */
