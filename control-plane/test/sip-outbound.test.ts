@@ -53,7 +53,8 @@ beforeAll(async () => {
   );
   org = await seedOrganisation(t.db.sql, 'Dialler');
   await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 5_000 });
-  await t.db.sql`insert into billing_accounts (organisation_id, rate_per_minute_e4) values (${org.organisationId}, ${RATE_E4})
+  await t.db
+    .sql`insert into billing_accounts (organisation_id, rate_per_minute_e4) values (${org.organisationId}, ${RATE_E4})
     on conflict (organisation_id) do update set rate_per_minute_e4 = ${RATE_E4}`;
   agentId = await createVoiceAgent(t, org.key);
   trunkId = (await createTrunk(t, org.key)).id;
@@ -306,7 +307,11 @@ describe('refusals', () => {
     const poor = await seedOrganisation(t.db.sql, 'Poor dialler');
     const poorAgent = await createVoiceAgent(t, poor.key);
     const poorTrunk = await createTrunk(t, poor.key);
-    await createSipConfiguration(t, poor.key, { sipTrunkId: poorTrunk.id, type: 'OUTBOUND', phoneNumber: nextNumber() });
+    await createSipConfiguration(t, poor.key, {
+      sipTrunkId: poorTrunk.id,
+      type: 'OUTBOUND',
+      phoneNumber: nextNumber(),
+    });
     const res = await t.call(poor.key, {
       method: 'POST',
       url: '/api/v1/voice/session',

@@ -121,7 +121,8 @@ export class VoiceSessionService {
       );
     }
     // A SIP leg may ring or talk with no session to end it (the engine's pending call waits for media): the gateway hangs it up.
-    if (finished.done?.row.sip_configuration_id) hangUpSipLeg(this.#bus, finished.row.id, body.reason ?? 'ended_by_api');
+    if (finished.done?.row.sip_configuration_id)
+      hangUpSipLeg(this.#bus, finished.row.id, body.reason ?? 'ended_by_api');
     return { call: callRecord(finished.done?.row ?? finished.row), ended: finished.done !== undefined };
   }
 
