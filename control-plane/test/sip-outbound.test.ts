@@ -11,6 +11,7 @@ import type { Bus } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
 import { SipCallControl } from '../src/calls/jobs/sip-call-control.ts';
+import { CallSweeper } from '../src/calls/jobs/call-sweeper.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, OFFLINE_SPEECH, startTestTts } from './support/workers.ts';
@@ -210,8 +211,14 @@ describe('a call over the OUTBOUND SIP configuration', () => {
     await outboundConfiguration();
     const callId = (await placeCall()).json().data.sessionId as string;
     await gateway!.dialOf(callId);
+    // The engine's session (pending, waiting for media) is told the leg is over.
+    const engineControl = bus.subscribe(subjects.callControl(callId));
     await publishApplied(callId, telephony('ringing'));
     await publishApplied(callId, telephony(status, sipStatus));
+    for await (const message of engineControl) {
+      expect(callCodecs.control.decode(message.data)).toEqual({ type: 'end', reason: `sip_${status}` });
+      break;
+    }
     const row = await callRow(callId);
     expect(row).toMatchObject({ call_status: 'FAILED', call_outcome: outcome, is_billed: false });
     expect(row.ended_at).toBeInstanceOf(Date);
@@ -252,6 +259,19 @@ describe('a call over the OUTBOUND SIP configuration', () => {
     await t.app.phoneCalls.placement.startRecorded(callId);
     expect((await gateway!.dialOf(callId)).sipConfigurationId).toBe(config.id);
     expect((await callRow(callId)).call_status).toBe('INITIATED');
+  });
+});
+
+describe('the sweeper', () => {
+  it('finishes a SIP call whose engine went silent and hangs its leg up', async () => {
+    await outboundConfiguration();
+    const callId = (await placeCall()).json().data.sessionId as string;
+    await gateway!.dialOf(callId);
+    await t.db.sql`update call_records set last_event_at = now() - interval '1 hour' where id = ${callId}`;
+    const finished = await new CallSweeper(t.db.sql, bus, () => {}, { silenceMs: 60_000 }).runOnce();
+    expect(finished).toContain(callId);
+    expect(await gateway!.controlOf(callId)).toEqual({ type: 'hangup', reason: 'finalised_by_control_plane' });
+    expect((await callRow(callId)).meta_data.endReason).toBe('engine_silent');
   });
 });
 
