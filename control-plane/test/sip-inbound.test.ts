@@ -175,6 +175,20 @@ describe('an INVITE nobody answers', () => {
     expect(counted!.count).toBe(0);
   });
 
+  it('keeps a hostile From header storable (no NUL, bounded)', async () => {
+    const config = await inboundConfiguration();
+    const reply = await offerInvite(
+      bus,
+      inviteOffer(config.phoneNumber, { from: '+1415\u00005559002', fromName: `Eve${'x'.repeat(1_000)}\u0000` }),
+    );
+    if (!reply.ok) throw new Error(`refused: ${reply.reason}`);
+    const [call] = await t.db.sql`select participant_name, phone_number from call_records where id = ${reply.callId}`;
+    expect(call!.phone_number).toBe('+14155559002');
+    expect(call!.participant_name).toMatch(/^Evex+$/);
+    expect(call!.participant_name.length).toBe(255);
+    await endCall(reply.callId);
+  });
+
   it('400 for a malformed offer', async () => {
     const reply = await bus.request(subjects.sipInbound(), JSON.stringify({ to: 5 }), { timeoutMs: 5_000 });
     expect(sipCodecs.inboundReply.decode(reply.data)).toMatchObject({

@@ -52,6 +52,19 @@ export const SIP_DIAL_TIMEOUT_MS = 5_000;
 export const NO_SIP_GATEWAY =
   'no SIP gateway took the call (is a process with the sip-gateway role running? parley start --roles sip-gateway)';
 
+/** The caller's name on the record when the INVITE gives neither a display name nor a user part. */
+const UNKNOWN_CALLER = 'Unknown caller';
+/** The longest caller name or number kept from an INVITE's From header, characters (a header can be kilobytes). */
+const MAX_FROM_LENGTH = 255;
+
+/** What of a From header value Postgres can store: no NUL, no lone surrogate (§7.4), bounded. */
+function storable(value: string | undefined): string {
+  return (value ?? '')
+    .replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .slice(0, MAX_FROM_LENGTH)
+    .trim();
+}
+
 /** SIP refusals of an organisation that may not call (callPermission): closed for good, or until it pays. */
 const SIP_STATUS_OF_REFUSAL: Record<CallRefusalReason, number> = {
   organisation_not_found: 403,
@@ -109,7 +122,7 @@ export class SipCalls {
       agent,
       keyRing: this.#options.keyRing,
       direction: 'INBOUND',
-      participant: { name: offer.fromName, phoneNumber: offer.from },
+      participant: { name: storable(offer.fromName) || undefined, phoneNumber: storable(offer.from) || undefined },
     });
     const waitUntil = receivedAt + Math.min(config.call_timeout_ms, MAX_INBOUND_QUEUE_WAIT_MS);
     let queued;
@@ -173,8 +186,8 @@ export class SipCalls {
         organisationId: config.organisation_id,
         agent,
         roomName: roomNameFor(id),
-        participantName: offer.fromName || offer.from,
-        phoneNumber: offer.from,
+        participantName: storable(offer.fromName) || storable(offer.from) || UNKNOWN_CALLER,
+        phoneNumber: storable(offer.from) || null,
         callType: 'sip',
         callDirection: 'INBOUND',
         metaData: { sip: { sipCallId: offer.sipCallId, gatewayId: offer.gatewayId, source: offer.sourceAddress } },
