@@ -32,7 +32,13 @@ import type { Queryable, Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { findInboundByNumber, lockAndCountLive, type RoutableConfiguration } from '../../sip/sip-repository.ts';
+import {
+  findInboundByNumber,
+  findOutboundFor,
+  lockAndCountLive,
+  type RoutableConfiguration,
+} from '../../sip/sip-repository.ts';
+import { assertDestinationAllowed } from './calling-scope.ts';
 import { openTrunkPassword } from '../../sip/trunk-secrets.ts';
 import { roomNameFor } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';
@@ -202,6 +208,33 @@ export class SipCalls {
   }
 
   /**
+   * The OUTBOUND configuration an outbound call of `agentId` goes over — that of `callingNumber`, else one assigned to
+   * the agent, else one of no agent — checked against the destination: 400 when there is none (spec document 2: "no
+   * calling number or SIP configuration"), 403 when its callingScope blocks the destination.
+   */
+  async outboundConfiguration(
+    organisationId: string,
+    agentId: string,
+    call: { callingNumber: string | undefined; participantNumber: string },
+  ): Promise<RoutableConfiguration> {
+    const sip = await findOutboundFor(this.#options.sql, organisationId, agentId, call.callingNumber);
+    if (!sip)
+      throw new ApiError(
+        'invalid_state',
+        call.callingNumber
+          ? `callingNumber ${call.callingNumber} is neither one of the organisation's active numbers nor the number of an active OUTBOUND SIP configuration`
+          : 'No calling number or SIP configuration: send callingNumber, give the agent a callingNumber, or add an active OUTBOUND SIP configuration (POST /sip-config)',
+      );
+    assertDestinationAllowed({
+      from: sip.phone_number,
+      to: call.participantNumber,
+      scope: sip.calling_scope,
+      allowedCountries: sip.allowed_countries,
+    });
+    return sip;
+  }
+
+  /**
    * Dispatches a recorded outbound call to an engine, then asks a gateway to dial it through the configuration's
    * trunk. 503 when no engine or no gateway takes it, 502 when the gateway refuses it; the record is FAILED then.
    */
@@ -273,6 +306,16 @@ export class SipCalls {
  */
 export function hangUpSipLeg(bus: Bus, callId: string, reason: string): void {
   bus.publish(subjects.sipCallControl(callId), sipCodecs.control.encode({ type: 'hangup', reason }));
+}
+
+/** 409 when every one of the SIP configuration's maxConcurrentCalls is live (locks it for the transaction). */
+export async function assertLineFree(tx: Queryable, config: RoutableConfiguration): Promise<void> {
+  if (!(await lineFree(tx, config)))
+    throw new ApiError(
+      'limit_reached',
+      `All ${config.max_concurrent_calls} lines of the SIP configuration for ${config.phone_number} are in use ` +
+        '(its maxConcurrentCalls): wait for a call to end, or raise the limit',
+    );
 }
 
 /** Whether one of the configuration's maxConcurrentCalls is free (locks the configuration for the transaction). */
