@@ -247,6 +247,7 @@ const CONTROL_PLANE_DOMAINS = [
   'billing',
   'calls',
   'carriers',
+  'chat',
   'enhancement',
   'greetings',
   'integrations',

@@ -46,6 +46,9 @@ import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
+import widgetRoutes from './routes/v1/widget/index.ts';
+import widgetScriptRoutes from './routes/pages/widget-script.ts';
+import { ChatReplies } from './chat/chat-replies.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
@@ -158,6 +161,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
+  await app.register(widgetScriptRoutes);
   const payments = deps.config.payments;
   const paymentSetup: PaymentSetup = {
     sql: deps.sql,
@@ -218,6 +222,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       });
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
+      const chat = new ChatReplies({
+        sql: deps.sql,
+        bus: deps.bus,
+        keyRing: deps.secrets,
+        log: (level, message, detail) => app.log[level](detail, message),
+      });
+      await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });
     },
     { prefix: API_PREFIX },
   );
