@@ -46,7 +46,7 @@ import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
-import widgetRoutes from './routes/v1/widget/index.ts';
+import widgetRoutes, { answerWidgetPreflight } from './routes/v1/widget/index.ts';
 import widgetScriptRoutes from './routes/pages/widget-script.ts';
 import { ChatReplies } from './chat/chat-replies.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
@@ -162,6 +162,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
   await app.register(widgetScriptRoutes);
+  answerWidgetPreflight(app, API_PREFIX);
   const payments = deps.config.payments;
   const paymentSetup: PaymentSetup = {
     sql: deps.sql,

@@ -19,6 +19,27 @@ import * as schemas from './schemas.ts';
 /** How long a browser may keep a preflight answer, s. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
+function allowCrossOrigin(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('access-control-allow-origin', '*')
+    .header('access-control-allow-headers', 'authorization, content-type, x-chat-token')
+    .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+    .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_S));
+}
+
+/**
+ * The CORS preflight (OPTIONS) of the widget's routes, answered before routing: no OPTIONS route exists, so the
+ * OpenAPI document lists only the real operations. Installed on the root instance (composition), since a route
+ * that does not exist gets only the root's hooks.
+ */
+export function answerWidgetPreflight(app: FastifyInstance, apiPrefix: string): void {
+  const widgetPaths = `${apiPrefix}/widget/`;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'OPTIONS' || !request.url.startsWith(widgetPaths)) return;
+    return allowCrossOrigin(reply).code(204).send();
+  });
+}
+
 export interface WidgetRouteOptions {
   keyRing: KeyRing | undefined;
   chat: ChatReplies;
@@ -27,19 +48,10 @@ export interface WidgetRouteOptions {
 }
 
 export default async function widgetRoutes(app: FastifyInstance, options: WidgetRouteOptions) {
-  const allowAnyOrigin = (reply: FastifyReply) =>
-    reply
-      .header('access-control-allow-origin', '*')
-      .header('access-control-allow-headers', 'authorization, content-type, x-chat-token')
-      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-      .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_S));
   // onSend runs for refusals too (401 from authentication, 429), so a page can read why it was refused.
   app.addHook('onSend', async (_request, reply) => {
-    allowAnyOrigin(reply);
+    allowCrossOrigin(reply);
   });
-  app.options('/widget/*', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
-    reply.code(204).send(),
-  );
 
   const widgetLimit = app.limit('widget', 'ip');
   app.post<{ Body: schemas.BootstrapBody }>(
