@@ -3,6 +3,7 @@
  * the fake OpenAI-compatible server: bootstrap, chat over HTTP and over the websocket (streamed), the conversation
  * stored as a chat call record with its transcript, each reply billed once, and every refusal of the spec.
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -222,6 +223,82 @@ describe('chat over HTTP', () => {
       headers: { 'x-chat-token': conversation.token },
     });
     expect(history.json().data.messages.map((m: { role: string }) => m.role)).toEqual(['agent', 'visitor', 'agent']);
+  });
+
+  it("runs the agent's webhook tools between model rounds, with their sealed bearer token opened", async () => {
+    const calls: { auth?: string; body: string }[] = [];
+    const tools = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        calls.push({ auth: req.headers.authorization, body });
+        res.setHeader('content-type', 'application/json');
+        res.end('{"monday":"8 to 6"}');
+      });
+    });
+    await new Promise<void>((resolve) => tools.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (tools.address() as AddressInfo).port;
+      const toolAgent = await createWidgetAgent(t, org, {
+        name: 'Hours helper',
+        functionTools: {
+          opening_hours: {
+            description: 'Opening hours of a day',
+            parameters: { type: 'object', properties: { day: { type: 'string' } } },
+            url: `http://127.0.0.1:${port}/hours`,
+            method: 'POST',
+            bearerToken: 'sk-hours-secret',
+          },
+        },
+      });
+      const who = visitor();
+      const boot = await bootstrap(toolAgent.token, { agentId: toolAgent.agentId, ...who });
+      expect(boot.json().data.metadata.functionTools).toEqual([
+        { name: 'opening_hours', description: 'Opening hours of a day' },
+      ]);
+      expect(boot.body).not.toContain('sk-hours-secret');
+      expect(boot.body).not.toContain(`${port}`);
+      llm.fake.chat.enqueue(
+        { toolCalls: [{ id: 'call-1', name: 'opening_hours', arguments: '{"day":"monday"}' }] },
+        { tokens: ['On Monday', ' we open 8 to 6.'] },
+      );
+      const asked = llm.fake.chat.requests.length;
+      const res = await send(boot.json().data.metadata.agentToken, 'h1', 'Are you open on Monday?');
+      expect(res.json().data.reply).toBe('On Monday we open 8 to 6.');
+      expect(calls).toEqual([{ auth: 'Bearer sk-hours-secret', body: '{"day":"monday"}' }]);
+      const second = llm.fake.chat.requests[asked + 1]!.body as { messages: Record<string, unknown>[]; tools: unknown[] };
+      expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call-1', content: '{"monday":"8 to 6"}' });
+      expect(second.tools).toHaveLength(1);
+    } finally {
+      await new Promise<void>((resolve) => tools.close(() => resolve()));
+    }
+  });
+
+  it('answers 503 saying what to run when no LLM worker takes the reply, and lets the message be retried', async () => {
+    const lonelyBus = await createIsolatedBus();
+    const lonely = await startTestApp({ bus: lonelyBus, db: t.db, secrets: t.secrets, rateLimits: { widget: 1000, widgetChat: 1000 } });
+    try {
+      const who = visitor();
+      const boot = await lonely.call(widget.token, {
+        method: 'POST',
+        url: '/api/v1/widget/bootstrap',
+        payload: { agentId: widget.agentId, ...who },
+      });
+      const token = boot.json().data.metadata.agentToken;
+      const message = { method: 'POST' as const, url: '/api/v1/widget/chat/messages', headers: { 'x-chat-token': token } };
+      const refused = await lonely.app.inject({ ...message, payload: { messageId: 'n1', text: 'Anyone there?' } });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json().message).toContain('run the llm-worker role');
+      // The failed message is answered when sent again where a model runs, and billed then.
+      const answered = await send(token, 'n1', 'Anyone there?');
+      expect(answered.statusCode, answered.body).toBe(200);
+      expect(answered.json().data.replayed).toBe(false);
+      const [call] = await t.db.sql<{ id: string }[]>`select id from call_records where room_name = ${who.roomName}`;
+      expect(await usageOf(call!.id)).toHaveLength(1);
+    } finally {
+      await lonely.close();
+      await lonelyBus.close();
+    }
   });
 
   it('refuses a reply the organisation cannot pay for (402) before asking the model, and bills nothing', async () => {
