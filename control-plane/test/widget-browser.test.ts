@@ -89,10 +89,8 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
     fs.mkdirSync(ARTEFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTEFACTS, 'widget-chat.png') });
 
-    const roomName = await page.evaluate(
-      (key) => JSON.parse(localStorage.getItem(key) ?? '{}').roomName,
-      `parley-widget:${widget.agentId}`,
-    );
+    const stored = await page.evaluate(`localStorage.getItem(${JSON.stringify(`parley-widget:${widget.agentId}`)})`);
+    const roomName = JSON.parse(String(stored)).roomName as string;
     await page.reload();
     const bubbles = page.locator('.bubble');
     await expect

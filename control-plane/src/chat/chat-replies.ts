@@ -10,7 +10,7 @@
  */
 import type { Bus } from '@parley/engine/bus';
 import { buildSystemPrompt, runTextTurn, type WebhookTool } from '@parley/engine/agent';
-import type { ChatMessage } from '@parley/engine/clients';
+import type { ChatMessage, LlmClient } from '@parley/engine/clients';
 import { findAgent } from '../agents/repository.ts';
 import { agentRecord, type AgentRecord } from '../agents/records.ts';
 import { callPermission } from '../billing/call-permission.ts';
@@ -52,6 +52,23 @@ export interface ChatSession {
   claims: ChatSessionClaims;
   call: CallRow;
   agent: AgentRecord;
+  /**
+   * The conversation's LLM stream while a websocket holds it open (as a call holds one for its length): opening a
+   * stream is a bus round trip and a worker's setup, paid once per conversation instead of once per message. The
+   * HTTP fallback has none and opens one per reply. Whoever sets it closes it (`closeModel`).
+   */
+  model?: LlmClient;
+}
+
+/** Closes the conversation's LLM stream, if it holds one. */
+export function closeModel(session: ChatSession): void {
+  const model = session.model;
+  session.model = undefined;
+  try {
+    model?.close();
+  } catch {
+    // The bus is already gone (shutting down): the stream went with it, and the worker frees it when idle.
+  }
 }
 
 export interface ChatAnswer {
@@ -185,11 +202,10 @@ export class ChatReplies {
       ...lines.map((line): ChatMessage => ({ role: line.speaker, content: line.text })),
       { role: 'user', content: text },
     ];
-    const model = await openLanguageModel(
-      this.#deps.bus,
-      `chat-${call.id}`,
-      this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS,
-    );
+    const held = session.model;
+    const model =
+      held ??
+      (await openLanguageModel(this.#deps.bus, `chat-${call.id}`, this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS));
     try {
       const result = await runTextTurn({
         messages,
@@ -203,11 +219,31 @@ export class ChatReplies {
       return result.text;
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      // A stream that failed (its worker gone for good) is not kept: the next reply opens a fresh one.
+      if (held) closeModel(session);
       throw new ApiError('upstream_failed', 'The agent could not reply: please send the message again', {
         cause: error,
       });
     } finally {
-      model.close();
+      if (!held) model.close();
+    }
+  }
+
+  /** Opens the LLM stream a websocket conversation keeps (`ChatSession.model`); a failure leaves it to each reply. */
+  async holdModel(session: ChatSession): Promise<void> {
+    if (session.model) return;
+    try {
+      session.model = await openLanguageModel(
+        this.#deps.bus,
+        `chat-${session.call.id}`,
+        this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS,
+      );
+    } catch (error) {
+      // No worker now: each reply tries again, and the visitor gets its 503 then.
+      this.#deps.log?.('warn', 'chat conversation opened without an LLM stream', {
+        callId: session.call.id,
+        error: String(error),
+      });
     }
   }
 }

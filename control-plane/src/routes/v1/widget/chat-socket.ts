@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ChatReplies, ChatSession } from '../../../chat/chat-replies.ts';
+import { closeModel, type ChatReplies, type ChatSession } from '../../../chat/chat-replies.ts';
 import { ApiError } from '../../../errors.ts';
 
 export const CHAT_SOCKET_PATH = '/widget/chat';
@@ -64,11 +64,19 @@ function serve(ws: WebSocket, session: ChatSession, chat: ChatReplies, app: Fast
     () => ws.close(CLOSE_SESSION_EXPIRED, 'session expired'),
     session.claims.expiresAt - Date.now(),
   );
-  ws.on('close', () => clearTimeout(expiry));
   const sentAt: number[] = [];
   let waiting = 0;
-  let turn: Promise<void> = Promise.resolve();
-
+  let closed = false;
+  // The conversation's LLM stream opens while the visitor reads the history; replies then run one at a time after it.
+  let turn: Promise<void> = chat.holdModel(session).then(() => {
+    if (closed) closeModel(session);
+  });
+  ws.on('close', () => {
+    closed = true;
+    clearTimeout(expiry);
+    // After the reply being written, if any: it still needs the stream to finish.
+    void turn.then(() => closeModel(session));
+  });
   void chat.history(session).then(
     (lines) =>
       send({
