@@ -227,6 +227,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         sql: deps.sql,
         bus: deps.bus,
         keyRing: deps.secrets,
+        callbacks: phoneCalls.placement,
         log: (level, message, detail) => app.log[level](detail, message),
       });
       await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import { seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, startTestLlm, type TestLlm } from './support/workers.ts';
 import { createWidgetAgent, type WidgetAgent } from './support/widget.ts';
 
@@ -112,7 +112,8 @@ describe('POST /widget/bootstrap', () => {
       call_status: null,
       agent_id: widget.agentId,
       participant_name: 'Sam',
-      phone_number: who.phoneNumber,
+      // Stored as a number a callback can dial.
+      phone_number: '+441134960000',
     });
     const again = await bootstrap(widget.token, { agentId: widget.agentId, ...who });
     expect(again.statusCode).toBe(200);
@@ -266,8 +267,15 @@ describe('chat over HTTP', () => {
       const res = await send(boot.json().data.metadata.agentToken, 'h1', 'Are you open on Monday?');
       expect(res.json().data.reply).toBe('On Monday we open 8 to 6.');
       expect(calls).toEqual([{ auth: 'Bearer sk-hours-secret', body: '{"day":"monday"}' }]);
-      const second = llm.fake.chat.requests[asked + 1]!.body as { messages: Record<string, unknown>[]; tools: unknown[] };
-      expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call-1', content: '{"monday":"8 to 6"}' });
+      const second = llm.fake.chat.requests[asked + 1]!.body as {
+        messages: Record<string, unknown>[];
+        tools: unknown[];
+      };
+      expect(second.messages.at(-1)).toMatchObject({
+        role: 'tool',
+        tool_call_id: 'call-1',
+        content: '{"monday":"8 to 6"}',
+      });
       expect(second.tools).toHaveLength(1);
     } finally {
       await new Promise<void>((resolve) => tools.close(() => resolve()));
@@ -276,7 +284,12 @@ describe('chat over HTTP', () => {
 
   it('answers 503 saying what to run when no LLM worker takes the reply, and lets the message be retried', async () => {
     const lonelyBus = await createIsolatedBus();
-    const lonely = await startTestApp({ bus: lonelyBus, db: t.db, secrets: t.secrets, rateLimits: { widget: 1000, widgetChat: 1000 } });
+    const lonely = await startTestApp({
+      bus: lonelyBus,
+      db: t.db,
+      secrets: t.secrets,
+      rateLimits: { widget: 1000, widgetChat: 1000 },
+    });
     try {
       const who = visitor();
       const boot = await lonely.call(widget.token, {
@@ -285,7 +298,11 @@ describe('chat over HTTP', () => {
         payload: { agentId: widget.agentId, ...who },
       });
       const token = boot.json().data.metadata.agentToken;
-      const message = { method: 'POST' as const, url: '/api/v1/widget/chat/messages', headers: { 'x-chat-token': token } };
+      const message = {
+        method: 'POST' as const,
+        url: '/api/v1/widget/chat/messages',
+        headers: { 'x-chat-token': token },
+      };
       const refused = await lonely.app.inject({ ...message, payload: { messageId: 'n1', text: 'Anyone there?' } });
       expect(refused.statusCode).toBe(503);
       expect(refused.json().message).toContain('run the llm-worker role');
@@ -299,6 +316,59 @@ describe('chat over HTTP', () => {
       await lonely.close();
       await lonelyBus.close();
     }
+  });
+
+  it('arranges a callback through the callback agent when the visitor asks, as POST /voice/callback would', async () => {
+    await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-b', phoneNumber: '+14155550100' });
+    const voice = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/voice/agents',
+      payload: {
+        name: 'Caller',
+        agentIdentity: 'You call visitors back.',
+        agentTask: 'Help them.',
+        greetingMessage: 'Hello, Acme here.',
+        callingNumber: '+14155550100',
+      },
+    });
+    expect(voice.statusCode, voice.body).toBe(201);
+    const withCallbacks = await createWidgetAgent(t, org, {
+      name: 'Callback helper',
+      callbackAgentId: voice.json().data.id,
+    });
+    const who = { participantName: 'Jo', phoneNumber: '+1 (415) 555-0199', roomName: `web-callback-${Date.now()}` };
+    const boot = await bootstrap(withCallbacks.token, { agentId: withCallbacks.agentId, ...who });
+    const when = new Date(Date.now() + 86_400_000).toISOString();
+    llm.fake.chat.enqueue(
+      {
+        toolCalls: [
+          { id: 'cb-1', name: 'request_callback', arguments: JSON.stringify({ when, note: 'a new boiler' }) },
+        ],
+      },
+      { tokens: ['A colleague will call you tomorrow.'] },
+    );
+    const asked = llm.fake.chat.requests.length;
+    const res = await send(boot.json().data.metadata.agentToken, 'c1', 'Can someone call me tomorrow?');
+    expect(res.json().data.reply).toBe('A colleague will call you tomorrow.');
+    const offered = (llm.fake.chat.requests[asked]!.body as { tools: { function: { name: string } }[] }).tools;
+    expect(offered.map((tool) => tool.function.name)).toEqual(['request_callback']);
+    const toolAnswer = (llm.fake.chat.requests[asked + 1]!.body as { messages: { content: string }[] }).messages.at(-1);
+    expect(toolAnswer!.content).toContain('Callback scheduled for');
+    const [conversation] = await t.db.sql<
+      { id: string }[]
+    >`select id from call_records where room_name = ${who.roomName}`;
+    const [callback] = await t.db
+      .sql`select * from call_records where meta_data ->> 'callbackOf' = ${conversation!.id}`;
+    expect(callback).toMatchObject({
+      call_type: 'sip',
+      call_status: 'SCHEDULED',
+      phone_number: '+14155550199',
+      agent_id: voice.json().data.id,
+      calling_number: '+14155550100',
+      created_by_id: org.ownerId,
+    });
+    expect(callback!.scheduled_time.toISOString()).toBe(when);
+    expect(JSON.parse(callback!.custom_variables.callbackMetaData)).toEqual({ note: 'a new boiler' });
   });
 
   it('refuses a reply the organisation cannot pay for (402) before asking the model, and bills nothing', async () => {

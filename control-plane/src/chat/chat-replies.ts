@@ -32,6 +32,7 @@ import {
   type ChatLine,
 } from './chat-repository.ts';
 import { readChatSession, type ChatSessionClaims } from './chat-session-token.ts';
+import { callbackTool, type CallbackPlacer } from './chat-callback.ts';
 
 /** The longest visitor message, characters: a chat box, not a document upload. */
 export const MAX_CHAT_MESSAGE_CHARS = 2_000;
@@ -83,6 +84,8 @@ export interface ChatRepliesDeps {
   bus: Bus;
   keyRing: KeyRing | undefined;
   llmOpenWaitMs?: number;
+  /** Places the callbacks a visitor asks for (chat-callback.ts); without it the agent offers none. */
+  callbacks?: CallbackPlacer;
   log?: (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
 }
 
@@ -210,6 +213,7 @@ export class ChatReplies {
       const result = await runTextTurn({
         messages,
         tools: spec.agent.functionTools as WebhookTool[],
+        hostTools: [callbackTool(session, this.#deps.callbacks)].filter((tool) => tool !== undefined),
         model,
         signal: AbortSignal.timeout(REPLY_TIMEOUT_MS),
         onToken,

@@ -145,7 +145,9 @@ async function openConversation(
         agent,
         roomName: body.roomName,
         participantName: body.participantName,
-        phoneNumber: body.phoneNumber,
+        // Stored without spaces, brackets or dashes: a number written "+44 113 496 0000" is +441134960000, which
+        // a callback can dial.
+        phoneNumber: body.phoneNumber.replace(/[\s()-]/g, ''),
         createdById: principal.userId,
         callType: 'chat',
         callDirection: 'INBOUND',
