@@ -226,6 +226,29 @@ describe('chat over HTTP', () => {
     expect(history.json().data.messages.map((m: { role: string }) => m.role)).toEqual(['agent', 'visitor', 'agent']);
   });
 
+  it('answers and bills once when the same message arrives twice at once (409 for the second while the first runs)', async () => {
+    const conversation = await openConversation();
+    llm.fake.chat.enqueue({ tokens: ['One', ' answer.'], headerDelayMs: 300 });
+    const asked = llm.fake.chat.requests.length;
+    const first = send(conversation.token, 'dup', 'Are you there?');
+    // The second arrives once the first holds the message (its claim is in chat_replies).
+    await expect
+      .poll(
+        async () =>
+          (await t.db.sql`select 1 from chat_replies where message_id = 'dup' and call_id = ${conversation.callId}`)
+            .length,
+      )
+      .toBe(1);
+    const second = await send(conversation.token, 'dup', 'Are you there?');
+    expect(second.statusCode).toBe(409);
+    expect(second.json().message).toContain('still being answered');
+    expect((await first).json().data).toEqual({ messageId: 'dup', reply: 'One answer.', replayed: false });
+    const third = await send(conversation.token, 'dup', 'Are you there?');
+    expect(third.json().data.replayed).toBe(true);
+    expect(llm.fake.chat.requests).toHaveLength(asked + 1);
+    expect(await usageOf(conversation.callId)).toHaveLength(1);
+  });
+
   it("runs the agent's webhook tools between model rounds, with their sealed bearer token opened", async () => {
     const calls: { auth?: string; body: string }[] = [];
     const tools = createServer((req, res) => {
