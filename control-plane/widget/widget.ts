@@ -153,8 +153,8 @@ class ParleyWidget {
     const who = this.#stored();
     if (who) return this.#connect(who);
     try {
+      // The greeting waits for the visitor's name: it is the conversation's first line, filled with it.
       this.#show(await bootstrap(this.#api, this.#token, this.#agentId));
-      if (this.#metadata?.greetingMessage) this.#bubble('agent', this.#metadata.greetingMessage);
       this.#intro.hidden = false;
     } catch (error) {
       this.#started = false;
