@@ -23,8 +23,9 @@ function explain(error: WidgetError): string {
       return 'The assistant cannot reply right now. Please try again later.';
     case 429:
       return 'You are sending messages very fast. Please wait a moment and try again.';
-    case 503:
     case 502:
+    case 503:
+    case 504:
       return 'The assistant is unavailable at the moment. Please try again in a little while.';
     case 0:
       return 'You seem to be offline. Check your connection and try again.';

@@ -209,15 +209,19 @@ export class ChatReplies {
     const model =
       held ??
       (await openLanguageModel(this.#deps.bus, `chat-${call.id}`, this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS));
+    const deadline = AbortSignal.timeout(REPLY_TIMEOUT_MS);
     try {
       const result = await runTextTurn({
         messages,
         tools: spec.agent.functionTools as WebhookTool[],
         hostTools: [callbackTool(session, this.#deps.callbacks)].filter((tool) => tool !== undefined),
         model,
-        signal: AbortSignal.timeout(REPLY_TIMEOUT_MS),
+        signal: deadline,
         onToken,
       });
+      // A reply cut off by the deadline is not a reply: nothing is stored or billed, and a retry answers anew.
+      if (deadline.aborted)
+        throw new ApiError('upstream_timeout', 'The agent took too long to reply: please send the message again');
       if (!result.text)
         throw new ApiError('upstream_failed', 'The agent wrote no reply: please send the message again');
       return result.text;

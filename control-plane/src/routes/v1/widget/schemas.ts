@@ -163,7 +163,7 @@ export const message = {
   description:
     'The HTTP fallback of the chat websocket. Each reply is billed once (usage CHATBOT_MESSAGE at the rate card’s ' +
     'ai_web_chat_reply); 402 when the organisation cannot pay, before the model is asked; 409 while the same ' +
-    'messageId is still being answered; 503 when no language model is running.',
+    'messageId is still being answered; 503 when no language model is running; 504 when the reply outlasts 60 s.',
   headers: chatAuthHeader,
   body: MessageBody,
   response: {
@@ -171,5 +171,6 @@ export const message = {
     400: Type.Ref('ErrorBody'),
     401: Type.Ref('ErrorBody'),
     ...errors(402, 404, 409, 502, 503),
+    504: Type.Ref('ErrorBody', { description: 'The reply took longer than 60 s: nothing stored or billed' }),
   },
 };
