@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, startTestLlm, type TestLlm } from './support/workers.ts';
 import { createWidgetAgent, type WidgetAgent } from './support/widget.ts';
+import { LLM_OPEN_WAIT_MS } from '../src/chat/chat-replies.ts';
 
 let t: TestApp;
 let llm: TestLlm;
@@ -335,6 +336,23 @@ describe('chat over HTTP', () => {
       expect(answered.json().data.replayed).toBe(false);
       const [call] = await t.db.sql<{ id: string }[]>`select id from call_records where room_name = ${who.roomName}`;
       expect(await usageOf(call!.id)).toHaveLength(1);
+
+      // Over the websocket: the socket's wait for a worker is the message's; its 503 comes without a second wait.
+      await lonely.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (lonely.app.server.address() as AddressInfo).port;
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/widget/chat?token=${encodeURIComponent(token)}`);
+      const error = new Promise<Record<string, unknown>>((resolve) =>
+        ws.on('message', (data) => {
+          const message = JSON.parse(String(data));
+          if (message.type === 'error') resolve(message);
+        }),
+      );
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(JSON.stringify({ type: 'message', messageId: 'n2', text: 'Still nobody?' }));
+      const started = performance.now();
+      expect(await error).toMatchObject({ messageId: 'n2', status: 503, code: 'unavailable' });
+      expect(performance.now() - started).toBeLessThan(LLM_OPEN_WAIT_MS + 1_000);
+      ws.close();
     } finally {
       await lonely.close();
       await lonelyBus.close();

@@ -59,6 +59,8 @@ export interface ChatSession {
    * HTTP fallback has none and opens one per reply. Whoever sets it closes it (`closeModel`).
    */
   model?: LlmClient;
+  /** Why the websocket's stream could not open (no LLM worker): the next reply answers with it at once. */
+  modelFailure?: unknown;
 }
 
 /** Closes the conversation's LLM stream, if it holds one. */
@@ -206,6 +208,12 @@ export class ChatReplies {
       { role: 'user', content: text },
     ];
     const held = session.model;
+    const failure = session.modelFailure;
+    if (failure !== undefined) {
+      // The socket just waited for a worker and found none: the visitor hears so now, and the next message tries again.
+      session.modelFailure = undefined;
+      throw failure;
+    }
     const model =
       held ??
       (await openLanguageModel(this.#deps.bus, `chat-${call.id}`, this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS));
@@ -247,7 +255,7 @@ export class ChatReplies {
         this.#deps.llmOpenWaitMs ?? LLM_OPEN_WAIT_MS,
       );
     } catch (error) {
-      // No worker now: each reply tries again, and the visitor gets its 503 then.
+      session.modelFailure = error;
       this.#deps.log?.('warn', 'chat conversation opened without an LLM stream', {
         callId: session.call.id,
         error: String(error),
