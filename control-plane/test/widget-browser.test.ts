@@ -45,8 +45,15 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
       const query = new URL(req.url ?? '/', 'http://shop.invalid').searchParams;
       const agent = query.get('agent') ?? widget.agentId;
       const token = query.get('token') ?? widget.token;
+      // ?nows: a network whose proxy refuses websocket upgrades (each socket fails as it opens).
+      const noWebsockets = query.has('nows')
+        ? `<script>window.WebSocket = class extends EventTarget {
+  constructor() { super(); setTimeout(() => { this.dispatchEvent(new Event('error')); this.dispatchEvent(new Event('close')); }, 5); }
+  send() {} close() {}
+};</script>`
+        : '';
       res.setHeader('content-type', 'text/html; charset=utf-8');
-      res.end(`<!doctype html><html><head><title>Acme Plumbing</title></head>
+      res.end(`<!doctype html><html><head><title>Acme Plumbing</title>${noWebsockets}</head>
 <body style="font-family:sans-serif"><h1>Acme Plumbing</h1><p>Boilers, pipes and taps.</p>
 <script src="${parleyUrl}/widget.js" data-agent="${agent}" data-token="${token}"></script>
 </body></html>`);
@@ -110,6 +117,31 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
     expect(pageErrors).toEqual([]);
     // The chat went over the websocket (once per page load), not the HTTP fallback.
     expect(sockets).toEqual(['/api/v1/widget/chat', '/api/v1/widget/chat']);
+    await page.close();
+  });
+
+  it('chats over plain HTTP where websockets cannot open', async () => {
+    const page = await browser.newPage();
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
+    });
+    await page.goto(`${shopUrl}?nows`);
+    await page.getByRole('button', { name: 'Chat with us' }).click();
+    await page.getByPlaceholder('Your name').fill('Lee');
+    await page.getByPlaceholder('Your phone number').fill('+44 113 496 0002');
+    await page.getByRole('button', { name: 'Start chat' }).click();
+    await expect.poll(() => page.locator('.bubble.agent').allTextContents(), poll).toEqual(['Hi Lee, how can I help?']);
+    llm.fake.chat.enqueue({ tokens: ['Yes,', ' on Saturdays too.'] });
+    await page.getByPlaceholder('Type your message').fill('Open on Saturdays?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble.agent[data-complete="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.locator('.bubble.agent').last().textContent()).toBe('Yes, on Saturdays too.');
+    expect(posted).toContain('/api/v1/widget/chat/messages');
+    // Two bootstraps (the panel's metadata, then the conversation) and no more: the refused socket is not taken for
+    // a dropped line, which the widget would reconnect after RECONNECT_DELAY_MS (1 s) — so a little longer is watched.
+    await page.waitForTimeout(1_200);
+    expect(posted.filter((p) => p === '/api/v1/widget/bootstrap')).toHaveLength(2);
     await page.close();
   });
 

@@ -77,7 +77,14 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
   return new Promise((resolve) => {
     const url = `${api.replace(/^http/, 'ws')}/widget/chat?token=${encodeURIComponent(agentToken)}`;
     let opened = false;
-    const socket = new WebSocket(url);
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url);
+    } catch {
+      // A page that forbids websockets (its content security policy) still chats over HTTP.
+      resolve(httpChat(api, agentToken, events));
+      return;
+    }
     const fallBack = () => {
       if (opened) return;
       opened = true;
@@ -85,10 +92,12 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
       resolve(httpChat(api, agentToken, events));
     };
     const timer = setTimeout(fallBack, SOCKET_OPEN_TIMEOUT_MS);
+    let live = false;
     socket.addEventListener('open', () => {
       clearTimeout(timer);
       if (opened) return;
       opened = true;
+      live = true;
       resolve({
         send: (messageId, text) => socket.send(JSON.stringify({ type: 'message', messageId, text })),
         close: () => socket.close(),
@@ -98,8 +107,9 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
       clearTimeout(timer);
       fallBack();
     });
+    // Only a socket that was the conversation's line reports its end (a refused one fell back to HTTP already).
     socket.addEventListener('close', () => {
-      if (opened) events.closed();
+      if (live) events.closed();
     });
     socket.addEventListener('message', (event) => {
       const message = JSON.parse(String(event.data)) as Record<string, unknown>;

@@ -15,6 +15,8 @@ import { STYLES } from './widget-styles.ts';
 /** Whether this Parley can place browser voice calls (see above): not until the WebRTC transport exists. */
 const WEB_CALLS_AVAILABLE = false;
 const STORAGE_PREFIX = 'parley-widget:';
+/** Pause before a dropped conversation is opened again, ms: long enough not to hammer a server that is restarting. */
+const RECONNECT_DELAY_MS = 1_000;
 
 /** What a visitor is told for each refusal: what happened and what to do, never an internal message. */
 function explain(error: WidgetError): string {
@@ -177,7 +179,7 @@ class ParleyWidget {
           // The session token expired or the line dropped: a fresh bootstrap resumes the same conversation.
           this.#chat = undefined;
           this.#form.hidden = true;
-          setTimeout(() => void this.#connect(who), 1000);
+          setTimeout(() => void this.#connect(who), RECONNECT_DELAY_MS);
         },
       });
       this.#setStatus('');
