@@ -549,6 +549,13 @@ describe('POST /widget/voice-session', () => {
     expect(
       (await request(callable.token, { ...body, participantNumber: '+44 7700 900999' }, '10.0.1.4')).statusCode,
     ).toBe(400);
+    // The cap is per organisation: another organisation's agent may still be asked to call the same number.
+    const elsewhere = await seedOrganisation(t.db.sql, 'Elsewhere');
+    await seedWallet(t.db.sql, elsewhere.organisationId, { balanceMinor: 500 });
+    const theirs = await createWidgetAgent(t, elsewhere, { webCallEnabled: true });
+    const theirsAnswer = await request(theirs.token, { ...body, agentId: theirs.agentId }, '10.0.1.5');
+    expect(theirsAnswer.statusCode).toBe(400);
+    expect(theirsAnswer.json().message).toContain('not supported yet');
 
     const poor = await seedOrganisation(t.db.sql, 'Empty wallet');
     await seedWallet(t.db.sql, poor.organisationId, { balanceMinor: 50, hasPaid: true });
