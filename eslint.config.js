@@ -26,7 +26,7 @@ const WORKSPACES = ['engine', 'control-plane', 'sip-gateway', 'mcp', 'bench'];
 const ENGINE_CORE = ['protocol', 'bus', 'audio'];
 
 /** What other workspaces may import of the engine, besides `@parley/engine` itself (the role start functions). */
-const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'clients', 'storage', 'offline-voice', 'testing'];
+const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'agent', 'clients', 'storage', 'offline-voice', 'testing'];
 
 /** Vendor SDKs live only in the folders of VENDOR_HOMES. */
 const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
@@ -247,6 +247,7 @@ const CONTROL_PLANE_DOMAINS = [
   'billing',
   'calls',
   'carriers',
+  'chat',
   'enhancement',
   'greetings',
   'integrations',

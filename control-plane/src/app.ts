@@ -47,6 +47,9 @@ import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
+import widgetRoutes, { answerWidgetPreflight } from './routes/v1/widget/index.ts';
+import widgetScriptRoutes from './routes/pages/widget-script.ts';
+import { ChatReplies } from './chat/chat-replies.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
@@ -164,6 +167,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(invitePageRoutes);
+  await app.register(widgetScriptRoutes);
+  answerWidgetPreflight(app, API_PREFIX);
   const payments = deps.config.payments;
   const paymentSetup: PaymentSetup = {
     sql: deps.sql,
@@ -226,6 +231,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
       await v1.register(sipConfigRoutes, { keyRing: deps.secrets });
+      const chat = new ChatReplies({
+        sql: deps.sql,
+        bus: deps.bus,
+        keyRing: deps.secrets,
+        callbacks: phoneCalls.placement,
+        log: (level, message, detail) => app.log[level](detail, message),
+      });
+      await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });
     },
     { prefix: API_PREFIX },
   );

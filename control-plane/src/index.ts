@@ -16,3 +16,4 @@ export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';
 export { persistCallEvent, type PersistOutcome } from './calls/repository/call-event-store.ts';
 export { adjustWallet } from './wallet/wallet.ts';
 export { walletReplay, unbalancedTransactions } from './wallet/ledger-repository.ts';
+export { KeyRing } from './secrets/key-ring.ts';

@@ -6,6 +6,11 @@
 export const RATE_LIMIT_DEFAULTS = {
   /** Widget token list/create/revoke, widget bootstrap and voice-session, payment orders: the spec's default. */
   widget: 30,
+  /**
+   * Chat messages over the widget's HTTP fallback, per client address; the spec gives no figure. A person types a
+   * message every few seconds at most: 20 a minute is a fast typist, and stops a script spending the wallet.
+   */
+  widgetChat: 20,
   /** /telephony routes, per key. */
   telephony: 20,
   /**

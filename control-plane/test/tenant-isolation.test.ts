@@ -22,6 +22,11 @@ const PUBLIC_ROUTES = new Set([
   'GET /api/v1/openapi.json',
   'GET /api/v1/invitations/:token',
   'POST /api/v1/invitations/:token/accept',
+  // Opened by a chat session token instead of a key: signed, bound to one conversation of one organisation, so it
+  // names nothing else to reach (control-plane/test/widget-chat.test.ts refuses forged and expired ones).
+  'GET /api/v1/widget/chat',
+  'GET /api/v1/widget/chat/messages',
+  'POST /api/v1/widget/chat/messages',
 ]);
 
 // The harness's own bus namespace, so the workers it starts never serve another test file's requests.

@@ -1,6 +1,7 @@
 /**
  * The system prompt of a PROMPT agent: who it is, how it behaves, what it must do, how to say things, plus the
- * rules every voice agent needs (it is heard, not read). Placeholders are filled from the call's variables.
+ * rules of its medium — a voice agent is heard, not read; a chat agent is read in a small chat window.
+ * Placeholders are filled from the conversation's variables.
  */
 import { fillTemplate, type Variables } from '../protocol/template.ts';
 
@@ -23,7 +24,22 @@ const VOICE_RULES = [
   'When the conversation is finished, or the caller asks to hang up, call the end_call tool.',
 ].join('\n');
 
-export function buildSystemPrompt(agent: AgentInstructions, variables: Variables): string {
+/** How a chat agent must write: a website visitor reads it in a small chat panel. */
+const CHAT_RULES = [
+  'You are chatting in writing with a visitor of a website, in a small chat window.',
+  'Answer in one to four short sentences of plain text; no markdown, headings or tables.',
+  'If you did not understand the visitor, ask them to rephrase.',
+  'Never invent facts, prices or promises that your instructions do not give you.',
+].join('\n');
+
+/** Where the agent's words go: spoken on a call, or written in a chat. */
+export type AgentMedium = 'voice' | 'chat';
+
+export function buildSystemPrompt(
+  agent: AgentInstructions,
+  variables: Variables,
+  medium: AgentMedium = 'voice',
+): string {
   const sections: [string, string | null | undefined][] = [
     ['Identity', agent.agentIdentity],
     ['Personality', agent.agentPersonality],
@@ -46,7 +62,8 @@ export function buildSystemPrompt(agent: AgentInstructions, variables: Variables
     .map(([title, text]) => `## ${title}\n${fillTemplate(text!, variables)}`)
     .join('\n\n');
   const facts = known.length
-    ? `\n\n## What we know about this call\n${known.map(([k, v]) => `- ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}`
+    ? `\n\n## What we know about this ${medium === 'chat' ? 'conversation' : 'call'}\n${known.map(([k, v]) => `- ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}`
     : '';
-  return `${body}${facts}\n\n## How to speak\n${VOICE_RULES}`;
+  const rules = medium === 'chat' ? `## How to write\n${CHAT_RULES}` : `## How to speak\n${VOICE_RULES}`;
+  return `${body}${facts}\n\n${rules}`;
 }

@@ -5,7 +5,8 @@
  */
 import { Framer } from '../audio/framer.ts';
 import { ClauseChunker } from '../agent/clause-chunker.ts';
-import { callWebhookTool, toolDefinition, type WebhookTool } from '../agent/webhook-tool.ts';
+import { MAX_TOOL_ROUNDS, runWebhookToolCall, type ToolRecord } from '../agent/tool-runner.ts';
+import { toolDefinition, type WebhookTool } from '../agent/webhook-tool.ts';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
@@ -13,8 +14,7 @@ import type { PacedAgentAudio } from './paced-agent-audio.ts';
 import { playedText } from './played-text.ts';
 import type { SpeechHandle } from './speech-handle.ts';
 
-/** LLM rounds one reply may take (each tool result starts another): a loop of tools is cut off here. */
-export const MAX_TOOL_ROUNDS = 4;
+export { MAX_TOOL_ROUNDS };
 
 export const END_CALL_TOOL: ToolDefinition = {
   name: 'end_call',
@@ -32,14 +32,7 @@ export interface SpokenClause {
   frames: number;
 }
 
-export interface ToolRecord {
-  name: string;
-  arguments: string;
-  ok: boolean;
-  result: string;
-  durationMs: number;
-  atMs: number;
-}
+export type { ToolRecord };
 
 export interface TurnTimings {
   /** performance.now() at these moments. */
@@ -161,28 +154,9 @@ async function runTool(call: ToolCall, input: AgentTurnInput, result: AgentTurnR
     });
     return 'The call will end after your last words.';
   }
-  const tool = input.tools.find((t) => t.key === call.name);
-  if (!tool) {
-    result.tools.push({
-      name: call.name,
-      arguments: call.arguments,
-      ok: false,
-      result: 'unknown tool',
-      durationMs: 0,
-      atMs,
-    });
-    return `There is no tool named ${call.name}.`;
-  }
-  const outcome = await callWebhookTool(tool, call.arguments, input.signal);
-  result.tools.push({
-    name: call.name,
-    arguments: call.arguments,
-    ok: outcome.ok,
-    result: outcome.content,
-    durationMs: outcome.durationMs,
-    atMs,
-  });
-  return outcome.content;
+  const { content, record } = await runWebhookToolCall(call, input.tools, input.signal, atMs);
+  result.tools.push(record);
+  return content;
 }
 
 /**

@@ -45,6 +45,12 @@ import { placeWebsocketCall } from './websocket-placement.ts';
 import { assertLineFree, SipCalls } from './sip-calls.ts';
 import { findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
 
+/**
+ * Who asks for a call: the organisation it is for and the user it is recorded as made by (the key owner; for a
+ * callback a chat asks for, the owner of the widget token that opened the conversation).
+ */
+export type CallRequester = Pick<Principal, 'organisationId' | 'userId'>;
+
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
 
@@ -176,7 +182,7 @@ export class CallPlacement {
    * POST /voice/callback: a new outbound call to the person of an earlier call — by the same agent, or for a chat
    * conversation by the chat agent's callback voice agent.
    */
-  async placeCallback(principal: Principal, body: CallbackRequest): Promise<PlacedCallback> {
+  async placeCallback(principal: CallRequester, body: CallbackRequest): Promise<PlacedCallback> {
     const { sql } = this.#options;
     if (!body.roomName?.trim()) throw badField('body.roomName', 'is required');
     const original = await findCallByRoomName(sql, body.roomName);
@@ -409,7 +415,7 @@ export class CallPlacement {
   }
 
   /** Records the call, refusing the same agent + number + key owner within DUPLICATE_WINDOW_MS (409). */
-  async #record(principal: Principal, call: OutboundCall, campaignId: string | null): Promise<string> {
+  async #record(principal: CallRequester, call: OutboundCall, campaignId: string | null): Promise<string> {
     const id = newId();
     const limits = callLimits(call.masterSettings);
     await this.#options.sql.begin(async (tx) => {

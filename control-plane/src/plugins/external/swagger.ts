@@ -12,6 +12,12 @@ const TAGS = [
   { name: 'health', description: 'Liveness and readiness probes for orchestrators (no key).' },
   { name: 'api-keys', description: 'The calling API key.' },
   { name: 'widget-tokens', description: "Public tokens that open an agent's web widget." },
+  {
+    name: 'widget',
+    description:
+      'The website widget: bootstrap and browser calls with a widget token, and the chat conversation it opens ' +
+      '(websocket and HTTP fallback) with the chat session token.',
+  },
   { name: 'organisations', description: 'Organisations and their settings.' },
   { name: 'members', description: 'Members of an organisation and their roles.' },
   { name: 'invitations', description: 'Invitations to join an organisation.' },
