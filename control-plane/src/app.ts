@@ -46,7 +46,10 @@ import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
-import { mcpPlugin, injectRestClient } from '@parley/mcp';
+import { mcpPlugin, injectRestClient, MCP_PATH } from '@parley/mcp';
+import oauthRoutes from './routes/oauth/index.ts';
+import { AuthorizationServer } from './oauth/authorization-server.ts';
+import { ClientDirectory } from './oauth/clients.ts';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -85,6 +88,7 @@ export interface AppDependencies {
         | 'carrierDReseller'
         | 'payments'
         | 'defaultConcurrentCalls'
+        | 'oauthClientMetadataAllowPrivate'
       >
     >;
   sql: Sql;
@@ -105,6 +109,8 @@ export interface AppDependencies {
   recordingsBucket?: Config['engine']['recordingsBucket'];
   /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
   languageModel?: boolean;
+  /** Extra certificate authorities (PEM) for fetching OAuth client metadata documents: a test server's own. */
+  oauthClientMetadataCa?: string;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -228,10 +234,26 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     { prefix: API_PREFIX },
   );
 
+  // MCP sign-in (docs/architecture.md §17): tokens for the MCP server (the default resource) or the REST API.
+  const publicUrl = deps.config.publicUrl.replace(/\/+$/, '');
+  const oauthClients = new ClientDirectory(deps.sql, {
+    allowPrivateAddresses: deps.config.oauthClientMetadataAllowPrivate ?? false,
+    ca: deps.oauthClientMetadataCa,
+  });
+  const authorizationServer = new AuthorizationServer({
+    sql: deps.sql,
+    keys: deps.keys,
+    clients: oauthClients,
+    issuer: publicUrl,
+    resources: [publicUrl + MCP_PATH, publicUrl + API_PREFIX],
+  });
+  await app.register(oauthRoutes, { sql: deps.sql, server: authorizationServer, clients: oauthClients, publicUrl });
+
   // The MCP server is a client of the routes above, reached in-process (docs/architecture.md §1).
   await app.register(mcpPlugin, {
     rest: injectRestClient(app, API_PREFIX),
     publicUrl: deps.config.publicUrl,
+    authorizationServer: publicUrl,
     requestsPerMinute: deps.config.rateLimits.mcp,
     scopes: CUSTOMER_SCOPES,
   });
