@@ -6,11 +6,6 @@
  * (the connected-hosts page and RFC 7009) stopping it at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
@@ -23,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
 import { rewritingFetch, ScriptedBrowser, type PageResult } from './support/oauth-browser.ts';
 import { seedOrganisation } from './support/seed.ts';
+import { startClientMetadataServer, type ClientMetadataServer } from './support/client-metadata-server.ts';
 import { hashPassword } from '../src/oauth/password.ts';
 import { CUSTOMER_SCOPES } from '../src/auth/scopes.ts';
 
@@ -32,9 +28,8 @@ const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
 let t: TestApp;
 let baseUrl: string;
 let fetchFn: typeof fetch;
-let metadataServer: Server;
+let metadataServer: ClientMetadataServer;
 let metadataUrl: string;
-let certDir: string;
 const clients: Client[] = [];
 
 /** The host's side of OAuth: what a real AI host keeps between runs, in memory. */
@@ -115,16 +110,6 @@ async function toolNames(host: TestHost): Promise<string[]> {
   return (await client.listTools()).tools.map((tool) => tool.name);
 }
 
-/** Logs in on the real login page (reached by the walk from the authorize URL) and approves on the consent page. */
-async function logInAndApprove(browser: ScriptedBrowser, start: string, email: string, password: string) {
-  let page = await browser.open(start);
-  if (page.url.startsWith(`${PUBLIC_URL}/oauth/login`)) {
-    expect(page.html).toContain('Log in');
-    page = await browser.submit(page, '/oauth/login', { email, password });
-  }
-  return approve(browser, page);
-}
-
 async function approve(browser: ScriptedBrowser, page: PageResult): Promise<string> {
   expect(page.status, page.html).toBe(200);
   expect(page.url).toContain('/oauth/consent');
@@ -143,56 +128,17 @@ async function userWithPassword(password: string) {
 }
 
 beforeAll(async () => {
-  // A local HTTPS server with its own certificate serves the client metadata document, as a host's website would.
-  certDir = mkdtempSync(join(tmpdir(), 'parley-cimd-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(certDir, 'key.pem'),
-      '-out',
-      join(certDir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(join(certDir, 'cert.pem'), 'utf8');
-  metadataServer = createServer({ key: readFileSync(join(certDir, 'key.pem')), cert }, (request, response) => {
-    if (request.url === '/oauth/client.json') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        JSON.stringify({
-          client_id: metadataUrl,
-          client_name: 'Metadata Host',
-          redirect_uris: [REDIRECT_URL],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'none',
-        }),
-      );
-    } else if (request.url === '/oauth/huge.json') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ padding: 'x'.repeat(10_000) }));
-    } else {
-      response.writeHead(404).end();
-    }
+  metadataServer = await startClientMetadataServer();
+  metadataUrl = metadataServer.url('/oauth/client.json');
+  metadataServer.serve('/oauth/client.json', {
+    client_id: metadataUrl,
+    client_name: 'Metadata Host',
+    redirect_uris: [REDIRECT_URL],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
   });
-  await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', resolve));
-  metadataUrl = `https://127.0.0.1:${(metadataServer.address() as AddressInfo).port}/oauth/client.json`;
-
-  t = await startTestApp({ oauthClientMetadata: { allowPrivate: true, ca: cert } });
+  t = await startTestApp({ oauthClientMetadata: { allowPrivate: true, ca: metadataServer.ca } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   fetchFn = rewritingFetch(PUBLIC_URL, baseUrl);
@@ -201,8 +147,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
   await t?.close();
-  await new Promise((resolve) => metadataServer?.close(resolve));
-  rmSync(certDir, { recursive: true, force: true });
+  await metadataServer?.close();
 });
 
 describe('MCP sign-in with the SDK client', () => {
@@ -278,7 +223,7 @@ describe('MCP sign-in with the SDK client', () => {
       }),
     });
     expect(refused.status).toBe(400);
-    expect((await refused.json()).error).toBe('invalid_grant');
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('registers by dynamic client registration, signs a new user up, and revokes through RFC 7009', async () => {

@@ -38,7 +38,6 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['::', 127],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -50,9 +49,14 @@ export function addressBlocked(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   if (family === 6) {
-    // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
+    // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries. (A `::ffff:0:0/96` rule cannot do it:
+    // BlockList applies such a rule to every IPv4 address too.)
+    const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+    if (mapped) {
+      const v4 =
+        mapped[1] ?? [mapped[2]!, mapped[3]!].flatMap((h) => [parseInt(h, 16) >> 8, parseInt(h, 16) & 255]).join('.');
+      return BLOCKED.check(v4, 'ipv4');
+    }
     return BLOCKED.check(address, 'ipv6');
   }
   return BLOCKED.check(address, 'ipv4');
