@@ -134,6 +134,7 @@ const EXPLAINED_LINT_WARNINGS = [
   'operation-4xx-response #/paths/~1readyz/get/responses',
   'operation-4xx-response #/paths/~1mcp~1health/get/responses',
   'operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource~1mcp/get/responses',
+  'operation-4xx-response #/paths/~1.well-known~1oauth-authorization-server/get/responses',
   'operation-2xx-response #/paths/~1mcp/get/responses',
   'operation-2xx-response #/paths/~1mcp/delete/responses',
   'no-unused-components #/components/schemas/FlowDefinition',
@@ -152,6 +153,7 @@ const NO_CLIENT_ERRORS = new Set([
   'GET /readyz',
   'GET /mcp/health',
   'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-authorization-server',
 ]);
 
 describe('health', () => {

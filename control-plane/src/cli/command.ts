@@ -28,6 +28,7 @@ export interface CommandArgs {
     reason?: string;
     amount?: string;
     actor?: string;
+    email?: string;
     json?: boolean;
     help?: boolean;
   };

@@ -12,6 +12,7 @@ import { runMigrate } from './commands/migrate.ts';
 import { runOrg } from './commands/org.ts';
 import { runStart } from './commands/start.ts';
 import { runWallet } from './commands/wallet.ts';
+import { runUsers } from './commands/users.ts';
 import { CliError, type CommandArgs } from './command.ts';
 
 export const USAGE = `Usage: parley <command>
@@ -26,6 +27,7 @@ export const USAGE = `Usage: parley <command>
   keys create --org ID --scopes a,b --name N [--user ID] [--json]
                                         create an API key (default owner: the organisation's owner)
   keys revoke ID [--json]               revoke an API key everywhere at once
+  users password --email E [--json]     set a user's password for MCP sign-in (read from standard input)
   call [--agent ID] [--speak TEXT] [--url URL] [--key KEY] [--out FILE]
                                         place a websocket call on a running Parley and speak TEXT (default
                                         "Hello world") to agent ID (default the demo agent, created on first use);
@@ -64,6 +66,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   amount: { type: 'string' },
   actor: { type: 'string' },
+  email: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -101,6 +104,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runBilling(sub);
       case 'wallet':
         return await runWallet(sub);
+      case 'users':
+        return await runUsers(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }
