@@ -48,6 +48,21 @@ export interface EndpointOptions {
 export default async function oauthEndpoints(app: FastifyInstance, options: EndpointOptions) {
   const base = options.publicUrl;
 
+  // What the framework refuses before a handler runs (a body it cannot parse, a content type it does not take) is
+  // answered in OAuth's format too: OAuth clients read `error`, and the documented answers have no other shape.
+  app.setErrorHandler((error: Error & { statusCode?: unknown; status?: unknown }, request, reply) => {
+    // Fastify's errors carry statusCode; the app's own (ApiError, e.g. the storable-text rule) carry status.
+    const status = Number(error.statusCode ?? error.status ?? 500);
+    if (status >= 400 && status < 500) {
+      return reply
+        .code(status)
+        .header('cache-control', 'no-store')
+        .send({ error: 'invalid_request', error_description: error.message });
+    }
+    request.log.error({ err: error }, 'OAuth request failed');
+    return reply.code(500).send({ error: 'server_error', error_description: 'Internal error' });
+  });
+
   // Hosts that run in a browser call these across origins; none of them reads a cookie, so any origin may.
   app.addHook('onSend', async (request, reply) => {
     if (request.method !== 'OPTIONS') void reply.header('access-control-allow-origin', '*');
