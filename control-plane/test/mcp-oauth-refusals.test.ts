@@ -406,14 +406,28 @@ describe('client metadata documents', () => {
     expect(missing.html).toContain('HTTP 404');
   });
 
-  it('never fetches private or loopback addresses unless configured to', async () => {
-    const guarded = await startTestApp({ db: t.db, bus: t.bus });
+  it('never fetches private or loopback addresses unless configured to; registration is rate limited', async () => {
+    const guarded = await startTestApp({ db: t.db, bus: t.bus, rateLimits: { oauthRegistration: 1 } });
     const document = metadata.url('/client.json');
     metadata.serve('/client.json', { client_id: document, redirect_uris: [REDIRECT] });
     const query = new URLSearchParams({ client_id: document, redirect_uri: REDIRECT, response_type: 'code' });
     const refused = await guarded.call(undefined, { method: 'GET', url: `/oauth/authorize?${query}` });
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('private or loopback');
+    // Registration is open to anyone, so it is rate limited per address.
+    const register = () =>
+      guarded.call(undefined, {
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { client_name: 'Many', redirect_uris: [REDIRECT] },
+      });
+    expect((await register()).statusCode).toBe(201);
+    const limited = await register();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('Rate limit'),
+    });
     await guarded.close();
     for (const address of [
       '127.0.0.1',

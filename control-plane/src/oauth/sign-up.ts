@@ -12,6 +12,21 @@ export async function signUp(
   input: { name: string; email: string; password: string; organisationName: string },
 ): Promise<SignUpResult> {
   const hash = await hashPassword(input.password);
+  return createAccount(sql, input, hash).catch((error: { code?: string }) => {
+    // Two sign-ups with one address at once: the unique index decides, and the second is told the address is taken.
+    if (error.code === UNIQUE_VIOLATION) return { kind: 'taken' } as const;
+    throw error;
+  });
+}
+
+/** Postgres' unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
+function createAccount(
+  sql: Sql,
+  input: { name: string; email: string; organisationName: string },
+  hash: string,
+): Promise<SignUpResult> {
   return sql.begin(async (tx) => {
     if (await findUserByEmail(tx, input.email)) return { kind: 'taken' } as const;
     const userId = newId();

@@ -86,6 +86,7 @@ const t = await startTestApp({
       'dialerStatus',
       'callPlacement',
       'mcp',
+      'oauthRegistration',
     ].map((n) => [n, 1_000_000]),
   ),
   carrierApiUrls: Object.fromEntries(CARRIERS.map((c) => [c, carrierUrl])) as never,

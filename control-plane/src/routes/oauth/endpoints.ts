@@ -159,8 +159,10 @@ export default async function oauthEndpoints(app: FastifyInstance, options: Endp
         {
           201: open('The registered client: client_id, client_id_issued_at and the metadata as accepted'),
           400: { ...OAUTH_ERROR, description: 'invalid_redirect_uri or invalid_client_metadata' },
+          429: { ...OAUTH_ERROR, description: 'Too many registrations from this address; Retry-After says when' },
         },
       ),
+      preHandler: [app.limit('oauthRegistration', 'ip')],
     },
     async (request, reply) => {
       try {
