@@ -237,6 +237,21 @@ describe('resources and scopes', () => {
     expect(rest.json().data.audience).toBe(`${PUBLIC_URL}/api/v1`);
   });
 
+  it('binds a token to the MCP server when an older host names no resource', async () => {
+    const { code, verifier } = await freshCode({ resource: undefined });
+    const issued = await token({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
+    expect(issued.status).toBe(200);
+    expect((await mcp(issued.body.access_token!)).status).toBe(200);
+    const me = await t.call(issued.body.access_token, { method: 'GET', url: '/api/v1/api-keys/me' });
+    expect(me.json().data.audience).toBe(MCP_URL);
+  });
+
   it('refuses a resource it does not serve, and a token request naming another resource than the code', async () => {
     const elsewhere = new URL(
       (
