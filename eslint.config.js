@@ -244,6 +244,7 @@ const CONTROL_PLANE_DOMAINS = [
   'accounts',
   'agents',
   'auth',
+  'oauth',
   'billing',
   'calls',
   'carriers',

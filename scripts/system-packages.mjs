@@ -26,6 +26,8 @@ const SYSTEM_PACKAGES = [
   { name: 'opus-tools', neededBy: 'recording tests' },
   // sox is the reference WAV/G.711 codec the engine's own codecs are compared against (wav.test.ts, g711.test.ts)
   { name: 'sox', neededBy: 'audio codec tests' },
+  // openssl makes the certificate of the HTTPS server that serves OAuth client metadata documents (mcp-oauth tests)
+  { name: 'openssl', neededBy: 'MCP sign-in tests' },
 ];
 
 function requiredPackages() {

@@ -50,7 +50,10 @@ import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import widgetRoutes, { answerWidgetPreflight } from './routes/v1/widget/index.ts';
 import widgetScriptRoutes from './routes/pages/widget-script.ts';
 import { ChatReplies } from './chat/chat-replies.ts';
-import { mcpPlugin, injectRestClient } from '@parley/mcp';
+import { mcpPlugin, injectRestClient, MCP_PATH } from '@parley/mcp';
+import oauthRoutes from './routes/oauth/index.ts';
+import { AuthorizationServer } from './oauth/authorization-server.ts';
+import { ClientDirectory } from './oauth/clients.ts';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -89,6 +92,7 @@ export interface AppDependencies {
         | 'carrierDReseller'
         | 'payments'
         | 'defaultConcurrentCalls'
+        | 'oauthClientMetadataAllowPrivate'
       >
     >;
   sql: Sql;
@@ -109,6 +113,8 @@ export interface AppDependencies {
   recordingsBucket?: Config['engine']['recordingsBucket'];
   /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
   languageModel?: boolean;
+  /** Extra certificate authorities (PEM) for fetching OAuth client metadata documents: a test server's own. */
+  oauthClientMetadataCa?: string;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -243,10 +249,26 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     { prefix: API_PREFIX },
   );
 
+  // MCP sign-in (docs/architecture.md §17): tokens for the MCP server (the default resource) or the REST API.
+  const publicUrl = deps.config.publicUrl.replace(/\/+$/, '');
+  const oauthClients = new ClientDirectory(deps.sql, {
+    allowPrivateAddresses: deps.config.oauthClientMetadataAllowPrivate ?? false,
+    ca: deps.oauthClientMetadataCa,
+  });
+  const authorizationServer = new AuthorizationServer({
+    sql: deps.sql,
+    keys: deps.keys,
+    clients: oauthClients,
+    issuer: publicUrl,
+    resources: [publicUrl + MCP_PATH, publicUrl + API_PREFIX],
+  });
+  await app.register(oauthRoutes, { sql: deps.sql, server: authorizationServer, clients: oauthClients, publicUrl });
+
   // The MCP server is a client of the routes above, reached in-process (docs/architecture.md §1).
   await app.register(mcpPlugin, {
     rest: injectRestClient(app, API_PREFIX),
     publicUrl: deps.config.publicUrl,
+    authorizationServer: publicUrl,
     requestsPerMinute: deps.config.rateLimits.mcp,
     scopes: CUSTOMER_SCOPES,
   });

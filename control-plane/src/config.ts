@@ -62,6 +62,11 @@ export interface Config {
    * plan's own concurrentCalls applies to plan billing (billing/call-admission.ts).
    */
   defaultConcurrentCalls: number;
+  /**
+   * PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE=1: MCP sign-in may fetch client metadata documents from private and
+   * loopback addresses. For tests only: in production it would let anyone make the server fetch internal URLs (SSRF).
+   */
+  oauthClientMetadataAllowPrivate: boolean;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
@@ -125,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     payments: readPayments(env),
     defaultConcurrentCalls: readCount(env, 'PARLEY_DEFAULT_CONCURRENT_CALLS', DEFAULT_CONCURRENT_CALLS),
+    oauthClientMetadataAllowPrivate: env.PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE === '1',
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
   };

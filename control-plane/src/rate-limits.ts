@@ -35,6 +35,11 @@ export const RATE_LIMIT_DEFAULTS = {
    * user turn; 300 a minute leaves room for a busy agent loop and still stops a runaway one within seconds.
    */
   mcp: 300,
+  /**
+   * MCP sign-in's dynamic client registration (POST /oauth/register), per client address: open to anyone, so it is
+   * bounded; a host registers once per installation, and 20 a minute still lets a whole office connect at once.
+   */
+  oauthRegistration: 20,
 } as const satisfies Record<string, number>;
 
 export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;

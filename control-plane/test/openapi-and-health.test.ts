@@ -135,6 +135,7 @@ const EXPLAINED_LINT_WARNINGS = [
   'operation-4xx-response #/paths/~1readyz/get/responses',
   'operation-4xx-response #/paths/~1mcp~1health/get/responses',
   'operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource~1mcp/get/responses',
+  'operation-4xx-response #/paths/~1.well-known~1oauth-authorization-server/get/responses',
   'operation-2xx-response #/paths/~1mcp/get/responses',
   'operation-2xx-response #/paths/~1mcp/delete/responses',
   'operation-2xx-response #/paths/~1api~1v1~1widget~1chat/get/responses',
@@ -154,6 +155,7 @@ const NO_CLIENT_ERRORS = new Set([
   'GET /readyz',
   'GET /mcp/health',
   'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-authorization-server',
 ]);
 
 describe('health', () => {

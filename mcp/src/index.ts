@@ -17,6 +17,8 @@ export interface McpPluginOptions {
   publicUrl: string;
   requestsPerMinute: number;
   scopes: readonly string[];
+  /** The issuer of the authorization server of MCP sign-in, named in the protected resource metadata. */
+  authorizationServer?: string;
 }
 
 /** Registers /mcp, /mcp/health and the protected-resource metadata, in a context of their own (their own JSON parser). */

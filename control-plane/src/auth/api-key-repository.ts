@@ -137,13 +137,14 @@ export interface PrincipalKeyRow {
   role: Role | null;
   owner_id: string;
   features: string[];
+  audience: string | null;
 }
 
 /** The key of this prefix, when its user and organisation are active. */
 export async function findPrincipalKey(sql: Queryable, prefix: string): Promise<PrincipalKeyRow | undefined> {
   const [row] = await sql<PrincipalKeyRow[]>`
     select k.id, k.name, k.kind, k.organisation_id, k.user_id, k.key_hash, k.scopes, k.agent_id, k.revoked_at,
-           k.last_used_at, m.role, o.owner_id, o.features
+           k.last_used_at, k.audience, m.role, o.owner_id, o.features
       from api_keys k
       join users u on u.id = k.user_id and u.is_active and u.deleted_at is null
       join organisations o on o.id = k.organisation_id and o.is_active and o.deleted_at is null
@@ -172,15 +173,17 @@ export interface ApiKeyInput {
   kind?: 'management' | 'widget';
   agentId?: string | null;
   aiHost?: string | null;
+  /** The resource (RFC 8707) a key issued through OAuth is for; none for keys made by hand. */
+  audience?: string | null;
 }
 
 /** A new API key (or widget token) of a user; its secret value is in the answer, only its hash is stored. */
 export async function insertApiKey(sql: Queryable, input: ApiKeyInput): Promise<CreatedKey> {
   const generated = generateApiKey();
   const id = newId();
-  await sql`insert into api_keys (id, organisation_id, user_id, kind, name, key_prefix, key_hash, last4, scopes, agent_id, ai_host)
+  await sql`insert into api_keys (id, organisation_id, user_id, kind, name, key_prefix, key_hash, last4, scopes, agent_id, ai_host, audience)
             values (${id}, ${input.organisationId}, ${input.userId}, ${input.kind ?? 'management'}, ${input.name},
                     ${generated.prefix}, ${generated.hash}, ${generated.last4}, ${[...input.scopes]},
-                    ${input.agentId ?? null}, ${input.aiHost ?? null})`;
+                    ${input.agentId ?? null}, ${input.aiHost ?? null}, ${input.audience ?? null})`;
   return { id, key: generated.value, prefix: generated.prefix, scopes: input.scopes };
 }

@@ -116,6 +116,7 @@ export class KeyStore {
         scopes: row.scopes as Scope[],
         agentId: row.agent_id,
         features: row.features,
+        audience: row.audience,
       },
     };
   }

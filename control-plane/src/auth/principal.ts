@@ -15,6 +15,8 @@ export interface Principal {
   agentId: string | null;
   /** Organisation feature flags (flow_agents, self_serve_telephony, …). */
   features: readonly string[];
+  /** The resource a key issued to an AI host through OAuth is for (its audience); null for keys made by hand. */
+  audience: string | null;
 }
 
 /** Tells every process to forget cached keys (docs/architecture.md §4 `v1.auth.revoked`). */

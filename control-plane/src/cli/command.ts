@@ -38,6 +38,7 @@ export interface CommandArgs {
     number?: string;
     'max-calls'?: string;
     'max-queue'?: string;
+    email?: string;
     json?: boolean;
     help?: boolean;
   };

@@ -13,6 +13,7 @@ import { runOrg } from './commands/org.ts';
 import { runSip } from './commands/sip.ts';
 import { runStart } from './commands/start.ts';
 import { runWallet } from './commands/wallet.ts';
+import { runUsers } from './commands/users.ts';
 import { CliError, type CommandArgs } from './command.ts';
 
 export const USAGE = `Usage: parley <command>
@@ -27,6 +28,7 @@ export const USAGE = `Usage: parley <command>
   keys create --org ID --scopes a,b --name N [--user ID] [--json]
                                         create an API key (default owner: the organisation's owner)
   keys revoke ID [--json]               revoke an API key everywhere at once
+  users password --email E [--json]     set a user's password for MCP sign-in (read from standard input)
   call [--agent ID] [--speak TEXT] [--url URL] [--key KEY] [--out FILE]
                                         place a websocket call on a running Parley and speak TEXT (default
                                         "Hello world") to agent ID (default the demo agent, created on first use);
@@ -80,6 +82,7 @@ const OPTIONS = {
   number: { type: 'string' },
   'max-calls': { type: 'string' },
   'max-queue': { type: 'string' },
+  email: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -119,6 +122,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runWallet(sub);
       case 'sip':
         return await runSip(sub);
+      case 'users':
+        return await runUsers(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }

@@ -73,3 +73,14 @@ export function isCarrierDocument(answer: Answer): boolean {
       (document.body.startsWith('<') ? answer.body.trimStart().startsWith('<') : answer.body === document.body),
   );
 }
+
+/** MCP sign-in's refusals: OAuth's `{ error, error_description }` from its endpoints, an HTML page from its pages. */
+export function isOAuthRefusal(answer: Answer): boolean {
+  if (String(answer.headers['content-type']).startsWith('text/html')) return answer.body.startsWith('<!doctype html>');
+  try {
+    const b = JSON.parse(answer.body) as { error?: unknown; error_description?: unknown };
+    return typeof b?.error === 'string' && typeof b.error_description === 'string';
+  } catch {
+    return false;
+  }
+}

@@ -23,6 +23,7 @@ import {
   ANSWER_TIME_LIMIT_MS,
   isCarrierDocument,
   isJsonRpcError,
+  isOAuthRefusal,
   problemsOf,
   type AnswerRules,
 } from './answer-checks.ts';
@@ -42,6 +43,7 @@ const EXCLUDED = new Map<string, string>([]);
 const DOOR_RULES: Array<{ prefix: string; rules: AnswerRules }> = [
   { prefix: '/mcp', rules: { ownRefusals: isJsonRpcError } },
   { prefix: '/webhooks/', rules: { ownRefusals: isCarrierDocument } },
+  { prefix: '/oauth/', rules: { ownRefusals: isOAuthRefusal } },
 ];
 
 /**
@@ -84,6 +86,7 @@ const t = await startTestApp({
       'dialerStatus',
       'callPlacement',
       'mcp',
+      'oauthRegistration',
     ].map((n) => [n, 1_000_000]),
   ),
   carrierApiUrls: Object.fromEntries(CARRIERS.map((c) => [c, carrierUrl])) as never,

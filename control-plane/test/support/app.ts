@@ -50,6 +50,8 @@ export interface TestAppOptions {
   payments?: Config['payments'];
   /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls a pay-as-you-go organisation may have; default the product's. */
   defaultConcurrentCalls?: number;
+  /** MCP sign-in: let client metadata documents come from loopback (PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE), and trust this CA. */
+  oauthClientMetadata?: { allowPrivate: boolean; ca?: string };
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -72,7 +74,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       carrierApiUrls: options.carrierApiUrls,
       payments: options.payments,
       defaultConcurrentCalls: options.defaultConcurrentCalls,
+      oauthClientMetadataAllowPrivate: options.oauthClientMetadata?.allowPrivate,
     },
+    oauthClientMetadataCa: options.oauthClientMetadata?.ca,
     sql: db.sql,
     bus,
     keys,

@@ -5,7 +5,9 @@
 import type { RestClient } from '../rest/rest-client.ts';
 import type { Caller } from '../tools/tool-context.ts';
 
-export type CallerLookup = { kind: 'ok'; caller: Caller } | { kind: 'refused'; status: number; message: string };
+export type CallerLookup =
+  /** audience: the resource an OAuth-issued key is for (RFC 8707), null for keys made by hand. */
+  { kind: 'ok'; caller: Caller; audience: string | null } | { kind: 'refused'; status: number; message: string };
 
 /** The token of an `Authorization: Bearer <token>` header, else undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -26,6 +28,7 @@ export async function lookUpCaller(rest: RestClient, token: string, clientAddres
   const data = body.data;
   return {
     kind: 'ok',
+    audience: typeof data.audience === 'string' ? data.audience : null,
     caller: {
       token,
       keyId: String(data.keyId),

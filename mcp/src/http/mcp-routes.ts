@@ -25,6 +25,8 @@ export interface McpRoutesOptions {
   requestsPerMinute: number;
   /** The scopes a token for this resource may carry, for the metadata. */
   scopes: readonly string[];
+  /** The issuer of the OAuth authorization server hosts sign in with (RFC 8414), named in the metadata. */
+  authorizationServer?: string;
 }
 
 /** The body of every refusal of these routes: a JSON-RPC 2.0 error answering no request (id null). */
@@ -73,6 +75,7 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
 export default async function mcpRoutes(app: FastifyInstance, options: McpRoutesOptions) {
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const metadataUrl = publicUrl + RESOURCE_METADATA_PATH;
+  const resource = publicUrl + MCP_PATH;
   const limit = new ConnectionLimit(options.requestsPerMinute);
 
   // This plugin is encapsulated: its JSON parser replaces the app's for these routes only.
@@ -106,7 +109,7 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
     {
       schema: documented('MCP: JSON-RPC 2.0 requests (Streamable HTTP, stateless, JSON responses)', {
         description:
-          'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key>, ' +
+          'initialize, tools/list, tools/call, prompts/list, prompts/get. Headers: Authorization: Bearer <API key, or the token of MCP sign-in>, ' +
           'Content-Type: application/json, Accept: application/json, text/event-stream. 401 without a valid token (WWW-Authenticate ' +
           `names ${RESOURCE_METADATA_PATH}); 429 past the per-connection limit (PARLEY_RATE_LIMITS mcp=…). REST errors come back as tool results.`,
         response: {
@@ -142,6 +145,10 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
       if (found.kind === 'refused') {
         if (found.status === 401) return unauthorized(reply, found.message, true);
         return jsonRpcError(reply, found.status === 403 ? 403 : 502, -32001, found.message);
+      }
+      // RFC 8707 / the MCP authorization spec: a token issued for another resource is not accepted here.
+      if (found.audience !== null && found.audience !== resource) {
+        return unauthorized(reply, `this token was issued for another resource (${found.audience})`, true);
       }
       if (request.body === UNPARSEABLE)
         return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
@@ -206,7 +213,7 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
     }),
   );
 
-  // RFC 9728. No authorization server is named yet: until Parley's OAuth login exists, hosts connect with an API key.
+  // RFC 9728: the resource, and the authorization server that issues tokens for it (MCP sign-in).
   app.get(
     RESOURCE_METADATA_PATH,
     {
@@ -216,7 +223,8 @@ export default async function mcpRoutes(app: FastifyInstance, options: McpRoutes
       }),
     },
     async () => ({
-      resource: publicUrl + MCP_PATH,
+      resource,
+      ...(options.authorizationServer ? { authorization_servers: [options.authorizationServer] } : {}),
       resource_name: 'Parley MCP server',
       bearer_methods_supported: ['header'],
       scopes_supported: options.scopes,

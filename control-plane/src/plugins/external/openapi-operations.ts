@@ -93,6 +93,10 @@ const OPERATION_ID_OVERRIDES: Record<string, string> = {
   'DELETE /mcp': 'endMcpSession',
   'GET /mcp/health': 'getMcpHealth',
   'GET /.well-known/oauth-protected-resource/mcp': 'getMcpResourceMetadata',
+  'GET /.well-known/oauth-authorization-server': 'getAuthorizationServerMetadata',
+  'POST /oauth/token': 'requestOAuthToken',
+  'POST /oauth/register': 'registerOAuthClient',
+  'POST /oauth/revoke': 'revokeOAuthToken',
 };
 
 /** Last path words that name what the call does rather than a resource: POST …/agents/{id}/duplicate → duplicateAgent. */

@@ -40,6 +40,11 @@ const TAGS = [
     description: "Payment orders at the processor, and the processor's signed webhook that credits the wallet.",
   },
   { name: 'mcp', description: 'The MCP server for AI hosts (JSON-RPC 2.0 over Streamable HTTP).' },
+  {
+    name: 'oauth',
+    description:
+      'MCP sign-in: the OAuth 2.1 authorization server AI hosts use to get a key (browser pages at /oauth/…).',
+  },
 ];
 
 export default fp(

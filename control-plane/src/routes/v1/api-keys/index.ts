@@ -20,6 +20,7 @@ export default async function apiKeyRoutes(app: FastifyInstance) {
       role: p.role,
       scopes: [...p.scopes],
       features: [...p.features],
+      audience: p.audience,
     });
   });
 

@@ -40,6 +40,11 @@ export const me = {
         role: Type.String({ description: "The key owner's role in the organisation" }),
         scopes: Type.Array(Type.String()),
         features: Type.Array(Type.String(), { description: 'Feature flags enabled for the organisation' }),
+        audience: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'For a key an AI host received through MCP sign-in (OAuth): the resource it was issued for (RFC 8707), ' +
+            'e.g. {base_url}/mcp; the MCP server refuses a key issued for another resource. Null for keys made by hand.',
+        }),
       }),
     ),
     ...authErrors,
