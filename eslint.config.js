@@ -250,6 +250,7 @@ const CONTROL_PLANE_DOMAINS = [
   'enhancement',
   'greetings',
   'integrations',
+  'knowledge',
   'language-model',
   'payments',
   'telephony',

@@ -42,6 +42,7 @@ import walletRoutes from './routes/v1/wallet/index.ts';
 import billingRoutes from './routes/v1/billing/index.ts';
 import payPageRoutes from './routes/pages/pay.ts';
 import paymentRoutes from './routes/v1/payments/index.ts';
+import knowledgeBaseRoutes from './routes/v1/knowledge-bases/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
@@ -100,6 +101,8 @@ export interface AppDependencies {
   recordingsBucket?: Config['engine']['recordingsBucket'];
   /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
   languageModel?: boolean;
+  /** Told when a knowledge document was stored, so the processing job (knowledge/knowledge-job.ts) looks now. */
+  onKnowledgeQueued?: () => void;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -218,6 +221,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       });
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
+      await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued });
     },
     { prefix: API_PREFIX },
   );

@@ -21,6 +21,7 @@ import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
+import { KnowledgeJob } from './knowledge/knowledge-job.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -85,6 +86,10 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     ).start();
     closers.push(() => postCall.stop());
 
+    // Knowledge bases (docs/architecture.md §14): uploads processed in the background.
+    const knowledge = new KnowledgeJob(database.sql, log.child({ job: 'knowledge' })).start();
+    closers.push(() => knowledge.stop());
+
     const secrets = await loadKeyRing(config);
     const app = await buildApp({
       config,
@@ -98,6 +103,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       languageModel: config.engine.llm !== undefined,
       recordingsDir: config.engine.recordingsDir,
       recordingsBucket: config.engine.recordingsBucket,
+      onKnowledgeQueued: () => knowledge.wake(),
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
 
