@@ -171,10 +171,25 @@ describe('knowledge uploads refused', () => {
       expect(response.statusCode, JSON.stringify(fields)).toBe(400);
       expect(response.json().message).toContain(named);
     }
-    const json = await t.call(org.key, { method: 'POST', url: '/api/v1/knowledge-bases', payload: { name: 'x' } });
+    const json = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/knowledge-bases',
+      payload: { name: 'x', files: ['aGVsbG8='] },
+    });
     expect(json.statusCode).toBe(400);
-    expect(json.json().errors[0].field).toBe('content-type');
+    expect(json.json().errors[0].field).toBe('files');
     expect(await documentCount()).toBe(before);
+  });
+
+  it('takes a JSON body of text fields', async () => {
+    const response = await t.call(org.key, {
+      method: 'POST',
+      url: '/api/v1/knowledge-bases',
+      payload: { name: 'Note', text: 'The terrace opens in May.' },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().data).toMatchObject({ source_type: 'text', file_count: 0, status: 'processing' });
+    await t.call(org.key, { method: 'DELETE', url: `/api/v1/knowledge-bases/${response.json().data.id}` });
   });
 
   it('ends in status error naming a file that cannot be read', async () => {

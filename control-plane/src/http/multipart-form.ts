@@ -47,9 +47,12 @@ function tooLarge(field: string, message: string): ApiError {
   return new ApiError('payload_too_large', message, { fields: [{ field, message }] });
 }
 
-/** Reads the whole form of `request` (registered with @fastify/multipart and `multipartLimits`). */
+/**
+ * Reads the whole form of `request` (registered with @fastify/multipart and `multipartLimits`). A JSON body is
+ * taken as the same form without files (text fields only), so scripts and MCP tools can send text alone.
+ */
 export async function readMultipartForm(request: FastifyRequest, limits: FormLimits): Promise<ReadForm> {
-  if (!request.isMultipart()) throw badField('content-type', 'must be multipart/form-data');
+  if (!request.isMultipart()) return jsonForm(request.body, limits);
   const fields: Record<string, string> = {};
   const files: FormFile[] = [];
   try {
@@ -97,4 +100,21 @@ export async function readMultipartForm(request: FastifyRequest, limits: FormLim
     throw error;
   }
   return { fields, files };
+}
+
+function jsonForm(body: unknown, limits: FormLimits): ReadForm {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badField('body', 'must be multipart/form-data, or a JSON object of text fields');
+  }
+  const fields: Record<string, string> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (limits.fileFields.includes(field)) throw badField(field, 'files are sent as multipart/form-data');
+    if (!limits.textFields.includes(field)) throw badField(field, 'is not a field of this form');
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'string') throw badField(field, 'must be a string');
+    if (Buffer.byteLength(value) > limits.maxTextBytes)
+      throw tooLarge(field, `is larger than ${megabytes(limits.maxTextBytes)}`);
+    fields[field] = value;
+  }
+  return { fields, files: [] };
 }

@@ -58,8 +58,9 @@ export const create = {
   description:
     'multipart/form-data. Stored at once with status processing, then extracted, chunked and indexed in the ' +
     "background: poll GET /knowledge-bases/{id} until ready, then list its id in an agent's customVariables " +
-    '(`knowledge_base_ids`). 413 names the file that is over 4 MB or past the fifth; nothing is stored then.',
-  consumes: ['multipart/form-data'],
+    '(`knowledge_base_ids`). 413 names the file that is over 4 MB or past the fifth; nothing is stored then. ' +
+    'A JSON body of the text fields (no files) is taken too.',
+  consumes: ['multipart/form-data', 'application/json'],
   body: CreateForm,
   response: { 201: Envelope(DocumentSchema), ...authErrors, 413: errorRef },
 };
