@@ -43,6 +43,7 @@ import billingRoutes from './routes/v1/billing/index.ts';
 import payPageRoutes from './routes/pages/pay.ts';
 import paymentRoutes from './routes/v1/payments/index.ts';
 import knowledgeBaseRoutes from './routes/v1/knowledge-bases/index.ts';
+import catalogueRoutes from './routes/v1/catalogues/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
@@ -222,6 +223,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
       await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued });
+      await v1.register(catalogueRoutes);
     },
     { prefix: API_PREFIX },
   );

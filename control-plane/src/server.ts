@@ -22,6 +22,7 @@ import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 import { KnowledgeJob } from './knowledge/knowledge-job.ts';
+import { KbSearchResponder } from './knowledge/kb-search-responder.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -89,6 +90,12 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     // Knowledge bases (docs/architecture.md §14): uploads processed in the background.
     const knowledge = new KnowledgeJob(database.sql, log.child({ job: 'knowledge' })).start();
     closers.push(() => knowledge.stop());
+    // Engines' knowledge_search and product_search (v1.kb.search).
+    const knowledgeLog = log.child({ job: 'knowledge-search' });
+    const kbSearch = new KbSearchResponder(database.sql, bus, (level, message, detail) =>
+      knowledgeLog[level](detail, message),
+    ).listen();
+    closers.push(() => kbSearch.close());
 
     const secrets = await loadKeyRing(config);
     const app = await buildApp({

@@ -5,6 +5,7 @@
  */
 import { Framer } from '../audio/framer.ts';
 import { ClauseChunker } from '../agent/clause-chunker.ts';
+import type { CallTool } from '../agent/knowledge-tools.ts';
 import { callWebhookTool, toolDefinition, type WebhookTool } from '../agent/webhook-tool.ts';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
@@ -69,6 +70,8 @@ export interface AgentTurnInput {
   turn: number;
   messages: readonly ChatMessage[];
   tools: readonly WebhookTool[];
+  /** Tools the engine runs itself (knowledge_search, product_search); offered before the webhooks. */
+  builtins?: readonly CallTool[];
   llm: LlmClient;
   tts: TtsClient;
   voice: SayOptions;
@@ -112,7 +115,8 @@ export async function runAgentTurn(
   result: AgentTurnResult = emptyTurnResult(),
 ): Promise<AgentTurnResult> {
   const speaker = new ClauseSpeaker(input, result);
-  const definitions = [...input.tools.map(toolDefinition), END_CALL_TOOL];
+  const builtins = input.builtins ?? [];
+  const definitions = [...builtins.map((t) => t.definition), ...input.tools.map(toolDefinition), END_CALL_TOOL];
   const messages = [...input.messages];
   for (let round = 0; round < MAX_TOOL_ROUNDS && !input.signal.aborted; round += 1) {
     const chunker = new ClauseChunker();
@@ -161,7 +165,20 @@ async function runTool(call: ToolCall, input: AgentTurnInput, result: AgentTurnR
     });
     return 'The call will end after your last words.';
   }
+  const builtin = input.builtins?.find((t) => t.definition.name === call.name);
   const tool = input.tools.find((t) => t.key === call.name);
+  if (builtin) {
+    const outcome = await builtin.run(call.arguments, input.signal);
+    result.tools.push({
+      name: call.name,
+      arguments: call.arguments,
+      ok: outcome.ok,
+      result: outcome.content,
+      durationMs: outcome.durationMs,
+      atMs,
+    });
+    return outcome.content;
+  }
   if (!tool) {
     result.tools.push({
       name: call.name,
