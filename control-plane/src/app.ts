@@ -46,6 +46,7 @@ import knowledgeBaseRoutes from './routes/v1/knowledge-bases/index.ts';
 import catalogueRoutes from './routes/v1/catalogues/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
+import type { Embedder } from './knowledge/embeddings/embedder.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
@@ -104,6 +105,8 @@ export interface AppDependencies {
   languageModel?: boolean;
   /** Told when a knowledge document was stored, so the processing job (knowledge/knowledge-job.ts) looks now. */
   onKnowledgeQueued?: () => void;
+  /** Embeds search questions when knowledge search is hybrid (knowledge/search-mode.ts); undefined: full text. */
+  knowledgeEmbedder?: Embedder;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -222,7 +225,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       });
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
-      await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued });
+      await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued, embedder: deps.knowledgeEmbedder });
       await v1.register(catalogueRoutes);
     },
     { prefix: API_PREFIX },

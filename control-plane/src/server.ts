@@ -23,6 +23,7 @@ import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 import { KnowledgeJob } from './knowledge/knowledge-job.ts';
 import { KbSearchResponder } from './knowledge/kb-search-responder.ts';
+import { chooseSearchMode } from './knowledge/search-mode.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -87,13 +88,19 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     ).start();
     closers.push(() => postCall.stop());
 
-    // Knowledge bases (docs/architecture.md §14): uploads processed in the background.
-    const knowledge = new KnowledgeJob(database.sql, log.child({ job: 'knowledge' })).start();
+    // Knowledge bases (docs/architecture.md §14): uploads processed in the background; search hybrid or full text.
+    const searchMode = await chooseSearchMode(database.sql, config.embeddings);
+    log.info({ mode: searchMode.description }, `knowledge search: ${searchMode.description}`);
+    const embedder = searchMode.embedder;
+    const knowledge = new KnowledgeJob(database.sql, log.child({ job: 'knowledge' }), { embedder }).start();
     closers.push(() => knowledge.stop());
     // Engines' knowledge_search and product_search (v1.kb.search).
     const knowledgeLog = log.child({ job: 'knowledge-search' });
-    const kbSearch = new KbSearchResponder(database.sql, bus, (level, message, detail) =>
-      knowledgeLog[level](detail, message),
+    const kbSearch = new KbSearchResponder(
+      database.sql,
+      bus,
+      (level, message, detail) => knowledgeLog[level](detail, message),
+      { embedder },
     ).listen();
     closers.push(() => kbSearch.close());
 
@@ -111,6 +118,7 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       recordingsDir: config.engine.recordingsDir,
       recordingsBucket: config.engine.recordingsBucket,
       onKnowledgeQueued: () => knowledge.wake(),
+      knowledgeEmbedder: embedder,
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
 

@@ -84,7 +84,11 @@ describe('knowledge_search in a call', () => {
     expect(toolEvent).toMatchObject({ ok: true, result: expect.stringContaining('Sunday: 9 am to 3 pm.') });
 
     await call.hangup();
-    await waitFor(() => rig.record(callId), (r) => r.ended_at !== null, 'the record to end');
+    await waitFor(
+      () => rig.record(callId),
+      (r) => r.ended_at !== null,
+      'the record to end',
+    );
     watch.stop();
   });
 });

@@ -16,6 +16,11 @@ export interface Chunk {
 export interface ChunkOptions {
   /** Recognise title-like lines as headings (plain text, PDFs); Markdown and Word documents mark theirs. */
   guessHeadings?: boolean;
+  /**
+   * Each paragraph is a record of its own (CSV rows, JSON records): one chunk each, never packed with its
+   * neighbours, so a search for one product or question finds that one and not the three around it.
+   */
+  recordPerChunk?: boolean;
 }
 
 const MARKDOWN_HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
@@ -33,6 +38,12 @@ export function cleanText(text: string): string {
 }
 
 export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
+  if (options.recordPerChunk) {
+    return cleanText(text)
+      .split(/\n\s*\n/)
+      .flatMap((record) => pack(units(record.split('\n').map((line) => line.trim()))))
+      .map((content) => ({ heading: '', content }));
+  }
   const chunks: Chunk[] = [];
   for (const section of sections(cleanText(text), options.guessHeadings ?? false)) {
     const heading = section.path.join(' › ');

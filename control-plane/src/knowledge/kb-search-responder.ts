@@ -19,6 +19,7 @@ import type { Sql } from '../db/database.ts';
 import { isId } from '../db/ids.ts';
 import { ApiError } from '../errors.ts';
 import { searchCatalogueProducts } from './catalogue-service.ts';
+import type { Embedder } from './embeddings/embedder.ts';
 import { searchKnowledge } from './knowledge-search.ts';
 
 export type ResponderLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
@@ -28,13 +29,16 @@ export class KbSearchResponder {
   readonly #bus: Bus;
   readonly #log: ResponderLog;
   readonly #answerMs: number;
+  readonly #embedder: Embedder | undefined;
   #subscription: Subscription | undefined;
 
-  constructor(sql: Sql, bus: Bus, log: ResponderLog, options: { answerMs?: number } = {}) {
+  /** @param options.embedder set when search is hybrid (search-mode.ts) */
+  constructor(sql: Sql, bus: Bus, log: ResponderLog, options: { answerMs?: number; embedder?: Embedder } = {}) {
     this.#sql = sql;
     this.#bus = bus;
     this.#log = log;
     this.#answerMs = options.answerMs ?? KB_SEARCH_ANSWER_MS;
+    this.#embedder = options.embedder;
   }
 
   listen(): this {
@@ -89,7 +93,7 @@ export class KbSearchResponder {
     const scope = { organisationId: request.organisationId, query: request.query, limit: request.limit };
     if (!isId(request.organisationId)) return { ok: true, passages: [], products: [] };
     if (request.kind === 'knowledge') {
-      const passages = await searchKnowledge(this.#sql, { ...scope, documentIds: ids });
+      const passages = await searchKnowledge(this.#sql, { ...scope, documentIds: ids }, this.#embedder);
       return { ok: true, passages, products: [] };
     }
     const products = await searchCatalogueProducts(this.#sql, { ...scope, catalogueIds: ids });

@@ -120,7 +120,12 @@ export class KnowledgeJob {
           `${source.file_name}: the document holds more than ${MAX_EXTRACTED_CHARS} characters of text`,
         );
       }
-      chunks.push(...chunkText(text, { guessHeadings: kind === 'pdf' || kind === 'txt' || kind === 'text' }));
+      chunks.push(
+        ...chunkText(text, {
+          guessHeadings: kind === 'pdf' || kind === 'txt' || kind === 'text',
+          recordPerChunk: kind === 'csv' || kind === 'json',
+        }),
+      );
     }
     if (chunks.length === 0) throw new KnowledgeFileError('No text was found in the uploaded content');
     return chunks;

@@ -66,3 +66,35 @@ export function searchChunks(sql: Queryable, language: string, query: ChunkQuery
      order by score desc, c.id
      limit ${query.limit}`;
 }
+
+/** Whether knowledge_chunks has its embedding column (a vector type existed when migration 015 ran). */
+export async function hasEmbeddingColumn(sql: Queryable): Promise<boolean> {
+  const rows = await sql`select 1 from information_schema.columns
+                          where table_schema = current_schema() and table_name = 'knowledge_chunks'
+                            and column_name = 'embedding'`;
+  return rows.length > 0;
+}
+
+/**
+ * The chunks nearest to `embedding` by cosine distance, nearest first, at least `minSimilarity` alike. Chunks
+ * embedded by a model of another size (the model was changed) are passed over rather than failing the search.
+ */
+export function nearestChunks(
+  sql: Queryable,
+  query: Omit<ChunkQuery, 'query' | 'phrases'> & { embedding: number[]; minSimilarity: number },
+): Promise<ChunkHitRow[]> {
+  const ids = query.documentIds ?? null;
+  const vector = `[${query.embedding.join(',')}]`;
+  return sql<ChunkHitRow[]>`
+    select id::text, document_id, document_name, heading, content, score from (
+      select c.id, c.document_id, d.name as document_name, c.heading, c.content,
+             (1 - (c.embedding <=> ${vector}::vector))::float8 as score
+        from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+       where c.organisation_id = ${query.organisationId} and d.status = 'ready'
+         and (${ids}::text[] is null or c.document_id = any(${ids}::text[]))
+         and c.embedding is not null and vector_dims(c.embedding) = ${query.embedding.length}
+       order by c.embedding <=> ${vector}::vector
+       limit ${query.limit}) nearest
+     where score >= ${query.minSimilarity}
+     order by score desc`;
+}

@@ -10,6 +10,7 @@ import { bodylessValidator } from '../../../http/bodyless-validator.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import { KnowledgeService } from '../../../knowledge/knowledge-service.ts';
 import { searchKnowledge } from '../../../knowledge/knowledge-search.ts';
+import type { Embedder } from '../../../knowledge/embeddings/embedder.ts';
 import {
   MAX_KNOWLEDGE_FILES,
   MAX_KNOWLEDGE_REQUEST_BYTES,
@@ -21,6 +22,8 @@ import * as schemas from './schemas.ts';
 export interface KnowledgeRoutesOptions {
   /** Told when a document was stored, so the processing job looks at once. */
   onQueued?: () => void;
+  /** Set when search is hybrid (knowledge/search-mode.ts). */
+  embedder?: Embedder;
 }
 
 const FORM: FormLimits = {
@@ -66,12 +69,16 @@ export default async function knowledgeBaseRoutes(app: FastifyInstance, options:
     { schema: schemas.search, config: { scope: 'knowledge:read' } },
     async (request) =>
       ok({
-        results: await searchKnowledge(app.sql, {
-          organisationId: principalOf(request).organisationId,
-          documentIds: request.body.knowledge_base_ids,
-          query: request.body.query,
-          limit: request.body.limit,
-        }),
+        results: await searchKnowledge(
+          app.sql,
+          {
+            organisationId: principalOf(request).organisationId,
+            documentIds: request.body.knowledge_base_ids,
+            query: request.body.query,
+            limit: request.body.limit,
+          },
+          options.embedder,
+        ),
       }),
   );
 
