@@ -56,6 +56,16 @@ create table knowledge_chunks (
 create index knowledge_chunks_search on knowledge_chunks using gin (search);
 create index knowledge_chunks_by_document on knowledge_chunks (document_id, position);
 
+-- How many of a document's chunks hold each word (stemmed): a search looks up its words here to tell the rare
+-- ones, which pick the candidates, from the common ones, which would make every chunk a candidate
+-- (knowledge/search-repository.ts). "C" collation, so a prefix is a range of the primary key.
+create table knowledge_lexemes (
+  document_id  char(24) not null references knowledge_documents (id) on delete cascade,
+  lexeme       text collate "C" not null,
+  chunks       integer not null,
+  primary key (document_id, lexeme)
+);
+
 -- Catalogues: upload catalogues are fed by a product file (.csv or .json) parsed within the upload request.
 create table catalogues (
   id               char(24) primary key,

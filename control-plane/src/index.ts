@@ -16,3 +16,6 @@ export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';
 export { persistCallEvent, type PersistOutcome } from './calls/repository/call-event-store.ts';
 export { adjustWallet } from './wallet/wallet.ts';
 export { walletReplay, unbalancedTransactions } from './wallet/ledger-repository.ts';
+export { KnowledgeService } from './knowledge/knowledge-service.ts';
+export { KnowledgeJob } from './knowledge/knowledge-job.ts';
+export { searchKnowledge, type KnowledgeHit } from './knowledge/knowledge-search.ts';

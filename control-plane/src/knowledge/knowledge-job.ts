@@ -35,6 +35,9 @@ export const KNOWLEDGE_MAX_ATTEMPTS = 4;
 /** Delay before the second attempt, s; doubled for each later one. */
 export const KNOWLEDGE_RETRY_BASE_SECONDS = 15;
 
+/** What the job logs through: a pino logger, or anything with its three levels. */
+export type KnowledgeJobLog = Pick<Logger, 'info' | 'warn' | 'error'>;
+
 export type KnowledgeJobOutcome = 'ready' | 'error' | 'retry' | 'lease_lost';
 
 export interface KnowledgeJobOptions {
@@ -46,12 +49,12 @@ export interface KnowledgeJobOptions {
 
 export class KnowledgeJob {
   readonly #sql: Sql;
-  readonly #log: Logger;
+  readonly #log: KnowledgeJobLog;
   readonly #options: KnowledgeJobOptions;
   readonly #abort = new AbortController();
   readonly #loop: PollLoop;
 
-  constructor(sql: Sql, log: Logger, options: KnowledgeJobOptions = {}) {
+  constructor(sql: Sql, log: KnowledgeJobLog, options: KnowledgeJobOptions = {}) {
     this.#sql = sql;
     this.#log = log;
     this.#options = options;

@@ -152,6 +152,10 @@ export function saveChunks(
            where k.document_id = ${job.document_id} and k.position = e.position and e.embedding is not null`;
       }
     }
+    await tx`delete from knowledge_lexemes where document_id = ${job.document_id}`;
+    await tx`insert into knowledge_lexemes (document_id, lexeme, chunks)
+             select ${job.document_id}, word, ndoc
+               from ts_stat(format('select search from knowledge_chunks where document_id = %L', ${job.document_id}::text))`;
     await tx`update knowledge_documents set status = 'ready', error = null, chunk_count = ${chunks.length},
                updated_at = now() where id = ${job.document_id}`;
     await tx`delete from knowledge_sources where document_id = ${job.document_id}`;

@@ -10,7 +10,16 @@ import type { Queryable } from '../db/database.ts';
 import { badField } from '../errors.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import { DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS } from './limits.ts';
-import { nearestChunks, searchChunks, searchLanguages, type ChunkHitRow } from './search-repository.ts';
+import {
+  COMMON_WORD_CHUNKS,
+  EVERYWHERE_WORD_CHUNKS,
+  nearestChunks,
+  searchChunks,
+  searchScopes,
+  wordCounts,
+  wordsQuery,
+  type ChunkHitRow,
+} from './search-repository.ts';
 
 export interface KnowledgeHit {
   document_id: string;
@@ -59,8 +68,26 @@ export async function searchKnowledge(
   const phrases = quotedPhrases(query);
   const candidates = embedder && phrases.length === 0 ? Math.max(limit, FUSION_CANDIDATES) : limit;
   const textHits: ChunkHitRow[] = [];
-  for (const language of await searchLanguages(sql, scope)) {
-    textHits.push(...(await searchChunks(sql, language, { ...scope, query, phrases, limit: candidates })));
+  for (const scopeOfLanguage of await searchScopes(sql, scope)) {
+    const words = await wordCounts(sql, scopeOfLanguage, query);
+    if (words.length === 0) continue;
+    const byCount = [...words].sort((a, b) => a.chunks - b.chunks);
+    const rare = byCount.filter((w) => w.chunks <= COMMON_WORD_CHUNKS).map((w) => w.lexeme);
+    const allWords = words.map((w) => w.lexeme);
+    // Rare words pick every chunk that holds one (those with all of them first); with none, the least common
+    // word picks (those with every word first).
+    const picking = rare.length ? rare : [byCount[0]!.lexeme];
+    const request = {
+      ...scope,
+      query,
+      phrases,
+      limit: candidates,
+      allWords,
+      retrieve: wordsQuery(picking, '|'),
+      retrieveAll: wordsQuery(rare.length ? rare : allWords, '&'),
+      scan: byCount[0]!.chunks > EVERYWHERE_WORD_CHUNKS,
+    };
+    textHits.push(...(await searchChunks(sql, scopeOfLanguage, request)));
   }
   textHits.sort((a, b) => b.score - a.score);
   // Quoted phrases are a demand for those words: the embeddings, which know no phrases, are not asked.
