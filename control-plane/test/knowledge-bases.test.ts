@@ -115,6 +115,14 @@ describe('knowledge bases', () => {
     expect(prefix!.text).toContain('allergen folder');
   });
 
+  it('searches questions full of tsquery syntax as plain words', async () => {
+    for (const query of ["it's O'Neil's \\ back\\slash", 'a:b & c | !d <-> (e) *:', '"unclosed phrase', "'''"]) {
+      expect(Array.isArray(await search(query)), query).toBe(true);
+    }
+    const [top] = await search("what's the parking like? (car park!)");
+    expect(top!.heading).toBe('Harbour Café › Parking');
+  });
+
   it('finds a CSV row and a JSON record by their values', async () => {
     const [flatWhite] = await search('how much is a flat white');
     expect(flatWhite!.document_name).toBe('Menu and FAQ');
