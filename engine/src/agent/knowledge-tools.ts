@@ -8,6 +8,8 @@
 import type { Bus } from '../bus/index.ts';
 import {
   CATALOGUE_VARIABLES,
+  KB_SEARCH_MAX_IDS,
+  KB_SEARCH_MAX_QUERY_CHARS,
   KB_SEARCH_TIMEOUT_MS,
   KNOWLEDGE_BASE_VARIABLES,
   SEARCH_TOOLS,
@@ -104,8 +106,8 @@ function searchTool(
             organisationId: spec.organisationId,
             callId: spec.callId,
             kind,
-            ids: ids.slice(0, 50),
-            query: query.trim().slice(0, 500),
+            ids: ids.slice(0, KB_SEARCH_MAX_IDS),
+            query: query.trim().slice(0, KB_SEARCH_MAX_QUERY_CHARS),
             limit: SEARCH_TOOL_RESULTS,
           }),
           { timeoutMs: KB_SEARCH_TIMEOUT_MS },

@@ -19,6 +19,8 @@ export const KB_SEARCH_TIMEOUT_MS = 2_500;
 export const KB_SEARCH_ANSWER_MS = 2_000;
 /** Ids one search may name: an agent lists a handful of knowledge bases or catalogues, never hundreds. */
 export const KB_SEARCH_MAX_IDS = 50;
+/** The longest question searched: a spoken question is far shorter. */
+export const KB_SEARCH_MAX_QUERY_CHARS = 500;
 /** Results one search may ask for. */
 export const KB_SEARCH_MAX_RESULTS = 20;
 
@@ -29,7 +31,7 @@ export const KbSearchRequest = Type.Object({
   kind: Type.Union([Type.Literal('knowledge'), Type.Literal('catalogue')]),
   /** Knowledge base or catalogue ids, as the agent's customVariables list them. */
   ids: Type.Array(Type.String(), { maxItems: KB_SEARCH_MAX_IDS }),
-  query: Type.String({ minLength: 1, maxLength: 500 }),
+  query: Type.String({ minLength: 1, maxLength: KB_SEARCH_MAX_QUERY_CHARS }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: KB_SEARCH_MAX_RESULTS })),
 });
 export type KbSearchRequest = Static<typeof KbSearchRequest>;
