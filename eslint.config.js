@@ -252,6 +252,7 @@ const CONTROL_PLANE_DOMAINS = [
   'enhancement',
   'greetings',
   'integrations',
+  'knowledge',
   'language-model',
   'payments',
   'sip',

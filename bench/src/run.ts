@@ -11,6 +11,7 @@ import { callsSuite } from './calls/index.ts';
 import { mcpSuite } from './mcp/index.ts';
 import { walletSuite } from './wallet/index.ts';
 import { chatSuite } from './chat/index.ts';
+import { knowledgeSuite } from './knowledge/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
@@ -22,6 +23,7 @@ const SUITES: readonly Suite[] = [
   callsSuite,
   walletSuite,
   chatSuite,
+  knowledgeSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -43,8 +43,11 @@ import billingRoutes from './routes/v1/billing/index.ts';
 import payPageRoutes from './routes/pages/pay.ts';
 import paymentRoutes from './routes/v1/payments/index.ts';
 import sipConfigRoutes from './routes/v1/sip-config/index.ts';
+import knowledgeBaseRoutes from './routes/v1/knowledge-bases/index.ts';
+import catalogueRoutes from './routes/v1/catalogues/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
+import type { Embedder } from './knowledge/embeddings/embedder.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import widgetRoutes, { answerWidgetPreflight } from './routes/v1/widget/index.ts';
@@ -115,6 +118,10 @@ export interface AppDependencies {
   languageModel?: boolean;
   /** Extra certificate authorities (PEM) for fetching OAuth client metadata documents: a test server's own. */
   oauthClientMetadataCa?: string;
+  /** Told when a knowledge document was stored, so the processing job (knowledge/knowledge-job.ts) looks now. */
+  onKnowledgeQueued?: () => void;
+  /** Embeds search questions when knowledge search is hybrid (knowledge/search-mode.ts); undefined: full text. */
+  knowledgeEmbedder?: Embedder;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -245,6 +252,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         log: (level, message, detail) => app.log[level](detail, message),
       });
       await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });
+      await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued, embedder: deps.knowledgeEmbedder });
+      await v1.register(catalogueRoutes);
     },
     { prefix: API_PREFIX },
   );

@@ -71,7 +71,24 @@ export interface Config {
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
   engine: EngineConfig;
+  /**
+   * PARLEY_EMBEDDINGS_BASE_URL / _API_KEY / _MODEL (default text-embedding-3-small): an OpenAI-compatible embeddings
+   * endpoint; with it and a vector type in the database, knowledge search is hybrid (docs/architecture.md §14).
+   */
+  embeddings: EmbeddingsConfig | undefined;
 }
+
+export interface EmbeddingsConfig {
+  /** Base URL without a trailing slash, e.g. https://api.openai.com/v1; requests go to `<baseUrl>/embeddings`. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  /** PARLEY_EMBEDDINGS_MIN_SIMILARITY: cosine similarity a passage needs to count as found (default 0.3, OpenAI's scale). */
+  minSimilarity: number | undefined;
+}
+
+/** OpenAI's small embeddings model: cheap, 1536 dimensions, good enough to rank passages for a call. */
+export const DEFAULT_EMBEDDINGS_MODEL = 'text-embedding-3-small';
 
 export interface PaymentsConfig {
   /** PARLEY_PAYMENTS_API_URL: the processor's API, default Razorpay's; a local fake in tests. */
@@ -133,7 +150,28 @@ export function loadConfig(env: Env = process.env): Config {
     oauthClientMetadataAllowPrivate: env.PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE === '1',
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
+    embeddings: readEmbeddings(env),
   };
+}
+
+function readEmbeddings(env: Env): EmbeddingsConfig | undefined {
+  const baseUrl = nonEmpty(env.PARLEY_EMBEDDINGS_BASE_URL);
+  if (!baseUrl) return undefined;
+  return {
+    baseUrl: trimSlash(baseUrl),
+    apiKey: nonEmpty(env.PARLEY_EMBEDDINGS_API_KEY),
+    model: nonEmpty(env.PARLEY_EMBEDDINGS_MODEL) ?? DEFAULT_EMBEDDINGS_MODEL,
+    minSimilarity: readSimilarity(env.PARLEY_EMBEDDINGS_MIN_SIMILARITY),
+  };
+}
+
+function readSimilarity(value: string | undefined): number | undefined {
+  if (nonEmpty(value) === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < -1 || number > 1) {
+    throw new ConfigError('PARLEY_EMBEDDINGS_MIN_SIMILARITY must be a number from -1 to 1');
+  }
+  return number;
 }
 
 /** The engine's providers (docs/architecture.md §2): an OpenAI-compatible LLM, and STT/TTS defaults with vendor endpoints. */

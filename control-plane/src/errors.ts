@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   billing_model_mismatch: { status: 409, retryable: false },
   /** Analytics: the same call's detailed analysis is being made by another request; ask again in a moment. */
   analysis_in_progress: { status: 409, retryable: true },
+  /** Uploads: a file over its size limit, or more files than allowed; the message names the file. */
+  payload_too_large: { status: 413, retryable: false },
   unprocessable: { status: 422, retryable: false },
   rate_limited: { status: 429, retryable: true },
   internal: { status: 500, retryable: true },

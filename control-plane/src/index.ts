@@ -17,3 +17,6 @@ export { persistCallEvent, type PersistOutcome } from './calls/repository/call-e
 export { adjustWallet } from './wallet/wallet.ts';
 export { walletReplay, unbalancedTransactions } from './wallet/ledger-repository.ts';
 export { KeyRing } from './secrets/key-ring.ts';
+export { KnowledgeService } from './knowledge/knowledge-service.ts';
+export { KnowledgeJob } from './knowledge/knowledge-job.ts';
+export { searchKnowledge, type KnowledgeHit } from './knowledge/knowledge-search.ts';

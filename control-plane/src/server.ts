@@ -25,6 +25,9 @@ import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { SipInboundResponder } from './calls/jobs/sip-inbound-responder.ts';
 import { SipCallControl } from './calls/jobs/sip-call-control.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
+import { KnowledgeJob } from './knowledge/knowledge-job.ts';
+import { KbSearchResponder } from './knowledge/kb-search-responder.ts';
+import { chooseSearchMode } from './knowledge/search-mode.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -98,6 +101,22 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     ).start();
     closers.push(() => postCall.stop());
 
+    // Knowledge bases (docs/architecture.md §14): uploads processed in the background; search hybrid or full text.
+    const searchMode = await chooseSearchMode(database.sql, config.embeddings);
+    log.info({ mode: searchMode.description }, `knowledge search: ${searchMode.description}`);
+    const embedder = searchMode.embedder;
+    const knowledge = new KnowledgeJob(database.sql, log.child({ job: 'knowledge' }), { embedder }).start();
+    closers.push(() => knowledge.stop());
+    // Engines' knowledge_search and product_search (v1.kb.search).
+    const knowledgeLog = log.child({ job: 'knowledge-search' });
+    const kbSearch = new KbSearchResponder(
+      database.sql,
+      bus,
+      (level, message, detail) => knowledgeLog[level](detail, message),
+      { embedder },
+    ).listen();
+    closers.push(() => kbSearch.close());
+
     const secrets = await loadKeyRing(config);
     const app = await buildApp({
       config,
@@ -111,6 +130,8 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       languageModel: config.engine.llm !== undefined,
       recordingsDir: config.engine.recordingsDir,
       recordingsBucket: config.engine.recordingsBucket,
+      onKnowledgeQueued: () => knowledge.wake(),
+      knowledgeEmbedder: embedder,
     });
     closers.push(() => closeWithin(app.close(), SHUTDOWN_GRACE_MS));
 

@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { deriveResultsConfig, validateFlow, type FlowProblem, type FlowValidationContext } from '@parley/engine/flow';
-import type { FlowDefinition } from '@parley/engine/protocol';
+import { CATALOGUE_VARIABLES, KNOWLEDGE_BASE_VARIABLES, type FlowDefinition } from '@parley/engine/protocol';
 import { ApiError, badField } from '../errors.ts';
 import { normaliseResultsConfig } from './results-config.ts';
 import type { ResultsConfigInput } from './field-schemas.ts';
@@ -13,10 +13,6 @@ import type { AgentState } from './records.ts';
 
 /** The organisation feature that opens FLOW agents (docs/architecture.md §2). */
 export const FLOW_FEATURE = 'flow_agents';
-/** customVariables keys whose value (an id or a list of ids) gives the agent knowledge_search. */
-export const KNOWLEDGE_BASE_VARIABLES = ['knowledge_base_ids', 'knowledge_base_id'] as const;
-/** customVariables keys whose value (an id or a list of ids) gives the agent product_search. */
-export const CATALOGUE_VARIABLES = ['catalogue_ids', 'catalogue_id'] as const;
 /** Changes that alter what a flow may use, so a FLOW agent's flow is checked again (spec rule 4). */
 const FLOW_INPUTS = ['flowDefinition', 'builderMode', 'functionTools', 'customVariables', 'handoverData'] as const;
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedPostgres {
@@ -45,7 +46,8 @@ export async function startEmbeddedPostgres(dataDir: string | undefined, socketD
   const pgDataDir = dataDir === undefined ? undefined : embeddedFilesPath(dataDir);
   if (pgDataDir) await fs.mkdir(pgDataDir, { recursive: true, mode: 0o700 });
   await fs.mkdir(socketDir, { recursive: true, mode: 0o700 });
-  const db = await PGlite.create(pgDataDir ? { dataDir: pgDataDir } : {});
+  // pgvector ships with PGlite: the embedded database can keep embeddings for hybrid knowledge search (§14).
+  const db = await PGlite.create({ ...(pgDataDir ? { dataDir: pgDataDir } : {}), extensions: { vector } });
   const socketPath = embeddedSocketPath(socketDir);
   // A socket file left by a process that died would make listen() fail with EADDRINUSE.
   await fs.rm(socketPath, { force: true });

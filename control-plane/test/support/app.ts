@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Bus } from '@parley/engine/bus';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDependencies } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { KeyStore } from '../../src/auth/key-store.ts';
 import type { AgentListeners } from '../../src/routes/v1/agents/index.ts';
@@ -48,6 +48,8 @@ export interface TestAppOptions {
   carrierApiUrls?: Config['carrierApiUrls'];
   /** The payment processor (a fake) and exchange rate; by default none, so card payments answer 503. */
   payments?: Config['payments'];
+  /** Embeds knowledge search questions (hybrid search); default none (full text). */
+  knowledgeEmbedder?: AppDependencies['knowledgeEmbedder'];
   /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls a pay-as-you-go organisation may have; default the product's. */
   defaultConcurrentCalls?: number;
   /** MCP sign-in: let client metadata documents come from loopback (PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE), and trust this CA. */
@@ -86,6 +88,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     agentListeners: options.agentListeners,
     languageModel: options.languageModel,
     recordingsDir: options.recordingsDir,
+    knowledgeEmbedder: options.knowledgeEmbedder,
   });
   await app.ready();
   const stopHearingSeeds = onSeededChange((organisationId) => app.organisationCache.forget(organisationId));

@@ -10,3 +10,4 @@ export * from './flow-definition.ts';
 export * from './template.ts';
 export * from './greeting-audio.ts';
 export * from './sip.ts';
+export * from './knowledge-search.ts';

@@ -5,6 +5,7 @@
  */
 import { Framer } from '../audio/framer.ts';
 import { ClauseChunker } from '../agent/clause-chunker.ts';
+import type { CallTool } from '../agent/knowledge-tools.ts';
 import { MAX_TOOL_ROUNDS, runWebhookToolCall, type ToolRecord } from '../agent/tool-runner.ts';
 import { toolDefinition, type WebhookTool } from '../agent/webhook-tool.ts';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../providers/llm-provider.ts';
@@ -62,6 +63,8 @@ export interface AgentTurnInput {
   turn: number;
   messages: readonly ChatMessage[];
   tools: readonly WebhookTool[];
+  /** Tools the engine runs itself (knowledge_search, product_search); offered before the webhooks. */
+  builtins?: readonly CallTool[];
   llm: LlmClient;
   tts: TtsClient;
   voice: SayOptions;
@@ -105,7 +108,8 @@ export async function runAgentTurn(
   result: AgentTurnResult = emptyTurnResult(),
 ): Promise<AgentTurnResult> {
   const speaker = new ClauseSpeaker(input, result);
-  const definitions = [...input.tools.map(toolDefinition), END_CALL_TOOL];
+  const builtins = input.builtins ?? [];
+  const definitions = [...builtins.map((t) => t.definition), ...input.tools.map(toolDefinition), END_CALL_TOOL];
   const messages = [...input.messages];
   for (let round = 0; round < MAX_TOOL_ROUNDS && !input.signal.aborted; round += 1) {
     const chunker = new ClauseChunker();
@@ -153,6 +157,20 @@ async function runTool(call: ToolCall, input: AgentTurnInput, result: AgentTurnR
       atMs,
     });
     return 'The call will end after your last words.';
+  }
+  // The call's own tools (knowledge and product search) first; then the agent's webhook tools.
+  const builtin = input.builtins?.find((t) => t.definition.name === call.name);
+  if (builtin) {
+    const outcome = await builtin.run(call.arguments, input.signal);
+    result.tools.push({
+      name: call.name,
+      arguments: call.arguments,
+      ok: outcome.ok,
+      result: outcome.content,
+      durationMs: outcome.durationMs,
+      atMs,
+    });
+    return outcome.content;
   }
   const { content, record } = await runWebhookToolCall(call, input.tools, input.signal, atMs);
   result.tools.push(record);

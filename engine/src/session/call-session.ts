@@ -25,6 +25,7 @@ import { EnergyVad } from './energy-vad.ts';
 import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { chooseResponder } from './choose-responder.ts';
+import { searchTools } from '../agent/knowledge-tools.ts';
 import type { Responder, ResponderCall } from './responder.ts';
 import type { CallSummary, SessionDependencies } from './session-dependencies.ts';
 import { SessionChildren } from './session-children.ts';
@@ -106,7 +107,12 @@ export class CallSession {
       turnEnded: (turn) => this.#turnEnded(turn),
       fail: (error) => this.#fail(error),
     });
-    this.#responder = chooseResponder(this.#responderCall(), { llm: deps.llm, tts: deps.tts, voice });
+    this.#responder = chooseResponder(this.#responderCall(), {
+      llm: deps.llm,
+      tts: deps.tts,
+      voice,
+      builtins: searchTools(spec, deps.bus),
+    });
     // The cascade, in this order: nothing more is decided, nothing more goes out, the far end is let go, then the
     // worker streams close. The recording is finished after the end is published (#close), so it holds all of it.
     this.#children.adopt('responder', () => this.#responder.close());

@@ -4,6 +4,7 @@
  * the flow (a menu, digits it gathers). A language model, when configured, only helps it understand answers.
  */
 import { Value } from '@sinclair/typebox/value';
+import type { CallTool } from '../agent/knowledge-tools.ts';
 import { callWebhookTool, type WebhookTool } from '../agent/webhook-tool.ts';
 import { FlowDefinition } from '../protocol/index.ts';
 import { fillTemplate } from '../protocol/template.ts';
@@ -16,20 +17,31 @@ export class FlowResponder implements Responder {
   readonly #call: ResponderCall;
   readonly #driver: FlowDriver;
   readonly #tools: readonly WebhookTool[];
+  readonly #builtins: readonly CallTool[];
 
   /**
    * The responder of a FLOW agent whose flow has the right shape; undefined otherwise. The control plane validated
    * the flow against the agent when it was saved; only its shape is checked here, so a stale snapshot cannot crash
    * the call (a handover without a number, say, simply fails over to its next step).
    */
-  static forCall(call: ResponderCall, llm: LlmClient | undefined): FlowResponder | undefined {
+  static forCall(
+    call: ResponderCall,
+    llm: LlmClient | undefined,
+    builtins: readonly CallTool[] = [],
+  ): FlowResponder | undefined {
     const { agent } = call.spec;
     const flow = agent.builderMode === 'FLOW' ? agent.flowDefinition : undefined;
-    return flow && Value.Check(FlowDefinition, flow) ? new FlowResponder(call, flow, llm) : undefined;
+    return flow && Value.Check(FlowDefinition, flow) ? new FlowResponder(call, flow, llm, builtins) : undefined;
   }
 
-  private constructor(call: ResponderCall, flow: FlowDefinition, llm: LlmClient | undefined) {
+  private constructor(
+    call: ResponderCall,
+    flow: FlowDefinition,
+    llm: LlmClient | undefined,
+    builtins: readonly CallTool[],
+  ) {
     this.#call = call;
+    this.#builtins = builtins;
     const { spec } = call;
     this.#tools = spec.agent.functionTools as WebhookTool[];
     this.#driver = new FlowDriver(
@@ -83,10 +95,13 @@ export class FlowResponder implements Responder {
 
   async #runTool(tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: string }> {
     const atMs = this.#call.now();
+    const builtin = this.#builtins.find((t) => t.definition.name === tool);
     const webhook = this.#tools.find((t) => t.key === tool);
-    const outcome = webhook
-      ? await callWebhookTool(webhook, JSON.stringify(args), this.#call.signal)
-      : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
+    const outcome = builtin
+      ? await builtin.run(JSON.stringify(args), this.#call.signal)
+      : webhook
+        ? await callWebhookTool(webhook, JSON.stringify(args), this.#call.signal)
+        : { ok: false, content: `The tool ${tool} is not available on this call.`, durationMs: 0 };
     this.#call.publish({
       type: 'tool_call',
       name: tool,

@@ -3,6 +3,7 @@
  * they are written, tools run between rounds — and the conversation keeps what was said. `end_call` ends the call
  * once the goodbye has played.
  */
+import type { CallTool } from '../agent/knowledge-tools.ts';
 import type { WebhookTool } from '../agent/webhook-tool.ts';
 import type { LlmClient } from '../workers/client/llm-client.ts';
 import type { SayOptions, TtsClient } from '../workers/client/tts-client.ts';
@@ -14,6 +15,8 @@ export interface PromptResponderDependencies {
   tts: TtsClient;
   voice: SayOptions;
   tools: readonly WebhookTool[];
+  /** The agent's search tools (knowledge_search, product_search), when its variables list something to search. */
+  builtins?: readonly CallTool[];
 }
 
 export class PromptResponder implements Responder {
@@ -39,6 +42,7 @@ export class PromptResponder implements Responder {
           turn,
           messages: call.conversation,
           tools: this.#deps.tools,
+          builtins: this.#deps.builtins,
           llm: this.#deps.llm,
           tts: this.#deps.tts,
           voice: this.#deps.voice,

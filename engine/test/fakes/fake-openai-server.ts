@@ -1,6 +1,6 @@
 /**
- * A local contract fake of an OpenAI-compatible API (docs/architecture.md §7.8): chat completions, audio transcriptions and
- * audio speech on 127.0.0.1 at a free port. It authenticates like OpenAI (`Authorization: Bearer <key>`, 401 with
+ * A local contract fake of an OpenAI-compatible API (docs/architecture.md §7.8): chat completions, audio transcriptions,
+ * audio speech and embeddings on 127.0.0.1 at a free port. It authenticates like OpenAI (`Authorization: Bearer <key>`, 401 with
  * OpenAI's error body otherwise) unless started without a key, like a local llama.cpp or vLLM server.
  *
  *   const openai = await startFakeOpenAi({ apiKey: 'sk-test' });
@@ -11,6 +11,7 @@
  */
 import { FakeChatEndpoint, openAiError } from './fake-openai-chat.ts';
 import { FakeSpeechEndpoint, FakeTranscriptionsEndpoint } from './fake-openai-audio.ts';
+import { FakeEmbeddingsEndpoint } from './fake-openai-embeddings.ts';
 import { readBody, sendJson, startHttp } from './http-kit.ts';
 
 export interface FakeOpenAiOptions {
@@ -26,6 +27,7 @@ export interface FakeOpenAi {
   chat: FakeChatEndpoint;
   transcriptions: FakeTranscriptionsEndpoint;
   speech: FakeSpeechEndpoint;
+  embeddings: FakeEmbeddingsEndpoint;
   /** Requests refused for authentication, for asserting that a key was (not) sent. */
   unauthorized: number;
   close(): Promise<void>;
@@ -35,7 +37,9 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
   const chat = new FakeChatEndpoint(options.models);
   const transcriptions = new FakeTranscriptionsEndpoint();
   const speech = new FakeSpeechEndpoint();
+  const embeddings = new FakeEmbeddingsEndpoint();
   const routes = {
+    '/v1/embeddings': embeddings,
     '/v1/chat/completions': chat,
     '/v1/audio/transcriptions': transcriptions,
     '/v1/audio/speech': speech,
@@ -85,6 +89,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     chat,
     transcriptions,
     speech,
+    embeddings,
     close: running.close,
   });
 }

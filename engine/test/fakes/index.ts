@@ -18,6 +18,7 @@ export {
 export { speechMs, type SpeechScript, type TranscriptionScript } from './fake-openai-audio.ts';
 export type { ChatScript, ScriptedToolCall } from './fake-openai-chat.ts';
 export { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './fake-openai-server.ts';
+export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from './fake-openai-embeddings.ts';
 export { startFakeS3, type FakeS3, type FakeS3Object, type FakeS3Options, type FakeS3Request } from './s3/fake-s3.ts';
 export { parseWav, rms, silence, tone, VOICED_RMS, type ParsedWav } from './pcm-audio.ts';
 export * from './carrier-sim/index.ts';

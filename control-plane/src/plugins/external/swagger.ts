@@ -39,6 +39,7 @@ const TAGS = [
     name: 'payments',
     description: "Payment orders at the processor, and the processor's signed webhook that credits the wallet.",
   },
+  { name: 'knowledge', description: 'Knowledge bases and product catalogues that agents search during calls.' },
   { name: 'mcp', description: 'The MCP server for AI hosts (JSON-RPC 2.0 over Streamable HTTP).' },
   {
     name: 'oauth',

@@ -58,6 +58,10 @@ export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
   'PUT /api/v1/billing/country/:organisationId': { billingCountry: 'US' },
   // A host name (the schema takes any short text; the form is checked by the service).
   'POST /api/v1/sip-config/trunks': { host: 'pbx.example.com' },
+  // A knowledge base needs content: text or files (a schema of the form cannot say "one of").
+  'POST /api/v1/knowledge-bases': { text: 'We open at nine on Sundays.' },
+  // The one integration type available (the schema takes any name; the service refuses the others).
+  'POST /api/v1/catalogues': { integration_type: 'upload' },
 };
 
 export interface SynthesisedRequest {
