@@ -246,6 +246,7 @@ const CONTROL_PLANE_DOMAINS = [
   'auth',
   'billing',
   'calls',
+  'campaigns',
   'carriers',
   'enhancement',
   'greetings',

@@ -45,6 +45,8 @@ import paymentRoutes from './routes/v1/payments/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
+import { createCampaigns, type Campaigns } from './campaigns/campaigns.ts';
+import campaignRoutes from './routes/v1/campaigns/index.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { mcpPlugin, injectRestClient } from '@parley/mcp';
 import { CUSTOMER_SCOPES } from './auth/scopes.ts';
@@ -71,6 +73,8 @@ declare module 'fastify' {
     organisationCache: OrganisationCache;
     /** Placing and answering phone calls; the server's background jobs (scheduler, carrier control) use it too. */
     phoneCalls: PhoneCalls;
+    /** Campaigns: the routes use it; the server starts its dialler and upload reader. */
+    campaigns: Campaigns;
   }
 }
 
@@ -100,6 +104,8 @@ export interface AppDependencies {
   recordingsBucket?: Config['engine']['recordingsBucket'];
   /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
   languageModel?: boolean;
+  /** The campaigns' clock (windows, dates, cooldowns); default the wall clock. Tests drive the dialler with their own. */
+  campaignClock?: () => Date;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -179,6 +185,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);
+  const campaigns = createCampaigns({
+    sql: deps.sql,
+    placer: phoneCalls.placement,
+    admission: { defaultConcurrentCalls: deps.config.defaultConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS },
+    now: deps.campaignClock,
+    log: (level, message, detail) => app.log[level](detail, message),
+  });
+  app.decorate('campaigns', campaigns);
   await app.register(webhookRoutes, {
     calls: phoneCalls.carrierCalls,
     publicUrl: deps.config.publicUrl,
@@ -218,6 +232,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       });
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
+      await v1.register(campaignRoutes, { campaigns });
     },
     { prefix: API_PREFIX },
   );

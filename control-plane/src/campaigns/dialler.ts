@@ -1,0 +1,269 @@
+/**
+ * The campaign dialler (docs/architecture.md §13): a leased background job. Each pass, at its clock's `now`:
+ *
+ * 1. settles contacts whose call ended (answered → COMPLETED; no_answer, busy, failed → PENDING again after the
+ *    cooldown while tries remain, else FAILED) and frees leases an instance that died left behind;
+ * 2. moves campaigns: SCHEDULED → IN_PROGRESS on startDate, IN_PROGRESS → COMPLETED when done or past endDate;
+ * 3. for each IN_PROGRESS campaign inside its daily window in its own time zone, between its dates: asks whether the
+ *    organisation may call at all (a wallet that cannot pay pauses its campaigns, saying why), how many lines are
+ *    free (the plan's concurrentCalls less its live calls), leases that many due contacts FOR UPDATE SKIP LOCKED and
+ *    places each through the one launch path (placement.ts `placeCampaignCall`), where admission counts the live
+ *    calls again under the billing row lock — so the plan's limit holds across control planes exactly.
+ *
+ * The clock is injected: tests drive the dialler through windows, time zones and cooldowns with a simulated one.
+ */
+import { randomBytes } from 'node:crypto';
+import { PollLoop } from '../background/poll-loop.ts';
+import { freeLines, type AdmissionLimits } from '../billing/call-admission.ts';
+import { callPermission } from '../billing/call-permission.ts';
+import type { CampaignCallRequest } from '../calls/launch/types.ts';
+import type { Sql } from '../db/database.ts';
+import { ApiError } from '../errors.ts';
+import { insideWindow } from './call-window.ts';
+import {
+  advanceCampaigns,
+  callRecorded,
+  failContact,
+  leaseContacts,
+  pauseCampaigns,
+  releaseContact,
+  releaseLostLeases,
+  runningCampaigns,
+  settleEndedCalls,
+  type RunningCampaign,
+} from './dialler-repository.ts';
+
+/** Between passes, ms: a contact due (or a window opening) waits at most this long for its call. */
+export const DIALLER_INTERVAL_MS = 1_000;
+/**
+ * A contact CALLING this long without a call record was leased by an instance that died before recording the call,
+ * ms: the engine's dispatch timeout (10 s) and the admission lock's wait, with room.
+ */
+export const LOST_LEASE_MS = 2 * 60_000;
+/** Calls one pass places for one organisation at most, whatever its plan allows: the pass stays short. */
+const MAX_CALLS_PER_ORGANISATION_PASS = 50;
+
+export interface CampaignCallPlacer {
+  placeCampaignCall(call: CampaignCallRequest): Promise<void>;
+}
+
+export type DiallerLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
+
+export interface DiallerOptions {
+  admission: AdmissionLimits;
+  /** The dialler's clock; default the wall clock. */
+  now?: () => Date;
+  intervalMs?: number;
+  log?: DiallerLog;
+  /** Names this instance on its leases (default a random id). */
+  instanceId?: string;
+}
+
+export interface DiallerHealth {
+  running: boolean;
+  nextRunAt: Date | null;
+  lastRunAt: Date | null;
+  lastError: string | null;
+  callsPlaced: number;
+}
+
+export interface PassReport {
+  settled: number;
+  placed: string[];
+  paused: string[];
+  moved: { id: string; status: string }[];
+}
+
+export class CampaignDialler {
+  readonly #sql: Sql;
+  readonly #placer: CampaignCallPlacer;
+  readonly #options: DiallerOptions;
+  readonly #now: () => Date;
+  readonly #log: DiallerLog;
+  readonly #instance: string;
+  readonly #intervalMs: number;
+  readonly #loop: PollLoop;
+  #running = false;
+  #lastRunAt: Date | null = null;
+  #nextRunAt: Date | null = null;
+  #lastError: string | null = null;
+  #callsPlaced = 0;
+
+  constructor(sql: Sql, placer: CampaignCallPlacer, options: DiallerOptions) {
+    this.#sql = sql;
+    this.#placer = placer;
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+    this.#log = options.log ?? (() => {});
+    this.#instance = options.instanceId ?? `dialler-${randomBytes(4).toString('hex')}`;
+    this.#intervalMs = options.intervalMs ?? DIALLER_INTERVAL_MS;
+    this.#loop = new PollLoop({
+      pass: async () => {
+        try {
+          await this.runOnce();
+          this.#lastError = null;
+        } finally {
+          this.#nextRunAt = new Date(Date.now() + this.#intervalMs);
+        }
+      },
+      intervalMs: this.#intervalMs,
+      onError: (error) => {
+        this.#lastError = error instanceof Error ? error.message : String(error);
+        this.#log('error', 'dialler pass failed', { error: this.#lastError });
+      },
+    });
+  }
+
+  start(): this {
+    this.#running = true;
+    this.#nextRunAt = new Date();
+    this.#loop.start();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#nextRunAt = null;
+    await this.#loop.stop();
+  }
+
+  /** A campaign was started: a pass now rather than at the next interval. */
+  nudge(): void {
+    if (this.#running) this.#loop.nudge();
+  }
+
+  /** GET /webhooks/campaign/status. */
+  health(): DiallerHealth {
+    return {
+      running: this.#running,
+      nextRunAt: this.#nextRunAt,
+      lastRunAt: this.#lastRunAt,
+      lastError: this.#lastError,
+      callsPlaced: this.#callsPlaced,
+    };
+  }
+
+  /** One pass at the clock's now. */
+  async runOnce(): Promise<PassReport> {
+    const now = this.#now();
+    this.#lastRunAt = new Date();
+    await releaseLostLeases(this.#sql, LOST_LEASE_MS);
+    const settled = await settleEndedCalls(this.#sql, now);
+    const moved = await advanceCampaigns(this.#sql, now);
+    const report: PassReport = { settled, placed: [], paused: [], moved };
+    const open = (await runningCampaigns(this.#sql, now)).filter((c) =>
+      insideWindow(
+        {
+          callStartTime: c.call_start_time,
+          callEndTime: c.call_end_time,
+          timezone: c.timezone,
+          startDate: c.start_date,
+          endDate: c.end_date,
+        },
+        now,
+      ),
+    );
+    const byOrganisation = new Map<string, RunningCampaign[]>();
+    for (const campaign of open) {
+      const list = byOrganisation.get(campaign.organisation_id) ?? [];
+      list.push(campaign);
+      byOrganisation.set(campaign.organisation_id, list);
+    }
+    for (const [organisationId, campaigns] of byOrganisation) {
+      await this.#dialOrganisation(organisationId, campaigns, now, report);
+    }
+    return report;
+  }
+
+  async #dialOrganisation(organisationId: string, campaigns: RunningCampaign[], now: Date, report: PassReport) {
+    if (await this.#stopWhenUnpaid(organisationId, now, report)) return;
+    let free = Math.min(
+      MAX_CALLS_PER_ORGANISATION_PASS,
+      await freeLines(this.#sql, organisationId, this.#options.admission),
+    );
+    // Lines are shared out across the organisation's campaigns, a few to each in turn.
+    const share = Math.max(1, Math.ceil(free / campaigns.length));
+    for (const campaign of campaigns) {
+      if (free <= 0) return;
+      const leased = await leaseContacts(this.#sql, campaign.id, now, Math.min(share, free, campaign.due), this.#instance);
+      for (const [index, contact] of leased.entries()) {
+        const outcome = await this.#place(campaign, contact);
+        if (outcome === 'placed') {
+          report.placed.push(contact.call_id);
+          free--;
+          continue;
+        }
+        if (outcome === 'contact-failed') continue;
+        // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
+        for (const rest of leased.slice(index + 1)) await releaseContact(this.#sql, rest.id);
+        if (outcome === 'no-line') return;
+        if (outcome === 'unpaid') {
+          await this.#stopWhenUnpaid(organisationId, now, report);
+          return;
+        }
+        break;
+      }
+    }
+  }
+
+  /** Pauses the organisation's campaigns, saying why, when it may not call at all; answers whether it did. */
+  async #stopWhenUnpaid(organisationId: string, now: Date, report: PassReport): Promise<boolean> {
+    const permission = await callPermission(this.#sql, organisationId);
+    if (permission.allowed) return false;
+    const reason = `Stopped by the dialler: ${permission.message}`;
+    const paused = await pauseCampaigns(this.#sql, { organisationId }, reason, now);
+    report.paused.push(...paused);
+    if (paused.length) this.#log('warn', 'campaigns paused: the organisation may not place calls', { organisationId, paused, reason });
+    return true;
+  }
+
+  async #place(
+    campaign: RunningCampaign,
+    contact: { id: string; phone: string; name: string | null; variables: Record<string, unknown>; call_id: string },
+  ): Promise<'placed' | 'no-line' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
+    try {
+      await this.#placer.placeCampaignCall({
+        callId: contact.call_id,
+        organisationId: campaign.organisation_id,
+        createdById: campaign.created_by_id,
+        campaignId: campaign.id,
+        agentId: campaign.voice_agent_id,
+        participantName: contact.name ?? '',
+        participantNumber: contact.phone,
+        callingNumber: campaign.dialing_number,
+        customVariables: { ...contact.variables, campaignContactId: contact.id },
+        maxCallDurationSeconds: campaign.max_call_duration,
+        inactivitySeconds: campaign.inactivity_duration,
+      });
+      this.#callsPlaced++;
+      return 'placed';
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // A call recorded then not carried out (no engine 503, carrier refusal 502) was finished FAILED by the launch
+      // path: the next pass settles it like any failed call (tried again after the cooldown).
+      if (await callRecorded(this.#sql, contact.call_id)) {
+        this.#log('warn', 'a campaign call failed to start', { campaignId: campaign.id, callId: contact.call_id, error: message });
+        return 'placed';
+      }
+      await releaseContact(this.#sql, contact.id);
+      const code = error instanceof ApiError ? error.code : 'internal';
+      if (code === 'payment_required') {
+        const permission = await callPermission(this.#sql, campaign.organisation_id);
+        return permission.allowed ? 'no-line' : 'unpaid';
+      }
+      if (code === 'forbidden' || code === 'validation_failed') {
+        // This number only: outside the caller's calling scope, or not a number a carrier takes.
+        await failContact(this.#sql, contact.id, message);
+        return 'contact-failed';
+      }
+      if (code === 'invalid_state' || code === 'not_found') {
+        // The agent or the caller number can no longer call: every contact would fail the same way.
+        await pauseCampaigns(this.#sql, { campaignId: campaign.id }, `Stopped by the dialler: ${message}`, this.#now());
+        this.#log('warn', 'a campaign was paused: it cannot place calls', { campaignId: campaign.id, error: message });
+        return 'campaign-stopped';
+      }
+      this.#log('error', 'a campaign call could not be placed', { campaignId: campaign.id, error: message });
+      return 'campaign-stopped';
+    }
+  }
+}
