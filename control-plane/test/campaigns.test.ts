@@ -6,7 +6,13 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { seedOrganisation, seedPhoneNumber, seedWallet, updateAgentColumns, type SeededOrganisation } from './support/seed.ts';
+import {
+  seedOrganisation,
+  seedPhoneNumber,
+  seedWallet,
+  updateAgentColumns,
+  type SeededOrganisation,
+} from './support/seed.ts';
 
 let t: TestApp;
 let org: SeededOrganisation;
@@ -24,7 +30,10 @@ beforeAll(async () => {
   other = await seedOrganisation(t.db.sql, 'Other');
   await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 5_000 });
   await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: OUR_NUMBER });
-  await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-d', phoneNumber: INDIA_NUMBER_OF_CARRIER_D });
+  await seedPhoneNumber(t.db.sql, org.organisationId, {
+    provider: 'carrier-d',
+    phoneNumber: INDIA_NUMBER_OF_CARRIER_D,
+  });
   agentId = await createAgent(org);
   sipAgentId = await createAgent(org);
   await updateAgentColumns(t.db.sql, sipAgentId, { calling_number: null, telephony_provider: null });
@@ -55,12 +64,22 @@ const put = (id: string, body: Record<string, unknown>) =>
 const post = (id: string, action: string, body?: unknown) =>
   t.call(org.key, { method: 'POST', url: `/api/v1/campaigns/${id}/${action}`, payload: body as never });
 const get = (url: string, key = org.key) => t.call(key, { method: 'GET', url: `/api/v1${url}` });
-async function created(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+/** A created campaign's record (the API's JSON). */
+interface Json {
+  id: string;
+  name: string;
+  startDate: string;
+  endDate: string;
+  followUpRules: unknown;
+  targetCountryCode: string;
+}
+async function created(body: Record<string, unknown> = {}): Promise<Json> {
   const res = await create({ ...base(), ...body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data;
 }
-const fields = (res: { json(): any }) => (res.json().errors as { field: string }[] | undefined)?.map((e) => e.field);
+const fields = (res: { json(): { errors?: unknown } }) =>
+  (res.json().errors as { field: string }[] | undefined)?.map((e) => e.field);
 
 describe('POST /campaigns', () => {
   it('creates a DRAFT with the defaults and the agent’s own number', async () => {
@@ -117,9 +136,15 @@ describe('POST /campaigns', () => {
 
   it("reads today's date in the campaign's zone: a date that is today in Pacific/Kiritimati is accepted there", async () => {
     const kiritimatiToday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date());
-    const campaign = await created({ timezone: 'Pacific/Kiritimati', startDate: kiritimatiToday, endDate: kiritimatiToday });
+    const campaign = await created({
+      timezone: 'Pacific/Kiritimati',
+      startDate: kiritimatiToday,
+      endDate: kiritimatiToday,
+    });
     // A bare date is that whole day in the zone (UTC+14).
-    expect(new Date(campaign.startDate).toISOString()).toBe(new Date(`${kiritimatiToday}T00:00:00+14:00`).toISOString());
+    expect(new Date(campaign.startDate).toISOString()).toBe(
+      new Date(`${kiritimatiToday}T00:00:00+14:00`).toISOString(),
+    );
     expect(new Date(campaign.endDate).getTime()).toBe(new Date(`${kiritimatiToday}T23:59:59.999+14:00`).getTime());
     const utcYesterday = day(-1);
     const res = await create({ ...base(), timezone: 'Pacific/Pago_Pago', startDate: utcYesterday });
@@ -163,7 +188,8 @@ describe('reading, changing and deleting', () => {
     const agent = await createAgent(fresh);
     for (const name of ['one', 'two', 'three'])
       expect(
-        (await create({ ...base(), organisationId: fresh.organisationId, voiceAgentId: agent, name }, fresh.key)).statusCode,
+        (await create({ ...base(), organisationId: fresh.organisationId, voiceAgentId: agent, name }, fresh.key))
+          .statusCode,
       ).toBe(201);
     const page = await get(`/campaigns/organisations/${fresh.organisationId}?page=1&limit=2`, fresh.key);
     expect(page.json().data).toMatchObject({ total: 3, totalPages: 2, currentPage: 1 });
@@ -228,7 +254,9 @@ describe('reading, changing and deleting', () => {
     const deleted = await t.call(org.key, { method: 'DELETE', url: `/api/v1/campaigns/${campaign.id}` });
     expect(deleted.statusCode, deleted.body).toBe(200);
     expect((await get(`/campaigns/${campaign.id}`)).statusCode).toBe(404);
-    const [left] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from campaign_contacts where campaign_id = ${campaign.id}`;
+    const [left] = await t.db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from campaign_contacts where campaign_id = ${campaign.id}`;
     expect(left!.n).toBe(0);
   });
 
@@ -269,8 +297,10 @@ describe('reading, changing and deleting', () => {
     await post(campaign.id, 'contacts', {
       contacts: ['+14155551200', '+14155551201', '+14155551202', '+14155551203'].map((phone) => ({ phone })),
     });
-    await t.db.sql`update campaign_contacts set status = 'COMPLETED', last_outcome = 'completed' where phone = '+14155551200' and campaign_id = ${campaign.id}`;
-    await t.db.sql`update campaign_contacts set status = 'FAILED', last_outcome = 'no_answer' where phone in ('+14155551201', '+14155551202') and campaign_id = ${campaign.id}`;
+    await t.db
+      .sql`update campaign_contacts set status = 'COMPLETED', last_outcome = 'completed' where phone = '+14155551200' and campaign_id = ${campaign.id}`;
+    await t.db
+      .sql`update campaign_contacts set status = 'FAILED', last_outcome = 'no_answer' where phone in ('+14155551201', '+14155551202') and campaign_id = ${campaign.id}`;
     const preview = (await get(`/campaigns/${campaign.id}/follow-up`)).json().data;
     expect(preview).toMatchObject({
       campaignId: campaign.id,
@@ -314,7 +344,11 @@ describe('start, pause, complete', () => {
     const agent = await createAgent(poor);
     const res = await create({ ...base(), organisationId: poor.organisationId, voiceAgentId: agent }, poor.key);
     const id = res.json().data.id;
-    await t.call(poor.key, { method: 'POST', url: `/api/v1/campaigns/${id}/contacts`, payload: { contacts: [{ phone: '+14155551400' }] } });
+    await t.call(poor.key, {
+      method: 'POST',
+      url: `/api/v1/campaigns/${id}/contacts`,
+      payload: { contacts: [{ phone: '+14155551400' }] },
+    });
     expect((await t.call(poor.key, { method: 'POST', url: `/api/v1/campaigns/${id}/start` })).statusCode).toBe(402);
   });
 

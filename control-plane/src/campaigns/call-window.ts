@@ -75,20 +75,22 @@ export function minutesOf(hhmm: string): number {
 }
 
 /**
- * The instant the zone's wall clock shows `date` ("YYYY-MM-DD") at `hhmm`. A wall time skipped by a change gives
- * the instant just after the jump; a repeated one its first occurrence.
+ * The instant the zone's wall clock shows `date` ("YYYY-MM-DD") at `hhmm`. A wall time shown twice (clocks set
+ * back) gives its first instant; one skipped (clocks set forward) is moved on by the gap, as Temporal's
+ * "compatible" disambiguation does: 02:30 on a spring-forward night in New York is 03:30 EDT.
  */
 export function zonedInstant(date: string, hhmm: string, zone: string): Date {
   const [y, mo, d] = date.split('-').map(Number);
   const [h, mi] = hhmm.split(':').map(Number);
   const target = Date.UTC(y!, mo! - 1, d!, h!, mi!);
-  // Two rounds of "the zone's offset at the guess" settle any zone whose offsets change at most once a day.
-  let guess = target;
-  for (let round = 0; round < 2; round++) guess = target - offsetMs(new Date(guess), zone);
-  const earlier = target - offsetMs(new Date(guess - 3_600_000), zone);
-  if (earlier !== guess && wallMs(new Date(earlier), zone) === target) return new Date(earlier);
-  return new Date(guess);
+  // No zone changes its offset twice within a day: the offsets half a day either side are the only candidates.
+  const before = target - offsetMs(new Date(target - HALF_DAY_MS), zone);
+  const after = target - offsetMs(new Date(target + HALF_DAY_MS), zone);
+  const shown = [before, after].filter((at) => wallMs(new Date(at), zone) === target).sort((a, b) => a - b);
+  return new Date(shown[0] ?? before);
 }
+
+const HALF_DAY_MS = 12 * 3_600_000;
 
 function wallMs(at: Date, zone: string): number {
   const c = wallClock(at, zone);

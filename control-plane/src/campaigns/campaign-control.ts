@@ -80,7 +80,10 @@ export class CampaignControl {
       await lockCampaign(tx, id);
       const row = (await findCampaign(tx, id))!;
       if (row.status !== 'IN_PROGRESS' && row.status !== 'SCHEDULED')
-        throw new ApiError('invalid_state', `Only a running or scheduled campaign can be paused; this one is ${row.status}`);
+        throw new ApiError(
+          'invalid_state',
+          `Only a running or scheduled campaign can be paused; this one is ${row.status}`,
+        );
       // Calls already placed run to their end; no new one is placed.
       await updateCampaign(tx, id, { status: 'PAUSED', paused_at: this.#now() });
     });

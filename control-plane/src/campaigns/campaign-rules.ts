@@ -125,7 +125,8 @@ export function followUpRulesOf(input: unknown, base: FollowUpRules = DEFAULT_FO
       case 'enabled':
       case 'autoStart': {
         const flag = booleanOf(value);
-        if (flag === undefined) problems.push({ field: at, message: 'must be true or false (or "true", "false", 1, 0)' });
+        if (flag === undefined)
+          problems.push({ field: at, message: 'must be true or false (or "true", "false", 1, 0)' });
         else rules[key] = flag;
         break;
       }
@@ -142,7 +143,11 @@ export function followUpRulesOf(input: unknown, base: FollowUpRules = DEFAULT_FO
       case 'delayDays':
       case 'windowDays': {
         const [min, max] =
-          key === 'maxRounds' ? [1, MAX_FOLLOW_UP_ROUNDS] : key === 'delayDays' ? [0, MAX_DELAY_DAYS] : [1, MAX_WINDOW_DAYS];
+          key === 'maxRounds'
+            ? [1, MAX_FOLLOW_UP_ROUNDS]
+            : key === 'delayDays'
+              ? [0, MAX_DELAY_DAYS]
+              : [1, MAX_WINDOW_DAYS];
         if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
           problems.push({ field: at, message: `must be an integer from ${min} to ${max}` });
         else rules[key] = value as number;

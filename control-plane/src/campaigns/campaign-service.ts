@@ -159,12 +159,7 @@ export class CampaignService {
           ? null
           : parseCampaignDate(body.endDate, timezone, 'end', 'endDate');
     // Only dates sent are held to "not in the past": a running campaign keeps its start day.
-    assertDates(
-      body.startDate ? startDate : null,
-      body.endDate ? endDate : null,
-      timezone,
-      this.#now(),
-    );
+    assertDates(body.startDate ? startDate : null, body.endDate ? endDate : null, timezone, this.#now());
     if (startDate && endDate && endDate < startDate) throw badField('endDate', 'must not be before startDate');
     const changes: CampaignColumns = {
       name: body.name,
@@ -184,7 +179,10 @@ export class CampaignService {
       const rules =
         body.followUpRules === null
           ? null
-          : followUpRulesOf(body.followUpRules, storedFollowUpRules(current.follow_up_rules) ?? DEFAULT_FOLLOW_UP_RULES);
+          : followUpRulesOf(
+              body.followUpRules,
+              storedFollowUpRules(current.follow_up_rules) ?? DEFAULT_FOLLOW_UP_RULES,
+            );
       if (rules) await this.#assertFollowUpTargets(organisationId, rules);
       changes.follow_up_rules = rules;
     }
@@ -203,17 +201,22 @@ export class CampaignService {
     } else if (body.dialingNumber !== undefined) {
       const agent = await this.#agent(organisationId, current.voice_agent_id, 'dialingNumber');
       const dialing = await resolveDialing(this.#sql, organisationId, agent, body.dialingNumber);
-      Object.assign(changes, { dialing_number: dialing.dialingNumber, sip_configuration_id: dialing.sipConfigurationId });
+      Object.assign(changes, {
+        dialing_number: dialing.dialingNumber,
+        sip_configuration_id: dialing.sipConfigurationId,
+      });
     }
-    const country =
-      body.targetCountryCode === undefined ? undefined : normaliseCountryCode(body.targetCountryCode);
+    const country = body.targetCountryCode === undefined ? undefined : normaliseCountryCode(body.targetCountryCode);
     await this.#sql.begin(async (tx) => {
       await lockCampaign(tx, id);
       const fresh = await findCampaign(tx, id);
       if (!fresh) throw notFound('Campaign');
       if (country !== undefined && country !== fresh.target_country_code) {
         if (fresh.busy_upload)
-          throw new ApiError('conflict', 'The campaign is busy with a contact upload: change the country code after it');
+          throw new ApiError(
+            'conflict',
+            'The campaign is busy with a contact upload: change the country code after it',
+          );
         if ((await countContacts(tx, id)) > 0)
           throw new ApiError(
             'conflict',
@@ -247,7 +250,8 @@ export class CampaignService {
     body: DuplicateCampaignBody,
   ): Promise<CampaignRecord & { copiedContacts: number; scheduleCleared: boolean }> {
     const includeContacts = body.includeContacts === undefined ? false : booleanOf(body.includeContacts);
-    if (includeContacts === undefined) throw badField('includeContacts', 'must be true or false (or "true", "false", 1, 0)');
+    if (includeContacts === undefined)
+      throw badField('includeContacts', 'must be true or false (or "true", "false", 1, 0)');
     await this.row(principal, id);
     const copyId = newId();
     const now = this.#now();
@@ -319,7 +323,8 @@ export class CampaignService {
     const row = await findAgent(this.#sql, organisationId, agentId);
     if (!row) throw new ApiError('not_found', 'Agent not found in the organisation');
     const agent = agentRecord(row);
-    if (agent.agentType !== 'VOICE') throw badField(field, `is a ${agent.agentType} agent: campaigns call with a VOICE agent`);
+    if (agent.agentType !== 'VOICE')
+      throw badField(field, `is a ${agent.agentType} agent: campaigns call with a VOICE agent`);
     if (!agent.isActive) throw badField(field, 'is not active: activate the agent first');
     return agent;
   }
@@ -328,9 +333,15 @@ export class CampaignService {
     if (rules.voiceAgentId) {
       const row = await findAgent(this.#sql, organisationId, rules.voiceAgentId);
       if (!row || agentRecord(row).agentType !== 'VOICE')
-        throw new ApiError('not_found', 'The follow-up voice agent (followUpRules.voiceAgentId) is not in the organisation');
+        throw new ApiError(
+          'not_found',
+          'The follow-up voice agent (followUpRules.voiceAgentId) is not in the organisation',
+        );
     }
-    if (rules.sipConfigurationId && !(await isOutboundSipConfiguration(this.#sql, organisationId, rules.sipConfigurationId)))
+    if (
+      rules.sipConfigurationId &&
+      !(await isOutboundSipConfiguration(this.#sql, organisationId, rules.sipConfigurationId))
+    )
       throw new ApiError(
         'not_found',
         'The follow-up SIP configuration (followUpRules.sipConfigurationId) is not an active outbound one of the organisation',

@@ -24,16 +24,23 @@ export interface ContactFile {
   columns: { phone: string; name: string | null; variables: string[] };
 }
 
-export async function readContactFile(format: 'csv' | 'xlsx', content: Buffer, mapping: ColumnMapping): Promise<ContactFile> {
+export async function readContactFile(
+  format: 'csv' | 'xlsx',
+  content: Buffer,
+  mapping: ColumnMapping,
+): Promise<ContactFile> {
   const table = format === 'csv' ? await readCsv(content) : await readXlsx(content);
   const [header, ...data] = table;
-  if (!header || header.every((cell) => !cell)) throw new ContactFileError('the file is empty: its first row must name the columns');
-  if (data.length > MAX_FILE_ROWS) throw new ContactFileError(`the file has ${data.length} rows; at most ${MAX_FILE_ROWS} are read`);
+  if (!header || header.every((cell) => !cell))
+    throw new ContactFileError('the file is empty: its first row must name the columns');
+  if (data.length > MAX_FILE_ROWS)
+    throw new ContactFileError(`the file has ${data.length} rows; at most ${MAX_FILE_ROWS} are read`);
   const names = header.map((cell) => cell.trim());
   const find = (wanted: string | null, defaults: readonly string[], what: string): number => {
     if (wanted) {
       const at = names.findIndex((n) => n.toLowerCase() === wanted.toLowerCase());
-      if (at < 0) throw new ContactFileError(`the ${what} column "${wanted}" is not in the file (columns: ${names.join(', ')})`);
+      if (at < 0)
+        throw new ContactFileError(`the ${what} column "${wanted}" is not in the file (columns: ${names.join(', ')})`);
       return at;
     }
     return names.findIndex((n) => defaults.includes(n.toLowerCase()));
@@ -42,8 +49,9 @@ export async function readContactFile(format: 'csv' | 'xlsx', content: Buffer, m
   if (phoneAt < 0)
     throw new ContactFileError(`no phone column: name one with phoneColumn (columns: ${names.join(', ')})`);
   const nameAt = find(mapping.nameColumn, NAME_HEADERS, 'name');
-  const variableAt = (mapping.variableColumns ?? names.filter((_, i) => i !== phoneAt && i !== nameAt && names[i]))
-    .map((column) => find(column, [], 'variable'));
+  const variableAt = (mapping.variableColumns ?? names.filter((_, i) => i !== phoneAt && i !== nameAt && names[i])).map(
+    (column) => find(column, [], 'variable'),
+  );
   const rows = data
     .filter((cells) => cells.some((cell) => cell.trim()))
     .map((cells) => {
@@ -57,7 +65,11 @@ export async function readContactFile(format: 'csv' | 'xlsx', content: Buffer, m
     });
   return {
     rows,
-    columns: { phone: names[phoneAt]!, name: nameAt >= 0 ? names[nameAt]! : null, variables: variableAt.map((i) => names[i]!) },
+    columns: {
+      phone: names[phoneAt]!,
+      name: nameAt >= 0 ? names[nameAt]! : null,
+      variables: variableAt.map((i) => names[i]!),
+    },
   };
 }
 
@@ -73,7 +85,9 @@ async function readXlsx(content: Buffer): Promise<string[][]> {
   try {
     await workbook.xlsx.load(content as unknown as ArrayBuffer);
   } catch (error) {
-    throw new ContactFileError(`the file is not an XLSX workbook (${error instanceof Error ? error.message : String(error)})`);
+    throw new ContactFileError(
+      `the file is not an XLSX workbook (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const sheet = workbook.worksheets[0];
   if (!sheet) throw new ContactFileError('the workbook has no sheet');
@@ -97,5 +111,8 @@ export function formatOf(contentType: string | undefined): 'csv' | 'xlsx' {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'text/csv') return 'csv';
   if (type === 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet') return 'xlsx';
-  throw badField('headers.content-type', 'must be text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+  throw badField(
+    'headers.content-type',
+    'must be text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  );
 }

@@ -29,12 +29,14 @@ export async function resolveDialing(
   if (given !== null && !isE164(given)) throw badField(field, `must be ${E164_EXAMPLE}`);
   if (agent.telephonyProvider) {
     const number = given ?? agent.callingNumber;
-    if (!number)
-      throw badField(field, 'is required: the agent has no calling number of its own to dial from');
+    if (!number) throw badField(field, 'is required: the agent has no calling number of its own to dial from');
     const row = await findActiveNumberByValue(sql, organisationId, number);
     if (!row) throw badField(field, `${number} is not one of the organisation's active numbers`);
     if (!isVoiceCarrier(row.provider))
-      throw badField(field, `${number} is a ${row.provider} number, which cannot place calls: use a carrier-a, carrier-b or carrier-c number`);
+      throw badField(
+        field,
+        `${number} is a ${row.provider} number, which cannot place calls: use a carrier-a, carrier-b or carrier-c number`,
+      );
     return { dialingNumber: row.phone_number, sipConfigurationId: null };
   }
   const sipConfigurationId = await activeOutboundSipConfiguration(sql, organisationId, agent.id);

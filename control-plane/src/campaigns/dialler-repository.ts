@@ -118,7 +118,8 @@ export async function leaseContacts(
   limit: number,
   instance: string,
 ): Promise<LeasedContact[]> {
-  return sql<LeasedContact[]>`
+  // RETURNING keeps no order: the leased contacts are called in the order they were added.
+  const rows = await sql<(LeasedContact & { position: string })[]>`
     update campaign_contacts cc
        set status = 'CALLING', attempts = cc.attempts + 1, leased_at = now(), leased_by = ${instance},
            next_attempt_at = null, updated_at = now(),
@@ -130,7 +131,8 @@ export async function leaseContacts(
                       order by next_attempt_at nulls first, position
                       limit ${limit}
                       for update skip locked)
-    returning cc.id, cc.phone, cc.name, cc.variables, cc.call_id, cc.attempts`;
+    returning cc.id, cc.phone, cc.name, cc.variables, cc.call_id, cc.attempts, cc.position`;
+  return rows.sort((a, b) => Number(a.position) - Number(b.position)).map(({ position: _, ...contact }) => contact);
 }
 
 /** A leased contact whose call was not placed and not recorded: PENDING again, the try not counted. */

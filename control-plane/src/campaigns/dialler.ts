@@ -185,7 +185,13 @@ export class CampaignDialler {
     const share = Math.max(1, Math.ceil(free / campaigns.length));
     for (const campaign of campaigns) {
       if (free <= 0) return;
-      const leased = await leaseContacts(this.#sql, campaign.id, now, Math.min(share, free, campaign.due), this.#instance);
+      const leased = await leaseContacts(
+        this.#sql,
+        campaign.id,
+        now,
+        Math.min(share, free, campaign.due),
+        this.#instance,
+      );
       for (const [index, contact] of leased.entries()) {
         const outcome = await this.#place(campaign, contact);
         if (outcome === 'placed') {
@@ -213,7 +219,8 @@ export class CampaignDialler {
     const reason = `Stopped by the dialler: ${permission.message}`;
     const paused = await pauseCampaigns(this.#sql, { organisationId }, reason, now);
     report.paused.push(...paused);
-    if (paused.length) this.#log('warn', 'campaigns paused: the organisation may not place calls', { organisationId, paused, reason });
+    if (paused.length)
+      this.#log('warn', 'campaigns paused: the organisation may not place calls', { organisationId, paused, reason });
     return true;
   }
 
@@ -242,7 +249,11 @@ export class CampaignDialler {
       // A call recorded then not carried out (no engine 503, carrier refusal 502) was finished FAILED by the launch
       // path: the next pass settles it like any failed call (tried again after the cooldown).
       if (await callRecorded(this.#sql, contact.call_id)) {
-        this.#log('warn', 'a campaign call failed to start', { campaignId: campaign.id, callId: contact.call_id, error: message });
+        this.#log('warn', 'a campaign call failed to start', {
+          campaignId: campaign.id,
+          callId: contact.call_id,
+          error: message,
+        });
         return 'placed';
       }
       await releaseContact(this.#sql, contact.id);

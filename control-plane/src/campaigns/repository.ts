@@ -80,12 +80,19 @@ export async function deleteCampaign(sql: Queryable, id: string): Promise<void> 
 }
 
 export async function countContacts(sql: Queryable, campaignId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from campaign_contacts where campaign_id = ${campaignId}`;
+  const [row] = await sql<
+    { n: number }[]
+  >`select count(*)::int as n from campaign_contacts where campaign_id = ${campaignId}`;
   return row!.n;
 }
 
 /** Copies the contacts of `fromId` as fresh PENDING entries of `toId`, one per number; answers how many. */
-export async function copyContacts(sql: Queryable, fromId: string, toId: string, organisationId: string): Promise<number> {
+export async function copyContacts(
+  sql: Queryable,
+  fromId: string,
+  toId: string,
+  organisationId: string,
+): Promise<number> {
   const rows = await sql`
     insert into campaign_contacts (id, campaign_id, organisation_id, phone, name, variables)
     select substr(md5(random()::text || clock_timestamp()::text || cc.id), 1, 24), ${toId}, ${organisationId},
@@ -138,7 +145,10 @@ export async function copyContactsInBuckets(
   return rows.length;
 }
 
-export async function followUpRounds(sql: Queryable, campaignId: string): Promise<{ id: string; status: string; follow_up_round: number }[]> {
+export async function followUpRounds(
+  sql: Queryable,
+  campaignId: string,
+): Promise<{ id: string; status: string; follow_up_round: number }[]> {
   return sql<{ id: string; status: string; follow_up_round: number }[]>`
     select id, status, follow_up_round from campaigns where parent_campaign_id = ${campaignId} order by created_at`;
 }

@@ -49,7 +49,11 @@ const settings = {
     Type.Integer({ minimum: 0, maximum: 10, description: 'Further tries of a contact not reached (default 2)' }),
   ),
   cooldownSeconds: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 2_592_000, description: 'Wait between tries of one contact, s (default 3600)' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 2_592_000,
+      description: 'Wait between tries of one contact, s (default 3600)',
+    }),
   ),
   maxCallDuration: Type.Optional(
     Type.Integer({ minimum: 10, maximum: 14_400, description: 'Longest call, s (default 600)' }),
@@ -58,8 +62,12 @@ const settings = {
     Type.Integer({ minimum: 5, maximum: 3600, description: 'Silence before a call ends, s (default 30)' }),
   ),
   startDate: Type.Optional(DateText('First day of calling')),
-  endDate: Type.Optional(DateText('Last day of calling; not before today in the campaign time zone nor before startDate')),
-  timezone: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone of the call window (default UTC)' })),
+  endDate: Type.Optional(
+    DateText('Last day of calling; not before today in the campaign time zone nor before startDate'),
+  ),
+  timezone: Type.Optional(
+    Type.String({ maxLength: 64, description: 'IANA time zone of the call window (default UTC)' }),
+  ),
   dataExtractionSchema: Type.Optional(
     Type.Unsafe<Record<string, unknown> | null>({
       type: ['object', 'null'],
@@ -102,7 +110,9 @@ export type UpdateCampaignBody = Static<typeof UpdateCampaignBody>;
 
 export const DuplicateCampaignBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Default: the source's name + ' (copy)'" })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "Default: the source's name + ' (copy)'" }),
+    ),
     includeContacts: Type.Optional(
       Type.Unsafe<boolean | string | number>({
         type: ['boolean', 'string', 'integer'],
@@ -123,7 +133,9 @@ export const ContactInput = Type.Object(
     }),
     name: Type.Optional(NullableString),
     variables: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Filled into the agent’s {{placeholders}} for this contact' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Filled into the agent’s {{placeholders}} for this contact',
+      }),
     ),
   },
   { additionalProperties: false },

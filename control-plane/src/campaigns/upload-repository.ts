@@ -22,11 +22,20 @@ export interface UploadRow {
   finished_at: Date | null;
 }
 
-const COLUMNS = 'id, campaign_id, organisation_id, file_name, format, mapping, status, result, error, created_at, finished_at';
+const COLUMNS =
+  'id, campaign_id, organisation_id, file_name, format, mapping, status, result, error, created_at, finished_at';
 
 export async function insertUpload(
   sql: Queryable,
-  upload: { id: string; campaignId: string; organisationId: string; fileName: string; format: 'csv' | 'xlsx'; content: Buffer; mapping: ColumnMapping },
+  upload: {
+    id: string;
+    campaignId: string;
+    organisationId: string;
+    fileName: string;
+    format: 'csv' | 'xlsx';
+    content: Buffer;
+    mapping: ColumnMapping;
+  },
 ): Promise<void> {
   await sql`insert into campaign_uploads (id, campaign_id, organisation_id, file_name, format, content, mapping)
     values (${upload.id}, ${upload.campaignId}, ${upload.organisationId}, ${upload.fileName}, ${upload.format},

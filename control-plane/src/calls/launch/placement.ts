@@ -40,7 +40,14 @@ import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
-import type { CallbackRequest, CampaignCallRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
+import type {
+  CallbackRequest,
+  CampaignCallRequest,
+  PlaceCallRequest,
+  PlacedCall,
+  PlacedCallback,
+  PlacedWebsocketCall,
+} from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
@@ -403,12 +410,14 @@ export class CallPlacement {
     const id = options.id ?? newId();
     const limits = callLimits(call.masterSettings);
     await this.#options.sql.begin(async (tx) => {
-      const duplicate = !options.oncePerLease && await hasRecentDuplicate(tx, {
-        agentId: call.agent.id,
-        participantNumber: call.participantNumber,
-        userId: principal.userId!,
-        windowMs: DUPLICATE_WINDOW_MS,
-      });
+      const duplicate =
+        !options.oncePerLease &&
+        (await hasRecentDuplicate(tx, {
+          agentId: call.agent.id,
+          participantNumber: call.participantNumber,
+          userId: principal.userId!,
+          windowMs: DUPLICATE_WINDOW_MS,
+        }));
       if (duplicate)
         throw new ApiError(
           'conflict',

@@ -25,8 +25,10 @@ type IdParams = { id: string };
 export async function contactRoutes(app: FastifyInstance, options: { campaigns: Campaigns }) {
   const { service, uploads } = options.campaigns;
   // The upload's body is the file itself, kept as bytes (this plugin's context only).
-  app.addContentTypeParser(FILE_TYPES, { parseAs: 'buffer', bodyLimit: MAX_CONTACT_FILE_BYTES }, (_request, body, done) =>
-    done(null, body),
+  app.addContentTypeParser(
+    FILE_TYPES,
+    { parseAs: 'buffer', bodyLimit: MAX_CONTACT_FILE_BYTES },
+    (_request, body, done) => done(null, body),
   );
 
   app.post<{ Params: IdParams; Body: schemas.AddContactsBody }>(
@@ -88,7 +90,8 @@ export async function contactRoutes(app: FastifyInstance, options: { campaigns: 
     },
     async (request, reply) => {
       const format = formatOf(request.headers['content-type']);
-      if (!Buffer.isBuffer(request.body) || request.body.length === 0) throw badField('body', 'must be the file (not empty)');
+      if (!Buffer.isBuffer(request.body) || request.body.length === 0)
+        throw badField('body', 'must be the file (not empty)');
       const campaign = await service.row(principalOf(request), request.params.id);
       const id = newId();
       const query = request.query;

@@ -53,7 +53,12 @@ export default async function campaignRoutes(app: FastifyInstance, options: { ca
     async (request, reply) =>
       reply
         .code(201)
-        .send(ok(await service.duplicate(principalOf(request), request.params.id, request.body ?? {}), 'Campaign duplicated')),
+        .send(
+          ok(
+            await service.duplicate(principalOf(request), request.params.id, request.body ?? {}),
+            'Campaign duplicated',
+          ),
+        ),
   );
 
   app.get<{ Params: IdParams }>(

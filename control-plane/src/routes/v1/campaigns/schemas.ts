@@ -3,7 +3,16 @@
  * spec leaves out and users need: contacts, uploads, start / pause / complete, statistics.
  */
 import { Type } from '@sinclair/typebox';
-import { Envelope, Id, NullableString, NullableTimestamp, StringEnum, Timestamp, authErrors, errors } from '../../../http/schemas.ts';
+import {
+  Envelope,
+  Id,
+  NullableString,
+  NullableTimestamp,
+  StringEnum,
+  Timestamp,
+  authErrors,
+  errors,
+} from '../../../http/schemas.ts';
 import { CAMPAIGN_STATUSES, CONTACT_STATUSES } from '../../../campaigns/records.ts';
 import { RESULT_BUCKETS } from '../../../campaigns/campaign-rules.ts';
 import {
@@ -25,7 +34,10 @@ export {
 const TAGS = ['campaigns'];
 export const IdParams = Type.Object({ id: Id('Campaign id') });
 const Obj = Type.Record(Type.String(), Type.Unknown());
-const NullableObj = Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true });
+const NullableObj = Type.Unsafe<Record<string, unknown> | null>({
+  type: ['object', 'null'],
+  additionalProperties: true,
+});
 
 const FollowUpRules = Type.Object({
   enabled: Type.Boolean(),
@@ -101,7 +113,7 @@ export const createCampaign = {
     "YYYY-MM-DD (a bare date is read in the campaign's zone: startDate as the start of that day, endDate as its end) and may " +
     "not be before today in that zone; endDate not before startDate. A carrier agent's caller number (dialingNumber) must be " +
     "an active carrier-a/-b/-c number of the organisation; default the agent's callingNumber. An agent without a carrier " +
-    'dials through the organisation\'s active OUTBOUND SIP configuration: none is a 404. targetCountryCode (default +1) reads ' +
+    "dials through the organisation's active OUTBOUND SIP configuration: none is a 404. targetCountryCode (default +1) reads " +
     'contact numbers written without a country code. Defaults: retryCount 2, cooldownSeconds 3600, maxCallDuration 600, ' +
     'inactivityDuration 30. Contacts are added next (POST /campaigns/{id}/contacts or the upload), then it is started.',
   body: CreateCampaignBody,
@@ -272,7 +284,8 @@ export const stats = {
 };
 
 const InvalidRows = Type.Array(Type.Object({ row: Type.Integer(), phone: Type.String(), reason: Type.String() }), {
-  description: 'Rows refused, with their 1-based position (files: the spreadsheet row; the header is row 1); at most 1,000 listed',
+  description:
+    'Rows refused, with their 1-based position (files: the spreadsheet row; the header is row 1); at most 1,000 listed',
 });
 
 export const addContacts = {
@@ -372,7 +385,7 @@ export const uploadContacts = {
     'The request body is the file itself, Content-Type text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet ' +
     '(at most 4 MB; the first sheet of a workbook). The first row names the columns: phoneColumn (default a column named phone, ' +
     'phone number, mobile, number, …), nameColumn (default name, full name, …), variableColumns (comma-separated; default every ' +
-    'other column). Rows follow the add route\'s rules. Answers 202 with the upload; poll GET /campaigns/{id}/uploads/{uploadId}. ' +
+    "other column). Rows follow the add route's rules. Answers 202 with the upload; poll GET /campaigns/{id}/uploads/{uploadId}. " +
     'While it runs the campaign is busy: 409 on a second upload, delete, duplicate, start or a country change.',
   params: IdParams,
   querystring: Type.Object({
