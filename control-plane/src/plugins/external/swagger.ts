@@ -22,6 +22,10 @@ const TAGS = [
   { name: 'results', description: 'What calls achieved, per agent (resultsConfig).' },
   { name: 'analytics', description: 'Analysis of calls by the language model.' },
   { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
+  {
+    name: 'campaigns',
+    description: 'Outbound calling campaigns: settings, contacts and uploads, start/pause/complete, statistics, the dialler.',
+  },
   { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
   {
     name: 'billing',

@@ -34,6 +34,7 @@ export const ID_BY_FAMILY: Record<string, keyof TenantIds> = {
   invitations: 'invitationId',
   agents: 'agentId',
   numbers: 'phoneNumberId',
+  campaigns: 'campaignId',
 };
 
 /**
@@ -52,6 +53,13 @@ export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
   'POST /api/v1/voice/session': { participantNumber: '+15555550100' },
   // A supported ISO country code (the schema takes any short text; the list is checked by the service).
   'PUT /api/v1/billing/country/:organisationId': { billingCountry: 'US' },
+  // The call window's times (HH:MM, start before end: a pattern the sampler cannot fill).
+  'POST /api/v1/campaigns': { callStartTime: '09:00', callEndTime: '17:00' },
+};
+
+/** Routes whose body is a file, not JSON: its content type and bytes. Keyed like EXTRA_BODY_FIELDS. */
+export const RAW_BODIES: Record<string, { contentType: string; body: string }> = {
+  'POST /api/v1/campaigns/:id/contacts/upload': { contentType: 'text/csv', body: 'phone\n+15555550188\n' },
 };
 
 export interface SynthesisedRequest {
@@ -59,6 +67,7 @@ export interface SynthesisedRequest {
   url: string;
   query?: Record<string, string>;
   payload?: unknown;
+  headers?: Record<string, string>;
 }
 
 export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedRequest {
@@ -69,7 +78,11 @@ export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedReques
   );
   const request: SynthesisedRequest = { method: route.method, url };
   if (schema.querystring) request.query = sample(schema.querystring, '', ids, route) as Record<string, string>;
-  if (schema.body && !['GET', 'DELETE'].includes(route.method)) {
+  const raw = RAW_BODIES[`${route.method} ${route.url}`];
+  if (raw) {
+    request.payload = raw.body;
+    request.headers = { 'content-type': raw.contentType };
+  } else if (schema.body && !['GET', 'DELETE'].includes(route.method)) {
     const payload = sample(schema.body, '', ids, route);
     const extra = EXTRA_BODY_FIELDS[`${route.method} ${route.url}`];
     request.payload = extra ? { ...(payload as Record<string, unknown>), ...extra } : payload;

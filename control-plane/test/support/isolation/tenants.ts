@@ -43,6 +43,8 @@ export interface TenantIds {
   callId: string;
   /** That call's room name (its Call ID). */
   roomName: string;
+  /** A DRAFT campaign of the VOICE agent, with one contact. */
+  campaignId: string;
 }
 
 export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
@@ -82,6 +84,12 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
   await sql`insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, transcript_text, parsed_analysis, token_usage, model)
             values (${newId()}, ${org.organisationId}, ${callId}, ${roomName}, 'ready', 'Agent: Hello', ${sql.json({ summary: 'A call' })},
                     ${sql.json({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })}, 'default')`;
+  const campaignId = newId();
+  await sql`insert into campaigns (id, organisation_id, created_by_id, name, voice_agent_id, dialing_number,
+                                   call_start_time, call_end_time)
+            values (${campaignId}, ${org.organisationId}, ${org.ownerId}, 'Reminders', ${agentId}, ${phoneNumber}, '09:00', '17:00')`;
+  await sql`insert into campaign_contacts (id, campaign_id, organisation_id, phone, name)
+            values (${newId()}, ${campaignId}, ${org.organisationId}, '+15555550177', 'Contact')`;
   const invitationId = newId();
   const invitationToken = newId() + newId() + newId().slice(0, 16);
   await sql`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
@@ -105,6 +113,7 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
       phoneNumber,
       callId,
       roomName,
+      campaignId,
     },
   };
 }

@@ -89,10 +89,10 @@ export async function contactRoutes(app: FastifyInstance, options: { campaigns: 
       bodyLimit: MAX_CONTACT_FILE_BYTES,
     },
     async (request, reply) => {
+      const campaign = await service.row(principalOf(request), request.params.id);
       const format = formatOf(request.headers['content-type']);
       if (!Buffer.isBuffer(request.body) || request.body.length === 0)
         throw badField('body', 'must be the file (not empty)');
-      const campaign = await service.row(principalOf(request), request.params.id);
       const id = newId();
       const query = request.query;
       await app.sql.begin(async (tx) => {

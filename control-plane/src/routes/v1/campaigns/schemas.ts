@@ -405,7 +405,7 @@ export const getUpload = {
 };
 
 export const diallerStatus = {
-  tags: ['webhooks'],
+  tags: TAGS,
   summary: 'Health of the campaign dialler on the answering server',
   description:
     'Not organisation-specific. status RUNNING while the dialler job runs on this server (STOPPED otherwise, e.g. a server ' +
