@@ -319,6 +319,58 @@ describe('the campaign dialler', () => {
     expect(await read(id)).toMatchObject({ status: 'COMPLETED', failedCalls: phones.length });
   }, 90_000);
 
+  it('creates a follow-up round from the rules once the campaign completes, and dials it in its window', async () => {
+    const { id, phones } = await campaign(
+      {
+        timezone: 'UTC',
+        callStartTime: '00:00',
+        callEndTime: '23:59',
+        followUpRules: { results: ['no_answer'], delayDays: 2, windowDays: 3, autoStart: 'true' },
+      },
+      3,
+    );
+    rig.sim.answerNextWith('no-answer', 'busy', 'no-answer');
+    const report = await pass('2027-04-06T10:00:00Z');
+    expect(report.placed).toHaveLength(3);
+    await ended(report);
+    const completed = await pass('2027-04-06T10:05:00Z');
+    expect(completed.moved).toContainEqual({ id, status: 'COMPLETED' });
+    expect(completed.followUps).toHaveLength(1);
+    const roundId = completed.followUps[0]!;
+    const round = await read(roundId);
+    expect(round).toMatchObject({
+      status: 'SCHEDULED',
+      parentCampaignId: id,
+      followUpRound: 1,
+      totalContacts: 2,
+      voiceAgentId: agentId,
+      dialingNumber: OUR_NUMBER,
+      startDate: '2027-04-08T10:05:00.000Z',
+      endDate: '2027-04-11T10:05:00.000Z',
+    });
+    expect((await contactsOf(roundId)).map((c) => [c.phone, c.status, c.attempts])).toEqual([
+      [phones[0], 'PENDING', 0],
+      [phones[2], 'PENDING', 0],
+    ]);
+    const parent = await read(id);
+    expect(parent.followUpDecidedAt).not.toBeNull();
+    const preview = (await api('GET', `/campaigns/${id}/follow-up`)).json().data;
+    expect(preview).toMatchObject({ buckets: { no_answer: 2, not_reached: 1 }, wouldDial: 2 });
+    expect(preview.roundsCreated).toEqual([{ id: roundId, status: 'SCHEDULED', followUpRound: 1 }]);
+    // Decided once: later passes create nothing more.
+    expect((await pass('2027-04-07T10:00:00Z')).followUps).toEqual([]);
+    rig.sim.answerNextWith('busy', 'busy');
+    const second = await pass('2027-04-08T10:06:00Z');
+    expect(second.moved).toContainEqual({ id: roundId, status: 'IN_PROGRESS' });
+    expect(second.placed).toHaveLength(2);
+    await ended(second);
+    const last = await pass('2027-04-08T10:07:00Z');
+    expect(last.moved).toContainEqual({ id: roundId, status: 'COMPLETED' });
+    // Round 1 was the last one (maxRounds 1).
+    expect(last.followUps).toEqual([]);
+    expect((await read(roundId)).followUpDecidedAt).not.toBeNull();
+  }, 60_000);
+
   it('reports its health at /webhooks/campaign/status', async () => {
     const stopped = (await api('GET', '/webhooks/campaign/status')).json();
     expect(stopped).toMatchObject({ success: true, status: 'STOPPED', nextRunAt: null });

@@ -171,3 +171,12 @@ export async function pauseCampaigns(
     returning id`;
   return rows.map((r) => r.id);
 }
+
+/** COMPLETED campaigns with follow-up rules whose follow-up is not decided yet. */
+export async function campaignsAwaitingFollowUp(sql: Queryable, limit: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from campaigns
+     where status = 'COMPLETED' and follow_up_rules is not null and follow_up_decided_at is null
+     order by completed_at limit ${limit}`;
+  return rows.map((r) => r.id);
+}

@@ -3,7 +3,8 @@
  *
  * 1. settles contacts whose call ended (answered → COMPLETED; no_answer, busy, failed → PENDING again after the
  *    cooldown while tries remain, else FAILED) and frees leases an instance that died left behind;
- * 2. moves campaigns: SCHEDULED → IN_PROGRESS on startDate, IN_PROGRESS → COMPLETED when done or past endDate;
+ * 2. moves campaigns: SCHEDULED → IN_PROGRESS on startDate, IN_PROGRESS → COMPLETED when done or past endDate,
+ *    and decides each completed campaign's follow-up round (follow-up.ts);
  * 3. for each IN_PROGRESS campaign inside its daily window in its own time zone, between its dates: asks whether the
  *    organisation may call at all (a wallet that cannot pay pauses its campaigns, saying why), how many lines are
  *    free (the plan's concurrentCalls less its live calls), leases that many due contacts FOR UPDATE SKIP LOCKED and
@@ -20,8 +21,10 @@ import type { CampaignCallRequest } from '../calls/launch/types.ts';
 import type { Sql } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { insideWindow } from './call-window.ts';
+import { decideFollowUp } from './follow-up.ts';
 import {
   advanceCampaigns,
+  campaignsAwaitingFollowUp,
   callRecorded,
   failContact,
   leaseContacts,
@@ -42,6 +45,8 @@ export const DIALLER_INTERVAL_MS = 1_000;
 export const LOST_LEASE_MS = 2 * 60_000;
 /** Calls one pass places for one organisation at most, whatever its plan allows: the pass stays short. */
 const MAX_CALLS_PER_ORGANISATION_PASS = 50;
+/** Follow-up decisions one pass makes at most; the rest wait for the next pass. */
+const FOLLOW_UPS_PER_PASS = 20;
 
 export interface CampaignCallPlacer {
   placeCampaignCall(call: CampaignCallRequest): Promise<void>;
@@ -72,6 +77,8 @@ export interface PassReport {
   placed: string[];
   paused: string[];
   moved: { id: string; status: string }[];
+  /** Follow-up rounds created this pass: the new campaigns' ids. */
+  followUps: string[];
 }
 
 export class CampaignDialler {
@@ -150,7 +157,13 @@ export class CampaignDialler {
     await releaseLostLeases(this.#sql, LOST_LEASE_MS);
     const settled = await settleEndedCalls(this.#sql, now);
     const moved = await advanceCampaigns(this.#sql, now);
-    const report: PassReport = { settled, placed: [], paused: [], moved };
+    const report: PassReport = { settled, placed: [], paused: [], moved, followUps: [] };
+    for (const id of await campaignsAwaitingFollowUp(this.#sql, FOLLOW_UPS_PER_PASS)) {
+      const decision = await decideFollowUp(this.#sql, id, now);
+      if (decision.kind === 'round') report.followUps.push(decision.campaignId);
+    }
+    // A round created now may be due at once (delayDays 0).
+    if (report.followUps.length) report.moved.push(...(await advanceCampaigns(this.#sql, now)));
     const open = (await runningCampaigns(this.#sql, now)).filter((c) =>
       insideWindow(
         {

@@ -24,7 +24,8 @@ const TAGS = [
   { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
   {
     name: 'campaigns',
-    description: 'Outbound calling campaigns: settings, contacts and uploads, start/pause/complete, statistics, the dialler.',
+    description:
+      'Outbound calling campaigns: settings, contacts and uploads, start/pause/complete, statistics, the dialler.',
   },
   { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
   {
