@@ -28,6 +28,7 @@ import {
   type FollowUpRules,
   type ResultBucket,
 } from './campaign-rules.ts';
+import { dataExtractionSchemaOf } from './data-extraction.ts';
 import { resolveDialing } from './dialing-number.ts';
 import { campaignRecord, type CampaignRecord, type CampaignRow } from './records.ts';
 import {
@@ -107,7 +108,7 @@ export class CampaignService {
       cooldown_seconds: body.cooldownSeconds ?? DEFAULT_COOLDOWN_SECONDS,
       max_call_duration: body.maxCallDuration ?? DEFAULT_MAX_CALL_DURATION,
       inactivity_duration: body.inactivityDuration ?? DEFAULT_INACTIVITY_DURATION,
-      data_extraction_schema: body.dataExtractionSchema ?? null,
+      data_extraction_schema: dataExtractionSchemaOf(body.dataExtractionSchema ?? null),
       follow_up_rules: rules,
     });
     return this.get(principal, id);
@@ -173,7 +174,8 @@ export class CampaignService {
       cooldown_seconds: body.cooldownSeconds,
       max_call_duration: body.maxCallDuration,
       inactivity_duration: body.inactivityDuration,
-      data_extraction_schema: body.dataExtractionSchema,
+      data_extraction_schema:
+        body.dataExtractionSchema === undefined ? undefined : dataExtractionSchemaOf(body.dataExtractionSchema),
     };
     if (body.followUpRules !== undefined) {
       const rules =
