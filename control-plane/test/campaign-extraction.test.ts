@@ -145,5 +145,13 @@ describe('data extraction', () => {
       .data.contacts;
     // The choice's case is forgiven; a value not said is left out.
     expect(contacts[0].extractedData).toEqual({ visit_day: '2027-04-09', plan: 'pro', people: 3 });
+    const csv = await t.call(org.key, { method: 'GET', url: `/api/v1/campaigns/${campaignId}/contacts/export` });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const [header, row] = csv.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(header).toBe(
+      'Phone,Name,Status,Attempts,Last outcome,Failure reason,Call ID,Day of the visit,Plan,People coming,Notes,Variables',
+    );
+    expect(row).toBe(`+14155556000,Ann,COMPLETED,1,,,room-${callId},2027-04-09,pro,3,,`);
   });
 });

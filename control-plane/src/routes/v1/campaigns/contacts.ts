@@ -3,7 +3,9 @@
  * a CSV or XLSX file read in the background (campaigns:write), list them with their call status and read an
  * upload (campaigns:read).
  */
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { writeContactsCsv } from '../../../campaigns/contacts-export.ts';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { Campaigns } from '../../../campaigns/campaigns.ts';
@@ -78,6 +80,24 @@ export async function contactRoutes(app: FastifyInstance, options: { campaigns: 
         totalPages: Math.ceil(total / limit),
         currentPage: page,
       });
+    },
+  );
+
+  app.get<{ Params: IdParams }>(
+    '/campaigns/:id/contacts/export',
+    { schema: schemas.exportContacts, config: { scope: 'campaigns:read' } },
+    async (request, reply) => {
+      const campaign = await service.row(principalOf(request), request.params.id);
+      const fields = (campaign.data_extraction_schema as { fields?: [] } | null)?.fields ?? [];
+      const body = new PassThrough();
+      void writeContactsCsv(body, app.sql, campaign.id, fields).catch((error: unknown) => {
+        request.log.error({ err: error }, 'contacts export failed');
+        body.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="campaign-${campaign.id}-contacts.csv"`)
+        .send(body);
     },
   );
 

@@ -362,6 +362,21 @@ export const listContacts = {
   },
 };
 
+export const exportContacts = {
+  tags: TAGS,
+  summary: "A campaign's contacts as CSV, with the data extracted from their calls",
+  description:
+    'UTF-8 with a byte order mark. Columns: Phone, Name, Status, Attempts, Last outcome, Failure reason, Call ID, one column ' +
+    'per dataExtractionSchema field (its label; yes/no as Yes or No), Variables (JSON). A cell a spreadsheet would run as a ' +
+    'formula is prefixed with an apostrophe.',
+  params: IdParams,
+  response: {
+    200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } },
+    ...authErrors,
+    ...errors(404),
+  },
+};
+
 export const Upload = Type.Object({
   id: Type.String(),
   campaignId: Type.String(),
