@@ -45,6 +45,11 @@ export const DIALLER_INTERVAL_MS = 1_000;
 export const LOST_LEASE_MS = 2 * 60_000;
 /** Calls one pass places for one organisation at most, whatever its plan allows: the pass stays short. */
 const MAX_CALLS_PER_ORGANISATION_PASS = 50;
+/**
+ * Placements of one pass running at once: a placement waits on the engine's dispatch and the carrier's create-call
+ * request (tens to hundreds of ms), so one at a time would cap a control plane at a few calls per second.
+ */
+export const PLACEMENTS_AT_ONCE = 8;
 /** Follow-up decisions one pass makes at most; the rest wait for the next pass. */
 const FOLLOW_UPS_PER_PASS = 20;
 
@@ -62,6 +67,11 @@ export interface DiallerOptions {
   log?: DiallerLog;
   /** Names this instance on its leases (default a random id). */
   instanceId?: string;
+  /**
+   * Calls placed at once within a pass (each waits for its engine and carrier); default PLACEMENTS_AT_ONCE. With 1
+   * the carrier is asked in the order the contacts were added (tests that script the carrier's answers in order).
+   */
+  placementsAtOnce?: number;
 }
 
 export interface DiallerHealth {
@@ -89,6 +99,7 @@ export class CampaignDialler {
   readonly #log: DiallerLog;
   readonly #instance: string;
   readonly #intervalMs: number;
+  readonly #placementsAtOnce: number;
   readonly #loop: PollLoop;
   #running = false;
   #lastRunAt: Date | null = null;
@@ -104,6 +115,7 @@ export class CampaignDialler {
     this.#log = options.log ?? (() => {});
     this.#instance = options.instanceId ?? `dialler-${randomBytes(4).toString('hex')}`;
     this.#intervalMs = options.intervalMs ?? DIALLER_INTERVAL_MS;
+    this.#placementsAtOnce = options.placementsAtOnce ?? PLACEMENTS_AT_ONCE;
     this.#loop = new PollLoop({
       pass: async () => {
         try {
@@ -196,8 +208,9 @@ export class CampaignDialler {
     );
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
+    let stop: 'no-line' | 'unpaid' | undefined;
     for (const campaign of campaigns) {
-      if (free <= 0) return;
+      if (free <= 0 || stop) break;
       const leased = await leaseContacts(
         this.#sql,
         campaign.id,
@@ -205,24 +218,18 @@ export class CampaignDialler {
         Math.min(share, free, campaign.due),
         this.#instance,
       );
-      for (const [index, contact] of leased.entries()) {
-        const outcome = await this.#place(campaign, contact);
-        if (outcome === 'placed') {
-          report.placed.push(contact.call_id);
-          free--;
-          continue;
-        }
-        if (outcome === 'contact-failed') continue;
+      free -= leased.length;
+      let campaignStopped = false;
+      await eachLimited(leased, this.#placementsAtOnce, async (contact) => {
         // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
-        for (const rest of leased.slice(index + 1)) await releaseContact(this.#sql, rest.id);
-        if (outcome === 'no-line') return;
-        if (outcome === 'unpaid') {
-          await this.#stopWhenUnpaid(organisationId, now, report);
-          return;
-        }
-        break;
-      }
+        if (stop || campaignStopped) return releaseContact(this.#sql, contact.id);
+        const outcome = await this.#place(campaign, contact);
+        if (outcome === 'placed') report.placed.push(contact.call_id);
+        else if (outcome === 'no-line' || outcome === 'unpaid') stop ??= outcome;
+        else if (outcome === 'campaign-stopped') campaignStopped = true;
+      });
     }
+    if (stop === 'unpaid') await this.#stopWhenUnpaid(organisationId, now, report);
   }
 
   /** Pauses the organisation's campaigns, saying why, when it may not call at all; answers whether it did. */
@@ -290,4 +297,13 @@ export class CampaignDialler {
       return 'campaign-stopped';
     }
   }
+}
+
+/** Runs `task` over `items`, at most `limit` at once. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
