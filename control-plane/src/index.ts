@@ -16,3 +16,7 @@ export { RATE_LIMIT_DEFAULTS } from './rate-limits.ts';
 export { persistCallEvent, type PersistOutcome } from './calls/repository/call-event-store.ts';
 export { adjustWallet } from './wallet/wallet.ts';
 export { walletReplay, unbalancedTransactions } from './wallet/ledger-repository.ts';
+export { CampaignDialler, type CampaignCallPlacer, type DiallerOptions } from './campaigns/dialler.ts';
+export type { CampaignCallRequest } from './calls/launch/types.ts';
+export { admitCall } from './billing/call-admission.ts';
+export { createCall, finishCall } from './calls/repository/call-repository.ts';

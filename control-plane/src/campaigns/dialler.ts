@@ -43,13 +43,24 @@ export const DIALLER_INTERVAL_MS = 1_000;
  * ms: the engine's dispatch timeout (10 s) and the admission lock's wait, with room.
  */
 export const LOST_LEASE_MS = 2 * 60_000;
-/** Calls one pass places for one organisation at most, whatever its plan allows: the pass stays short. */
-const MAX_CALLS_PER_ORGANISATION_PASS = 50;
+/**
+ * Calls one pass places for one organisation at most, whatever its plan allows: a pass stays short, so every
+ * organisation's window opening is served within about a second; a pass that stopped at this cap is followed by
+ * the next one at once (`start`).
+ */
+export const MAX_CALLS_PER_ORGANISATION_PASS = 10;
+/** Passes run back to back while each stops at the cap, at most this long, ms: then the loop's interval again. */
+const BACK_TO_BACK_MS = 5_000;
 /**
  * Placements of one pass running at once: a placement waits on the engine's dispatch and the carrier's create-call
  * request (tens to hundreds of ms), so one at a time would cap a control plane at a few calls per second.
  */
 export const PLACEMENTS_AT_ONCE = 8;
+/**
+ * Organisations dialled at once within a pass: one organisation's placements queue on its billing row lock
+ * (admission), so another organisation's calls need not wait behind them.
+ */
+export const ORGANISATIONS_AT_ONCE = 8;
 /** Follow-up decisions one pass makes at most; the rest wait for the next pass. */
 const FOLLOW_UPS_PER_PASS = 20;
 
@@ -89,6 +100,8 @@ export interface PassReport {
   moved: { id: string; status: string }[];
   /** Follow-up rounds created this pass: the new campaigns' ids. */
   followUps: string[];
+  /** Some organisation had more due contacts and free lines than one pass places (MAX_CALLS_PER_ORGANISATION_PASS). */
+  capped: boolean;
 }
 
 export class CampaignDialler {
@@ -119,7 +132,8 @@ export class CampaignDialler {
     this.#loop = new PollLoop({
       pass: async () => {
         try {
-          await this.runOnce();
+          const until = Date.now() + BACK_TO_BACK_MS;
+          while ((await this.runOnce()).capped && this.#running && Date.now() < until);
           this.#lastError = null;
         } finally {
           this.#nextRunAt = new Date(Date.now() + this.#intervalMs);
@@ -169,7 +183,7 @@ export class CampaignDialler {
     await releaseLostLeases(this.#sql, LOST_LEASE_MS);
     const settled = await settleEndedCalls(this.#sql, now);
     const moved = await advanceCampaigns(this.#sql, now);
-    const report: PassReport = { settled, placed: [], paused: [], moved, followUps: [] };
+    const report: PassReport = { settled, placed: [], paused: [], moved, followUps: [], capped: false };
     for (const id of await campaignsAwaitingFollowUp(this.#sql, FOLLOW_UPS_PER_PASS)) {
       const decision = await decideFollowUp(this.#sql, id, now);
       if (decision.kind === 'round') report.followUps.push(decision.campaignId);
@@ -194,18 +208,19 @@ export class CampaignDialler {
       list.push(campaign);
       byOrganisation.set(campaign.organisation_id, list);
     }
-    for (const [organisationId, campaigns] of byOrganisation) {
-      await this.#dialOrganisation(organisationId, campaigns, now, report);
-    }
+    // Organisations do not share lines or billing locks: several are dialled at once.
+    await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, ([organisationId, campaigns]) =>
+      this.#dialOrganisation(organisationId, campaigns, now, report),
+    );
     return report;
   }
 
   async #dialOrganisation(organisationId: string, campaigns: RunningCampaign[], now: Date, report: PassReport) {
     if (await this.#stopWhenUnpaid(organisationId, now, report)) return;
-    let free = Math.min(
-      MAX_CALLS_PER_ORGANISATION_PASS,
-      await freeLines(this.#sql, organisationId, this.#options.admission),
-    );
+    const lines = await freeLines(this.#sql, organisationId, this.#options.admission);
+    let free = Math.min(MAX_CALLS_PER_ORGANISATION_PASS, lines);
+    const due = campaigns.reduce((sum, c) => sum + c.due, 0);
+    if (lines > MAX_CALLS_PER_ORGANISATION_PASS && due > MAX_CALLS_PER_ORGANISATION_PASS) report.capped = true;
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
     let stop: 'no-line' | 'unpaid' | undefined;
