@@ -417,6 +417,8 @@ describe('contacts', () => {
     // Busy: a second upload is refused while the first waits.
     expect((await uploadCsv(campaign.id, 'phone\n+14155553009\n')).statusCode).toBe(409);
     expect((await post(campaign.id, 'duplicate', {})).statusCode).toBe(409);
+    expect((await put(campaign.id, { name: 'Renamed mid-upload' })).statusCode).toBe(409);
+    expect((await post(campaign.id, 'start')).statusCode).toBe(409);
     expect(await t.app.campaigns.uploads.runOnce()).toBe(1);
     const done = (await get(`/campaigns/${campaign.id}/uploads/${upload.id}`)).json().data;
     expect(done.status).toBe('DONE');

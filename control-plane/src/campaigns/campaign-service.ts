@@ -213,12 +213,10 @@ export class CampaignService {
       await lockCampaign(tx, id);
       const fresh = await findCampaign(tx, id);
       if (!fresh) throw notFound('Campaign');
+      // Spec: 409 while busy with a contact upload (the upload reads numbers with the campaign's settings).
+      if (fresh.busy_upload)
+        throw new ApiError('conflict', 'The campaign is busy with a contact upload: change it once the upload ends');
       if (country !== undefined && country !== fresh.target_country_code) {
-        if (fresh.busy_upload)
-          throw new ApiError(
-            'conflict',
-            'The campaign is busy with a contact upload: change the country code after it',
-          );
         if ((await countContacts(tx, id)) > 0)
           throw new ApiError(
             'conflict',
