@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CampaignDialler, PLACEMENTS_AT_ONCE, type PassReport } from '../src/campaigns/dialler.ts';
 import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
-import { seedWallet } from './support/seed.ts';
+import { seedWallet, updateAgentColumns } from './support/seed.ts';
 
 /** The organisation's concurrent-call limit in this file (PARLEY_DEFAULT_CONCURRENT_CALLS). */
 const LINES = 3;
@@ -373,6 +373,38 @@ describe('the campaign dialler', () => {
     // Round 1 was the last one (maxRounds 1).
     expect(last.followUps).toEqual([]);
     expect((await read(roundId)).followUpDecidedAt).not.toBeNull();
+  }, 60_000);
+
+  it('fails a contact its caller may not reach, and pauses a campaign whose agent can no longer call', async () => {
+    const { id } = await campaign({ timezone: 'UTC', callStartTime: '00:00', callEndTime: '23:59' }, 1);
+    // A number abroad: the caller number's calling scope (SAME_COUNTRY) refuses it; the others are still called.
+    await api('POST', `/campaigns/${id}/contacts`, { contacts: [{ phone: '+44 20 7946 0018' }] });
+    rig.sim.answerNextWith('busy');
+    const report = await pass('2027-04-07T10:00:00Z');
+    expect(report.placed).toHaveLength(1);
+    await ended(report);
+    const abroad = (await contactsOf(id)).find((c) => c.phone === '+442079460018')!;
+    expect(abroad).toMatchObject({ status: 'FAILED', last_outcome: 'not_placed', call_id: expect.any(String) });
+    const [reason] = await rig.db.sql<{ failure_reason: string }[]>`
+      select failure_reason from campaign_contacts where phone = '+442079460018' and campaign_id = ${id}`;
+    expect(reason!.failure_reason).toMatch(/calling scope/);
+
+    const lost = await rig.createAgent(OUR_NUMBER);
+    const stopped = await campaign(
+      { timezone: 'UTC', callStartTime: '00:00', callEndTime: '23:59', voiceAgentId: lost },
+      2,
+    );
+    await updateAgentColumns(rig.db.sql, lost, { is_active: false });
+    const refused = await pass('2027-04-07T10:05:00Z');
+    expect(refused.placed).toEqual([]);
+    const paused = await read(stopped.id);
+    expect(paused.status).toBe('PAUSED');
+    expect(paused.pausedReason).toMatch(/^Stopped by the dialler: .*not active/);
+    expect((await contactsOf(stopped.id)).map((c) => [c.status, c.attempts])).toEqual([
+      ['PENDING', 0],
+      ['PENDING', 0],
+    ]);
+    await finish(stopped.id);
   }, 60_000);
 
   it('reports its health at /webhooks/campaign/status', async () => {

@@ -291,16 +291,17 @@ export class CampaignDialler {
         });
         return 'placed';
       }
-      await releaseContact(this.#sql, contact.id);
       const code = error instanceof ApiError ? error.code : 'internal';
-      if (code === 'payment_required') {
-        const permission = await callPermission(this.#sql, campaign.organisation_id);
-        return permission.allowed ? 'no-line' : 'unpaid';
-      }
       if (code === 'forbidden' || code === 'validation_failed') {
         // This number only: outside the caller's calling scope, or not a number a carrier takes.
         await failContact(this.#sql, contact.id, message);
         return 'contact-failed';
+      }
+      // Not this contact's fault: it waits for a later pass, the try not counted.
+      await releaseContact(this.#sql, contact.id);
+      if (code === 'payment_required') {
+        const permission = await callPermission(this.#sql, campaign.organisation_id);
+        return permission.allowed ? 'no-line' : 'unpaid';
       }
       if (code === 'invalid_state' || code === 'not_found') {
         // The agent or the caller number can no longer call: every contact would fail the same way.
