@@ -247,6 +247,7 @@ const CONTROL_PLANE_DOMAINS = [
   'oauth',
   'billing',
   'calls',
+  'campaigns',
   'carriers',
   'chat',
   'enhancement',

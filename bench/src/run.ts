@@ -12,6 +12,7 @@ import { mcpSuite } from './mcp/index.ts';
 import { walletSuite } from './wallet/index.ts';
 import { chatSuite } from './chat/index.ts';
 import { knowledgeSuite } from './knowledge/index.ts';
+import { diallerSuite } from './dialler/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
@@ -24,6 +25,7 @@ const SUITES: readonly Suite[] = [
   walletSuite,
   chatSuite,
   knowledgeSuite,
+  diallerSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -49,6 +49,8 @@ import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import type { Embedder } from './knowledge/embeddings/embedder.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
+import { createCampaigns, type Campaigns } from './campaigns/campaigns.ts';
+import campaignRoutes from './routes/v1/campaigns/index.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import widgetRoutes, { answerWidgetPreflight } from './routes/v1/widget/index.ts';
 import widgetScriptRoutes from './routes/pages/widget-script.ts';
@@ -81,6 +83,8 @@ declare module 'fastify' {
     organisationCache: OrganisationCache;
     /** Placing and answering phone calls; the server's background jobs (scheduler, carrier control) use it too. */
     phoneCalls: PhoneCalls;
+    /** Campaigns: the routes use it; the server starts its dialler and upload reader. */
+    campaigns: Campaigns;
   }
 }
 
@@ -122,6 +126,8 @@ export interface AppDependencies {
   onKnowledgeQueued?: () => void;
   /** Embeds search questions when knowledge search is hybrid (knowledge/search-mode.ts); undefined: full text. */
   knowledgeEmbedder?: Embedder;
+  /** The campaigns' clock (windows, dates, cooldowns); default the wall clock. Tests drive the dialler with their own. */
+  campaignClock?: () => Date;
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -203,6 +209,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);
+  const campaigns = createCampaigns({
+    sql: deps.sql,
+    placer: phoneCalls.placement,
+    admission: { defaultConcurrentCalls: deps.config.defaultConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS },
+    now: deps.campaignClock,
+    log: (level, message, detail) => app.log[level](detail, message),
+  });
+  app.decorate('campaigns', campaigns);
   await app.register(webhookRoutes, {
     calls: phoneCalls.carrierCalls,
     publicUrl: deps.config.publicUrl,
@@ -254,6 +268,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });
       await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued, embedder: deps.knowledgeEmbedder });
       await v1.register(catalogueRoutes);
+      await v1.register(campaignRoutes, { campaigns });
     },
     { prefix: API_PREFIX },
   );

@@ -20,3 +20,7 @@ export { KeyRing } from './secrets/key-ring.ts';
 export { KnowledgeService } from './knowledge/knowledge-service.ts';
 export { KnowledgeJob } from './knowledge/knowledge-job.ts';
 export { searchKnowledge, type KnowledgeHit } from './knowledge/knowledge-search.ts';
+export { CampaignDialler, type CampaignCallPlacer, type DiallerOptions } from './campaigns/dialler.ts';
+export type { CampaignCallRequest } from './calls/launch/types.ts';
+export { admitCall } from './billing/call-admission.ts';
+export { createCall, finishCall } from './calls/repository/call-repository.ts';

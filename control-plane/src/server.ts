@@ -149,6 +149,11 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     closers.push(() => sipControl.close());
     const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();
     closers.push(() => scheduler.stop());
+    // Campaigns (docs/architecture.md §13): contact files read, contacts dialled inside their windows.
+    app.campaigns.uploads.start();
+    closers.push(() => app.campaigns.uploads.stop());
+    app.campaigns.dialler.start();
+    closers.push(() => app.campaigns.dialler.stop());
     const callLog = log.child({ job: 'call-events' });
     const persister = new CallEventPersister(
       database.sql,

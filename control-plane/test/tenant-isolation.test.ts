@@ -64,6 +64,7 @@ function send(key: string, request: SynthesisedRequest) {
     url: request.url,
     query: request.query,
     payload: request.payload as never,
+    headers: request.headers,
   });
 }
 

@@ -66,3 +66,13 @@ export async function admitCall(tx: Queryable, organisationId: string, limits: A
     );
   }
 }
+
+/**
+ * How many more calls the organisation may have live now, read without the lock: a dialler's estimate of how many
+ * calls to try this pass. Each call is still admitted by `admitCall` under the lock, which alone is exact.
+ */
+export async function freeLines(sql: Queryable, organisationId: string, limits: AdmissionLimits): Promise<number> {
+  const { planConcurrentCalls } = await activePlanLimits(sql, organisationId);
+  const live = await countLiveCalls(sql, organisationId, QUEUED_HOLDS_LINE_MS);
+  return Math.max(0, (planConcurrentCalls ?? limits.defaultConcurrentCalls) - live);
+}

@@ -45,6 +45,11 @@ export const OUR_NUMBERS: Record<VoiceCarrierName, string> = {
   'carrier-c': '+919876500100',
 };
 
+export interface PhoneCallRigOptions {
+  /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls the organisation may have at once (pay-as-you-go). */
+  defaultConcurrentCalls?: number;
+}
+
 export class PhoneCallRig {
   bus!: Bus;
   db!: TestDatabase;
@@ -62,13 +67,13 @@ export class PhoneCallRig {
   #tmp = '';
   #numberSeq = 100;
 
-  static async start(): Promise<PhoneCallRig> {
+  static async start(options: PhoneCallRigOptions = {}): Promise<PhoneCallRig> {
     const rig = new PhoneCallRig();
-    await rig.#start();
+    await rig.#start(options);
     return rig;
   }
 
-  async #start(): Promise<void> {
+  async #start(options: PhoneCallRigOptions): Promise<void> {
     this.#tmp = await mkdtemp(join(tmpdir(), 'parley-phone-calls-'));
     this.bus = await createIsolatedBus();
     this.db = await createTestDatabase();
@@ -91,6 +96,7 @@ export class PhoneCallRig {
         publicUrl: this.publicUrl,
         rateLimits: { ...RATE_LIMIT_DEFAULTS, callPlacement: 10_000 },
         carrierApiUrls: simulated,
+        defaultConcurrentCalls: options.defaultConcurrentCalls,
       },
       sql: this.db.sql,
       bus: this.bus,

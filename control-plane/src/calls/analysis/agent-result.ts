@@ -47,16 +47,18 @@ export function agentResultSchema(config: ResultsConfig): TSchema {
         keys.map((k) => Type.Literal(k)),
         { description: `The outcome key that fits the call; ${NO_RESULT_OUTCOME.key} when none does.` },
       ),
-      captured: Type.Object(
-        Object.fromEntries(config.fields.map((f) => [f.key, Type.Union([fieldSchema(f), Type.Null()])])),
-        {
-          additionalProperties: false,
-          description: 'Every field key, with the value the person gave, or null when it was not said.',
-        },
-      ),
+      captured: capturedSchema(config.fields),
     },
     { additionalProperties: false },
   );
+}
+
+/** Every field key with the value the person gave, or null: agent results and campaign data extraction alike. */
+export function capturedSchema(fields: readonly Field[]): TSchema {
+  return Type.Object(Object.fromEntries(fields.map((f) => [f.key, Type.Union([fieldSchema(f), Type.Null()])])), {
+    additionalProperties: false,
+    description: 'Every field key, with the value the person gave, or null when it was not said.',
+  });
 }
 
 /** Forgives what the model may write differently without changing meaning: the case of a choice. */

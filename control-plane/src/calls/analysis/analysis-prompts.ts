@@ -16,6 +16,7 @@ const MAX_INSTRUCTION_CHARS = 4_000;
 
 export const OVERVIEW_TOOL = 'submit_call_analysis';
 export const REPORT_TOOL = 'submit_call_report';
+export const EXTRACTION_TOOL = 'submit_call_data';
 
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -94,4 +95,23 @@ export function reportPrompt(transcript: string, instructions: string | null): {
     clip(transcript, MAX_TRANSCRIPT_CHARS),
   ].join('\n\n');
   return { system, user };
+}
+
+/** A campaign's data extraction (its dataExtractionSchema fields) from one call's transcript. */
+export function extractionPrompt(
+  input: AnalysisInput,
+  fields: ResultsConfig['fields'],
+): { system: string; user: string } {
+  const listed = fields.map(
+    (f) => `- ${f.key}: ${f.label}, ${f.type}${f.choices?.length ? ` (one of: ${f.choices.join(', ')})` : ''}`,
+  );
+  const system = [
+    'You read a finished call between an AI voice agent ("Agent") and a person ("Caller") of an outbound campaign,',
+    'and record the values the Caller gave for the fields below, in `captured`. A field the Caller did not state is',
+    "null: never guess. Values the Agent said but the Caller did not confirm are not the Caller's.",
+    'Fields:',
+    ...listed,
+    `Answer only by calling ${EXTRACTION_TOOL}.`,
+  ].join('\n');
+  return { system, user: clip(transcriptText(input.transcript), MAX_TRANSCRIPT_CHARS) };
 }

@@ -7,9 +7,22 @@ import { Type } from '@sinclair/typebox';
 import type { Bus } from '@parley/engine/bus';
 import type { ResultsConfig } from '@parley/engine/protocol';
 import type { AgentResult } from '../repository/call-records.ts';
-import { agentResultFrom, agentResultSchema, normaliseAgentResult, tracksResults } from './agent-result.ts';
+import {
+  agentResultFrom,
+  agentResultSchema,
+  capturedSchema,
+  normaliseAgentResult,
+  tracksResults,
+} from './agent-result.ts';
 import type { AnalysisInput } from '../repository/analysis-input.ts';
-import { OVERVIEW_TOOL, REPORT_TOOL, overviewPrompt, reportPrompt } from './analysis-prompts.ts';
+import {
+  EXTRACTION_TOOL,
+  OVERVIEW_TOOL,
+  REPORT_TOOL,
+  extractionPrompt,
+  overviewPrompt,
+  reportPrompt,
+} from './analysis-prompts.ts';
 import { ModelOverview, noConversationOverview, overviewFrom, type Overview } from './overview.ts';
 import { ModelReport, transcriptMetrics, type ParsedAnalysis } from './report.ts';
 import { askForJson, type TokenUsage } from './structured-answer.ts';
@@ -87,6 +100,41 @@ export class CallAnalyst {
     return {
       overview: overviewFrom(value.overview, userLines),
       agentResult: tracked && value.agent_result ? agentResultFrom(tracked, value.agent_result) : null,
+      tokenUsage: answer.usage,
+    };
+  }
+
+  /**
+   * A campaign's data extraction: the value the caller gave for each field (nulls left out); empty when the caller
+   * said nothing.
+   */
+  async extract(
+    input: AnalysisInput,
+    fields: ResultsConfig['fields'],
+    signal: AbortSignal,
+  ): Promise<{ captured: Record<string, unknown>; tokenUsage: TokenUsage }> {
+    if (!input.transcript.some((l) => l.speaker === 'user' && l.text.trim()))
+      return { captured: {}, tokenUsage: NO_USAGE };
+    const config: ResultsConfig = { outcomes: [], fields: [...fields] };
+    const { system, user } = extractionPrompt(input, fields);
+    const answer = await askForJson(
+      this.#bus,
+      {
+        traceId: `extraction-${input.callId}`,
+        system,
+        user,
+        schema: Type.Object({ captured: capturedSchema(fields) }, { additionalProperties: false }),
+        toolName: EXTRACTION_TOOL,
+        toolDescription: "Records the caller's values of the campaign's fields.",
+        maxTokens: OVERVIEW_MAX_TOKENS,
+        temperature: ANALYSIS_TEMPERATURE,
+        normalise: (value) => normaliseAgentResult(config, value),
+      },
+      signal,
+    );
+    const captured = (answer.value as { captured: Record<string, unknown> }).captured;
+    return {
+      captured: Object.fromEntries(Object.entries(captured).filter(([, v]) => v !== null && v !== undefined)),
       tokenUsage: answer.usage,
     };
   }

@@ -20,6 +20,7 @@ import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import type { CallAnalyst, OverviewAnalysis } from './call-analyst.ts';
 import { loadAnalysisInput } from '../repository/analysis-input.ts';
+import { extractionFieldsOfCall, saveExtraction } from '../../campaigns/extraction-repository.ts';
 import {
   claimDueJobs,
   closeJob,
@@ -114,7 +115,12 @@ export class PostCallAnalysisJob {
       const needsModel = input.transcript.some((l) => l.speaker === 'user' && l.text.trim());
       if (needsModel && !this.#options.languageModel) return await this.#finish(job, 'skipped', NO_LANGUAGE_MODEL_SKIP);
       const analysis = await this.#analyst.overview(input, { agentResult: true }, this.#abort.signal);
-      return await this.#save(job, analysis);
+      // A campaign call whose campaign extracts data: its fields too, before anything is saved (a failure retries both).
+      const fields = needsModel ? await extractionFieldsOfCall(this.#sql, job.call_id) : null;
+      const extracted = fields ? await this.#analyst.extract(input, fields, this.#abort.signal) : null;
+      const outcome = await this.#save(job, analysis);
+      if (outcome === 'done' && extracted) await saveExtraction(this.#sql, job.call_id, extracted.captured);
+      return outcome;
     } catch (error) {
       if (this.#abort.signal.aborted) return 'retry';
       return this.#failed(job, error);

@@ -40,7 +40,14 @@ import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
-import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
+import type {
+  CallbackRequest,
+  CampaignCallRequest,
+  PlaceCallRequest,
+  PlacedCall,
+  PlacedCallback,
+  PlacedWebsocketCall,
+} from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
 import { assertLineFree, SipCalls } from './sip-calls.ts';
 import { findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
@@ -176,6 +183,40 @@ export class CallPlacement {
       callType: 'sip',
       status: scheduledAt ? 'scheduled' : 'initiated',
     };
+  }
+
+  /**
+   * A campaign's call (the campaign dialler, docs/architecture.md §13): checked, admitted under the billing row lock,
+   * recorded and launched exactly as POST /voice/session's, under the id the dialler leased the contact with. The
+   * duplicate-dispatch window is not applied: the contact's lease already makes the call one of a kind, and a retry
+   * may come sooner than 5 seconds. Throws like POST /voice/session (402 no line or no money, 503, 502, …).
+   */
+  async placeCampaignCall(call: CampaignCallRequest): Promise<void> {
+    const agent = await this.#voiceAgent(call.organisationId, call.agentId);
+    const masterSettings = {
+      maxDurationSeconds: call.maxCallDurationSeconds,
+      inactivitySeconds: call.inactivitySeconds,
+    };
+    const outbound = await this.#checked(
+      {
+        agent,
+        participantName: call.participantName,
+        participantNumber: call.participantNumber,
+        callingNumber: call.callingNumber ?? agent.callingNumber ?? undefined,
+        scheduledAt: undefined,
+        customVariables: { ...call.customVariables, campaignId: call.campaignId },
+        useCase: null,
+        masterSettings,
+        tools: undefined,
+        source: 'campaign',
+      },
+      call.organisationId,
+    );
+    await this.#record({ organisationId: call.organisationId, userId: call.createdById }, outbound, call.campaignId, {
+      id: call.callId,
+      oncePerLease: true,
+    });
+    await this.#startChecked(call.callId, call.organisationId, outbound);
   }
 
   /**
@@ -415,16 +456,23 @@ export class CallPlacement {
   }
 
   /** Records the call, refusing the same agent + number + key owner within DUPLICATE_WINDOW_MS (409). */
-  async #record(principal: CallRequester, call: OutboundCall, campaignId: string | null): Promise<string> {
-    const id = newId();
+  async #record(
+    principal: { organisationId: string; userId: string | null },
+    call: OutboundCall,
+    campaignId: string | null,
+    options: { id?: string; oncePerLease?: boolean } = {},
+  ): Promise<string> {
+    const id = options.id ?? newId();
     const limits = callLimits(call.masterSettings);
     await this.#options.sql.begin(async (tx) => {
-      const duplicate = await hasRecentDuplicate(tx, {
-        agentId: call.agent.id,
-        participantNumber: call.participantNumber,
-        userId: principal.userId,
-        windowMs: DUPLICATE_WINDOW_MS,
-      });
+      const duplicate =
+        !options.oncePerLease &&
+        (await hasRecentDuplicate(tx, {
+          agentId: call.agent.id,
+          participantNumber: call.participantNumber,
+          userId: principal.userId!,
+          windowMs: DUPLICATE_WINDOW_MS,
+        }));
       if (duplicate)
         throw new ApiError(
           'conflict',

@@ -49,3 +49,21 @@ export interface PlacedWebsocketCall {
   /** Where the client streams the call (one use; within the engine's media timeout). */
   websocketUrl: string;
 }
+
+/** A campaign contact's call, as the campaign dialler places it (placement.ts `placeCampaignCall`). */
+export interface CampaignCallRequest {
+  /** The id the dialler leased the contact with: the call record is made under it. */
+  callId: string;
+  organisationId: string;
+  /** The campaign's creator (null when that user is gone). */
+  createdById: string | null;
+  campaignId: string;
+  agentId: string;
+  participantName: string;
+  participantNumber: string;
+  /** The campaign's dialingNumber; null: the agent's callingNumber. */
+  callingNumber: string | null;
+  customVariables: Record<string, unknown>;
+  maxCallDurationSeconds: number;
+  inactivitySeconds: number;
+}

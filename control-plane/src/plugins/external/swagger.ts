@@ -29,6 +29,11 @@ const TAGS = [
   { name: 'analytics', description: 'Analysis of calls by the language model.' },
   { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
   { name: 'sip', description: 'SIP trunks and SIP configurations: phone calls over business phone systems.' },
+  {
+    name: 'campaigns',
+    description:
+      'Outbound calling campaigns: settings, contacts and uploads, start/pause/complete, statistics, the dialler.',
+  },
   { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
   {
     name: 'billing',

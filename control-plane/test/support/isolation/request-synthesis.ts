@@ -38,6 +38,7 @@ export const ID_BY_FAMILY: Record<string, keyof TenantIds> = {
   // /sip-config/trunks/:id is a trunk, /sip-config/:id a configuration.
   trunks: 'sipTrunkId',
   'sip-config': 'sipConfigurationId',
+  campaigns: 'campaignId',
 };
 
 /**
@@ -62,6 +63,13 @@ export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
   'POST /api/v1/knowledge-bases': { text: 'We open at nine on Sundays.' },
   // The one integration type available (the schema takes any name; the service refuses the others).
   'POST /api/v1/catalogues': { integration_type: 'upload' },
+  // The call window's times (HH:MM, start before end: a pattern the sampler cannot fill).
+  'POST /api/v1/campaigns': { callStartTime: '09:00', callEndTime: '17:00' },
+};
+
+/** Routes whose body is a file, not JSON: its content type and bytes. Keyed like EXTRA_BODY_FIELDS. */
+export const RAW_BODIES: Record<string, { contentType: string; body: string }> = {
+  'POST /api/v1/campaigns/:id/contacts/upload': { contentType: 'text/csv', body: 'phone\n+15555550188\n' },
 };
 
 export interface SynthesisedRequest {
@@ -69,6 +77,7 @@ export interface SynthesisedRequest {
   url: string;
   query?: Record<string, string>;
   payload?: unknown;
+  headers?: Record<string, string>;
 }
 
 export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedRequest {
@@ -79,7 +88,11 @@ export function synthesise(route: RouteEntry, ids: TenantIds): SynthesisedReques
   );
   const request: SynthesisedRequest = { method: route.method, url };
   if (schema.querystring) request.query = sample(schema.querystring, '', ids, route) as Record<string, string>;
-  if (schema.body && !['GET', 'DELETE'].includes(route.method)) {
+  const raw = RAW_BODIES[`${route.method} ${route.url}`];
+  if (raw) {
+    request.payload = raw.body;
+    request.headers = { 'content-type': raw.contentType };
+  } else if (schema.body && !['GET', 'DELETE'].includes(route.method)) {
     const payload = sample(schema.body, '', ids, route);
     const extra = EXTRA_BODY_FIELDS[`${route.method} ${route.url}`];
     request.payload = extra ? { ...(payload as Record<string, unknown>), ...extra } : payload;

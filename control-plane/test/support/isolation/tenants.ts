@@ -46,6 +46,8 @@ export interface TenantIds {
   /** A SIP trunk and an INBOUND SIP configuration on it (answered by the VOICE agent). */
   sipTrunkId: string;
   sipConfigurationId: string;
+  /** A DRAFT campaign of the VOICE agent, with one contact. */
+  campaignId: string;
 }
 
 export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
@@ -93,6 +95,12 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
             values (${sipConfigurationId}, ${org.organisationId}, ${sipTrunkId}, 'INBOUND',
                     (select id from sip_providers where name = 'generic'), ${agentId},
                     ${`+1556${Math.floor(1_000_000 + Math.random() * 8_999_999)}`})`;
+  const campaignId = newId();
+  await sql`insert into campaigns (id, organisation_id, created_by_id, name, voice_agent_id, dialing_number,
+                                   call_start_time, call_end_time)
+            values (${campaignId}, ${org.organisationId}, ${org.ownerId}, 'Reminders', ${agentId}, ${phoneNumber}, '09:00', '17:00')`;
+  await sql`insert into campaign_contacts (id, campaign_id, organisation_id, phone, name)
+            values (${newId()}, ${campaignId}, ${org.organisationId}, '+15555550177', 'Contact')`;
   const invitationId = newId();
   const invitationToken = newId() + newId() + newId().slice(0, 16);
   await sql`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
@@ -118,6 +126,7 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
       roomName,
       sipTrunkId,
       sipConfigurationId,
+      campaignId,
     },
   };
 }
