@@ -4,7 +4,7 @@
  * record moves to INITIATED; when no engine takes the call it is finished FAILED and 503 thrown, saying why: the
  * engine's refusal (which worker is missing, and what to install or set), or that no engine answered.
  */
-import { mediaStreamUrl, type MediaCarrier } from '@parley/engine';
+import { mediaStreamUrl, webrtcSignallingUrl, type MediaCarrier } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
 import { isBusError } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallSpec } from '@parley/engine/protocol';
@@ -34,6 +34,20 @@ export class EngineDispatcher {
 
   /** Dispatches the call; answers the URL the carrier streams it to, speaking `media`'s protocol. */
   async dispatch(spec: CallSpec, media: MediaCarrier): Promise<string> {
+    const { mediaUrl, streamToken } = await this.#dispatch(spec);
+    return mediaStreamUrl(mediaUrl, media, streamToken);
+  }
+
+  /**
+   * Dispatches a browser call (docs/architecture.md §16): answers the engine's one-use stream token — the call's
+   * participant token — and the signalling URL the browser opens with it.
+   */
+  async dispatchWeb(spec: CallSpec): Promise<{ token: string; wsUrl: string }> {
+    const { mediaUrl, streamToken } = await this.#dispatch(spec);
+    return { token: streamToken, wsUrl: webrtcSignallingUrl(mediaUrl, streamToken) };
+  }
+
+  async #dispatch(spec: CallSpec): Promise<{ mediaUrl: string; streamToken: string }> {
     /** @param reason what the 503 tells the caller: the engine's refusal, or that no engine answered */
     const fail = async (detail: string, reason: string, cause?: unknown): Promise<never> => {
       await finishCall(this.#sql, spec.callId, {
@@ -66,7 +80,7 @@ export class EngineDispatcher {
       engineId: reply.engineId,
       maxDurationMs: spec.limits.maxDurationMs,
     });
-    return mediaStreamUrl(reply.mediaUrl, media, reply.streamToken);
+    return { mediaUrl: reply.mediaUrl, streamToken: reply.streamToken };
   }
 
   /** Tells the engine running the call to hang up (a no-op when none runs it). */

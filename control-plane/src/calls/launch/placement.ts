@@ -40,8 +40,16 @@ import { buildCallSpec, callLimits } from './call-spec.ts';
 import { assertDestinationAllowed } from './calling-scope.ts';
 import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
-import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
+import type {
+  CallbackRequest,
+  PlaceCallRequest,
+  PlacedCall,
+  PlacedCallback,
+  PlacedWebCall,
+  PlacedWebsocketCall,
+} from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
+import { placeWebCall, type WebPlacementDeps } from './web-placement.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -95,6 +103,12 @@ export class CallPlacement {
     this.dispatcher = new EngineDispatcher(options.sql, options.bus, options.log);
   }
 
+  /** What placing a browser call needs: for POST /voice/session here, and the widget's voice session. */
+  get webDeps(): WebPlacementDeps {
+    const { sql, keyRing, admission } = this.#options;
+    return { sql, dispatcher: this.dispatcher, keyRing, admission };
+  }
+
   get publicUrl(): string {
     return this.#options.publicUrl.replace(/\/+$/, '');
   }
@@ -109,17 +123,34 @@ export class CallPlacement {
   }
 
   /** POST /voice/session. */
-  async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
+  async placeOutbound(
+    principal: Principal,
+    body: PlaceCallRequest,
+  ): Promise<PlacedCall | PlacedWebsocketCall | PlacedWebCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
     if (body.callType === 'websocket') {
       const { sql, keyRing, admission } = this.#options;
       return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing, admission }, principal, agent, body);
     }
-    if (body.callType !== 'sip')
-      throw new ApiError(
-        'invalid_state',
-        `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`,
-      );
+    if (body.callType === 'web') {
+      if (body.callTime !== undefined)
+        throw badField('body.callTime', 'cannot schedule a web call: the browser connects when it is placed');
+      return placeWebCall(this.webDeps, {
+        organisationId: principal.organisationId,
+        agent,
+        participantName: body.participantName,
+        participantNumber: body.participantNumber,
+        customVariables: body.customVariables,
+        useCase: body.useCase,
+        masterSettings: body.master_settings,
+        tools:
+          body.functionTools === undefined
+            ? undefined
+            : prepareTools(body.functionTools, this.#options.keyRing, principal.organisationId),
+        createdById: principal.userId,
+        source: 'api',
+      });
+    }
     if (!body.participantNumber) throw badField('body.participantNumber', 'is required when callType is sip');
     if (!isE164(body.participantNumber)) throw badField('body.participantNumber', `must be ${E164_EXAMPLE}`);
     const scheduledAt = futureTime(body.callTime, 'body.callTime');
