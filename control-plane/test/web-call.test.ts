@@ -223,6 +223,19 @@ describe.skipIf(!hasChromium)('a browser call in headless Chromium', () => {
   }, 120_000);
 });
 
+describe('with no engine running', () => {
+  it('answers 503 and finishes the record FAILED', async () => {
+    await rig.engine!.close();
+    rig.engine = undefined;
+    const res = await placeWeb();
+    expect(res.statusCode, res.body).toBe(503);
+    const [row] = await rig.db.sql<Record<string, unknown>[]>`select * from call_records
+      where organisation_id = ${rig.org.organisationId} and call_type = 'web' order by created_at desc limit 1`;
+    expect(row).toMatchObject({ call_status: 'FAILED', call_outcome: 'failed' });
+    expect(row!.ended_at).not.toBeNull();
+  }, 30_000);
+});
+
 interface TestWindow {
   state: string;
   sessionId: string;

@@ -1,6 +1,6 @@
 /**
  * Browser calls over WebRTC against the engine's real media server, with a werift peer in place of the browser
- * (the real-browser test is control-plane/test/web-call-browser.test.ts): ICE, DTLS-SRTP and Opus both ways.
+ * (the real-browser test is control-plane/test/web-call.test.ts): ICE, DTLS-SRTP and Opus both ways.
  *
  * - A whole turn: the caller's flite sentence as 48 kHz Opus, pocketsphinx hears it, the scripted LLM answers,
  *   flite speaks, the caller receives the answer as Opus with the energy of speech; the caller hangs up.
