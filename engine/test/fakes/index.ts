@@ -21,3 +21,10 @@ export { startFakeOpenAi, type FakeOpenAi, type FakeOpenAiOptions } from './fake
 export { startFakeS3, type FakeS3, type FakeS3Object, type FakeS3Options, type FakeS3Request } from './s3/fake-s3.ts';
 export { parseWav, rms, silence, tone, VOICED_RMS, type ParsedWav } from './pcm-audio.ts';
 export * from './carrier-sim/index.ts';
+export {
+  connectWebRtcCaller,
+  openSignalling,
+  type SayHooks,
+  type WebRtcCaller,
+  type WebRtcCallerOptions,
+} from './webrtc-caller.ts';

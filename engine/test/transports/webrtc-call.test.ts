@@ -19,7 +19,7 @@ import { scriptedChat, scriptedStt } from '../support/scripted-providers.ts';
 import { carrierCallSpec, startMediaEngine, type MediaEngine } from './support/media-engine.ts';
 import { spoken, voicedMs } from './support/speech.ts';
 import { tappedStt } from './support/tapped-stt.ts';
-import { connectWebRtcCaller, openSignalling } from './support/webrtc-caller.ts';
+import { connectWebRtcCaller, openSignalling } from '../fakes/webrtc-caller.ts';
 
 const SENTENCE = 'please book me for tuesday morning';
 const REPLY = 'Done. You are booked for Tuesday at ten in the morning.';

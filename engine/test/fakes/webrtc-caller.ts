@@ -1,27 +1,41 @@
 /**
- * A browser caller without a browser: a werift peer connection that does what a web page does — opens the
- * signalling socket, offers one Opus audio track, trickles its candidates, streams 48 kHz Opus at a 20 ms cadence
- * and decodes what the agent sends back. Its audio is encoded the way a browser's is: 48 kHz, 20 ms packets.
+ * A browser caller without a browser (tests and `npm run bench -- webrtc`): a werift peer connection that does what
+ * a web page does — opens the signalling socket, offers one Opus audio track, trickles its candidates, streams
+ * 48 kHz Opus at a 20 ms cadence and decodes what the agent sends back. Its audio is encoded the way a browser's
+ * is: 48 kHz, 20 ms packets.
  */
 import { RTCPeerConnection, RTCRtpCodecParameters, MediaStreamTrack, RtpHeader, RtpPacket } from 'werift';
 import WebSocket from 'ws';
-import { OpusDecoder, OpusEncoder } from '../../../src/audio/opus-codec.ts';
-import { resample } from '../../../src/audio/resampler.ts';
+import { OpusDecoder, OpusEncoder } from '../../src/audio/opus-codec.ts';
+import { resample } from '../../src/audio/resampler.ts';
 
 /** Samples in one 20 ms frame at 48 kHz. */
 const FRAME_48K = 960;
 /** How long connecting may take in a test, ms. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+export interface WebRtcCallerOptions {
+  /** Keep every agent frame received in `received` (tests); off for long runs (the bench reads `onAudio`). */
+  keepAudio?: boolean;
+  /** Called with each agent frame as it arrives (48 kHz) and its arrival time, performance.now() ms. */
+  onAudio?: (samples: Int16Array, at: number) => void;
+}
+
+/** When an utterance's first and last frames were sent, performance.now() ms. */
+export interface SayHooks {
+  started?(at: number): void;
+  ended?(at: number): void;
+}
+
 export interface WebRtcCaller {
-  /** Every 20 ms of agent audio received, decoded at 48 kHz, in arrival order. */
+  /** Every 20 ms of agent audio received, decoded at 48 kHz, in arrival order (when `keepAudio`). */
   readonly received: Int16Array[];
   /** Signalling messages the engine sent. */
   readonly signals: { type: string; [key: string]: unknown }[];
   /** Resolves with the close code and reason when the signalling socket closes. */
   readonly closed: Promise<{ code: number; reason: string }>;
   /** Streams 16 kHz audio in real time (20 ms packets), resolving once sent. */
-  say(samples16k: Int16Array): Promise<void>;
+  say(samples16k: Int16Array, hooks?: SayHooks): Promise<void>;
   /** Streams silence in real time for `ms`. */
   pause(ms: number): Promise<void>;
   /** All received agent audio, one array at 48 kHz. */
@@ -40,7 +54,8 @@ export function openSignalling(url: string): Promise<{ code: number; reason: str
   });
 }
 
-export async function connectWebRtcCaller(url: string): Promise<WebRtcCaller> {
+export async function connectWebRtcCaller(url: string, options: WebRtcCallerOptions = {}): Promise<WebRtcCaller> {
+  const keepAudio = options.keepAudio ?? true;
   const ws = new WebSocket(url);
   const signals: WebRtcCaller['signals'] = [];
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -59,7 +74,11 @@ export async function connectWebRtcCaller(url: string): Promise<WebRtcCaller> {
   const encoder = new OpusEncoder(48_000);
   const received: Int16Array[] = [];
   transceiver.onTrack.subscribe((remote) => {
-    remote.onReceiveRtp.subscribe((rtp) => received.push(decoder.decode(rtp.payload)));
+    remote.onReceiveRtp.subscribe((rtp) => {
+      const samples = decoder.decode(rtp.payload);
+      if (keepAudio) received.push(samples);
+      options.onAudio?.(samples, performance.now());
+    });
   });
   pc.onIceCandidate.subscribe((candidate) => {
     if (candidate) ws.send(JSON.stringify({ type: 'candidate', candidate: candidate.toJSON() }));
@@ -91,7 +110,8 @@ export async function connectWebRtcCaller(url: string): Promise<WebRtcCaller> {
   let timestamp = 0;
   let next = performance.now();
   /** Sends 48 kHz frames at the real-time cadence, catching up when a timer fires late. */
-  const stream = async (samples48k: Int16Array): Promise<void> => {
+  const stream = async (samples48k: Int16Array, hooks: SayHooks = {}): Promise<void> => {
+    const last = Math.floor(samples48k.length / FRAME_48K) * FRAME_48K - FRAME_48K;
     for (let at = 0; at + FRAME_48K <= samples48k.length; at += FRAME_48K) {
       next = Math.max(next + 20, performance.now() - 20);
       const wait = next - performance.now();
@@ -100,6 +120,8 @@ export async function connectWebRtcCaller(url: string): Promise<WebRtcCaller> {
       track.writeRtp(new RtpPacket(new RtpHeader({ sequenceNumber: sequence, timestamp, payloadType: 111 }), payload));
       sequence = (sequence + 1) & 0xffff;
       timestamp = (timestamp + FRAME_48K) >>> 0;
+      if (at === 0) hooks.started?.(performance.now());
+      if (at === last) hooks.ended?.(performance.now());
     }
   };
 
@@ -107,7 +129,7 @@ export async function connectWebRtcCaller(url: string): Promise<WebRtcCaller> {
     received,
     signals,
     closed,
-    say: (samples16k) => stream(resample(samples16k, 16_000, 48_000)),
+    say: (samples16k, hooks) => stream(resample(samples16k, 16_000, 48_000), hooks),
     pause: (ms) => stream(new Int16Array(Math.round(ms / 20) * FRAME_48K)),
     heard() {
       const out = new Int16Array(received.reduce((n, f) => n + f.length, 0));
