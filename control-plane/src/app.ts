@@ -85,6 +85,7 @@ export interface AppDependencies {
         | 'carrierDReseller'
         | 'payments'
         | 'defaultConcurrentCalls'
+        | 'livekit'
       >
     >;
   sql: Sql;
@@ -181,6 +182,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     carrierApiUrls: deps.config.carrierApiUrls,
     keyRing: deps.secrets,
     admission: { defaultConcurrentCalls: deps.config.defaultConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS },
+    livekit: deps.config.livekit,
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);

@@ -74,6 +74,18 @@ describe('configuration', () => {
       expect(() => loadConfig({ PARLEY_FX_USD_INR: rate })).toThrow(/PARLEY_FX_USD_INR/);
   });
 
+  it('reads LiveKit mode, set together or not at all', () => {
+    expect(loadConfig({}).livekit).toBeUndefined();
+    expect(
+      loadConfig({ LIVEKIT_URL: 'wss://lk.example.com/', LIVEKIT_API_KEY: 'API1', LIVEKIT_API_SECRET: 's3cret' })
+        .livekit,
+    ).toEqual({ url: 'wss://lk.example.com', apiKey: 'API1', apiSecret: 's3cret' });
+    expect(() => loadConfig({ LIVEKIT_URL: 'wss://lk.example.com' })).toThrow(/set together/);
+    expect(() => loadConfig({ LIVEKIT_URL: 'lk', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' })).toThrow(
+      /LIVEKIT_URL/,
+    );
+  });
+
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);

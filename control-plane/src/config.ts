@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { ConfigError } from './config-error.ts';
+import type { LiveKitConfig } from './calls/launch/livekit-tokens.ts';
 import { parseDollars } from './wallet/money.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
@@ -62,6 +63,11 @@ export interface Config {
    * plan's own concurrentCalls applies to plan billing (billing/call-admission.ts).
    */
   defaultConcurrentCalls: number;
+  /**
+   * LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET, set together: browser calls happen in LiveKit rooms
+   * (calls/launch/livekit-tokens.ts); undefined: on the engine's own WebRTC endpoint.
+   */
+  livekit: LiveKitConfig | undefined;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
@@ -125,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     payments: readPayments(env),
     defaultConcurrentCalls: readCount(env, 'PARLEY_DEFAULT_CONCURRENT_CALLS', DEFAULT_CONCURRENT_CALLS),
+    livekit: readLiveKit(env),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
   };
@@ -225,6 +232,17 @@ function readCarrierApiUrls(env: Env): Record<Carrier, string | undefined> {
     urls[carrier] = value === undefined ? CARRIER_API_DEFAULTS[carrier] : trimSlash(value);
   }
   return urls;
+}
+
+function readLiveKit(env: Env): LiveKitConfig | undefined {
+  const url = nonEmpty(env.LIVEKIT_URL);
+  const apiKey = nonEmpty(env.LIVEKIT_API_KEY);
+  const apiSecret = nonEmpty(env.LIVEKIT_API_SECRET);
+  if (!url && !apiKey && !apiSecret) return undefined;
+  if (!url || !apiKey || !apiSecret)
+    throw new ConfigError('LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are set together');
+  if (!/^(wss?|https?):\/\/[^/\s]+/i.test(url)) throw new ConfigError('LIVEKIT_URL must be a ws(s) or http(s) URL');
+  return { url: trimSlash(url), apiKey, apiSecret };
 }
 
 function readReseller(username: string | undefined, password: string | undefined): Config['carrierDReseller'] {

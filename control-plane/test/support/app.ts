@@ -50,6 +50,8 @@ export interface TestAppOptions {
   payments?: Config['payments'];
   /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls a pay-as-you-go organisation may have; default the product's. */
   defaultConcurrentCalls?: number;
+  /** LiveKit mode for browser calls; default none (the engine's own WebRTC endpoint). */
+  livekit?: Config['livekit'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -72,6 +74,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       carrierApiUrls: options.carrierApiUrls,
       payments: options.payments,
       defaultConcurrentCalls: options.defaultConcurrentCalls,
+      livekit: options.livekit,
     },
     sql: db.sql,
     bus,

@@ -13,6 +13,7 @@ import type { PlacementLog } from './engine-dispatch.ts';
 import { CallPlacement } from './placement.ts';
 import { VoiceAccounts } from '../../carriers/voice-accounts.ts';
 import type { AdmissionLimits } from '../../billing/call-admission.ts';
+import type { LiveKitConfig } from './livekit-tokens.ts';
 
 export interface PhoneCalls {
   placement: CallPlacement;
@@ -28,6 +29,8 @@ export interface PhoneCallsOptions {
   keyRing: KeyRing | undefined;
   /** How many calls an organisation may have live at once (billing/call-admission.ts). */
   admission: AdmissionLimits;
+  /** LiveKit mode for browser calls (calls/launch/livekit-tokens.ts). */
+  livekit?: LiveKitConfig;
   log?: PlacementLog;
 }
 

@@ -50,6 +50,7 @@ import type {
 } from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
 import { placeWebCall, type WebPlacementDeps } from './web-placement.ts';
+import type { LiveKitConfig } from './livekit-tokens.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -63,6 +64,8 @@ export interface PlacementOptions {
   keyRing: KeyRing | undefined;
   /** How many calls an organisation may have live at once (billing/call-admission.ts). */
   admission: AdmissionLimits;
+  /** LiveKit mode for browser calls (LIVEKIT_URL and keys); undefined: the engine's own WebRTC endpoint. */
+  livekit?: LiveKitConfig;
   log?: PlacementLog;
 }
 
@@ -105,8 +108,8 @@ export class CallPlacement {
 
   /** What placing a browser call needs: for POST /voice/session here, and the widget's voice session. */
   get webDeps(): WebPlacementDeps {
-    const { sql, keyRing, admission } = this.#options;
-    return { sql, dispatcher: this.dispatcher, keyRing, admission };
+    const { sql, keyRing, admission, livekit } = this.#options;
+    return { sql, dispatcher: this.dispatcher, keyRing, admission, livekit };
   }
 
   get publicUrl(): string {

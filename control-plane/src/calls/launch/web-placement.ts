@@ -9,7 +9,9 @@
  * limits, concurrent lines) and the record (QUEUED, callType web), then the dispatch to an engine (503 when none
  * takes it; the record is then FAILED). The answer carries the participant token — the engine's one-use stream
  * token, bound to this call and valid for the engine's media timeout (60 s) — and `wsUrl`, the engine's signalling
- * websocket the browser opens with it (`<PARLEY_MEDIA_URL>/webrtc/<token>`).
+ * websocket the browser opens with it (`<PARLEY_MEDIA_URL>/webrtc/<token>`). In LiveKit mode the token is the
+ * visitor's LiveKit access token for the room `roomName` and `wsUrl` is LIVEKIT_URL; the engine is handed the
+ * agent's token in the call's spec and joins that room itself (livekit-tokens.ts).
  */
 import type { AgentRecord, StoredTools } from '../../agents/records.ts';
 import type { Sql } from '../../db/database.ts';
@@ -23,6 +25,7 @@ import { hasRecentDuplicate } from '../repository/launch-repository.ts';
 import { admitCall, assertMayCall, type AdmissionLimits } from '../../billing/call-admission.ts';
 import { buildCallSpec } from './call-spec.ts';
 import type { EngineDispatcher } from './engine-dispatch.ts';
+import { liveKitCallTokens, type LiveKitConfig } from './livekit-tokens.ts';
 import type { PlacedWebCall } from './types.ts';
 
 /** Same agent, visitor number and key owner within this window is the same call asked for twice (spec: 409). */
@@ -33,6 +36,8 @@ export interface WebPlacementDeps {
   dispatcher: EngineDispatcher;
   keyRing: KeyRing | undefined;
   admission: AdmissionLimits;
+  /** LiveKit mode (LIVEKIT_URL and keys): the call happens in a LiveKit room; undefined: on the engine's endpoint. */
+  livekit?: LiveKitConfig;
 }
 
 /** A browser call to place: checked by the caller for what its route owns (the agent's kind, the token's rights). */
@@ -64,7 +69,18 @@ export async function placeWebCall(deps: WebPlacementDeps, request: WebCallReque
   await assertMayCall(deps.sql, organisationId);
   const id = newId();
   const customVariables = request.customVariables ?? {};
-  const spec = buildCallSpec({
+  const roomName = roomNameFor(id);
+  const livekit = deps.livekit
+    ? {
+        config: deps.livekit,
+        tokens: await liveKitCallTokens(deps.livekit, {
+          callId: id,
+          roomName,
+          participantName: request.participantName,
+        }),
+      }
+    : undefined;
+  const built = buildCallSpec({
     callId: id,
     organisationId,
     agent,
@@ -75,6 +91,9 @@ export async function placeWebCall(deps: WebPlacementDeps, request: WebCallReque
     tools: request.tools,
     masterSettings: request.masterSettings,
   });
+  const spec = livekit
+    ? { ...built, livekit: { url: livekit.config.url, room: roomName, token: livekit.tokens.agent } }
+    : built;
   await deps.sql.begin(async (tx) => {
     if (
       participantNumber !== undefined &&
@@ -94,7 +113,7 @@ export async function placeWebCall(deps: WebPlacementDeps, request: WebCallReque
       id,
       organisationId,
       agent,
-      roomName: roomNameFor(id),
+      roomName,
       participantName: request.participantName,
       phoneNumber: participantNumber ?? null,
       createdById: request.createdById,
@@ -102,7 +121,7 @@ export async function placeWebCall(deps: WebPlacementDeps, request: WebCallReque
       callDirection: 'OUTBOUND',
       customVariables,
       metaData: {
-        transport: 'webrtc',
+        transport: livekit ? 'livekit' : 'webrtc',
         ...request.meta,
         ...(request.masterSettings && { masterSettings: request.masterSettings }),
         ...(request.tools && { functionToolsOverridden: true }),
@@ -113,10 +132,11 @@ export async function placeWebCall(deps: WebPlacementDeps, request: WebCallReque
       status: 'QUEUED',
     });
   });
-  const { token, wsUrl } = await deps.dispatcher.dispatchWeb(spec);
+  const engine = await deps.dispatcher.dispatchWeb(spec);
+  const { token, wsUrl } = livekit ? { token: livekit.tokens.visitor, wsUrl: livekit.config.url } : engine;
   return {
     success: true,
-    roomName: roomNameFor(id),
+    roomName,
     sessionId: id,
     callType: 'web',
     status: 'initiated',
