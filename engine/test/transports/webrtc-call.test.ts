@@ -8,6 +8,8 @@
  * - The agent hangs up: the caller is told (`hangup`) and the socket closes cleanly.
  * - Tokens: forged, malformed and spent tokens are refused with 1008 before any peer connection exists.
  */
+import { RTCPeerConnection } from 'werift';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCodecs, subjects } from '../../src/protocol/index.ts';
 import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
@@ -98,6 +100,35 @@ describeInstalled('browser calls over WebRTC (werift caller)', reason, () => {
         } finally {
           await caller.close();
         }
+      }, 30_000);
+
+      it('counts malformed signalling and refuses an offer without audio: the call is given up as media_failed', async () => {
+        const spec = carrierCallSpec();
+        const call = await engine.dispatch(spec);
+        const ws = new WebSocket(webrtcSignallingUrl(call.mediaUrl, call.streamToken));
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+        const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+          ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+        );
+        ws.send('not json');
+        ws.send(JSON.stringify({ type: 'dance' }));
+        // A real offer, made by werift, with a data channel and no audio.
+        const peer = new RTCPeerConnection();
+        peer.createDataChannel('chat');
+        await peer.setLocalDescription(await peer.createOffer());
+        ws.send(JSON.stringify({ type: 'offer', sdp: peer.localDescription!.sdp }));
+        expect(await closed).toEqual({ code: 1003, reason: 'offer refused' });
+        await peer.close();
+        const ended = await engine.waitFor(spec.callId, (e) => e.type === 'ended');
+        expect(ended).toMatchObject({ reason: 'media_failed', outcome: 'failed' });
+        const log = await engine.waitForLog(
+          (l) => l.event === 'webrtc call failed before connecting' && l.detail.callId === spec.callId,
+        );
+        expect((log.detail.stats as { faults: string[] }).faults).toEqual([
+          'not JSON',
+          'unknown type "dance"',
+          'offer refused: the offer has no audio',
+        ]);
       }, 30_000);
 
       it('refuses forged, malformed and spent tokens before any peer connection', async () => {
