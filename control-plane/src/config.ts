@@ -160,8 +160,23 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
     vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
     // The media server carriers stream calls to. Without PARLEY_MEDIA_URL it names the port it actually bound
     // (ENGINE_PORT=0 picks a free one).
-    media: { port: enginePort, publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl) },
+    media: {
+      port: enginePort,
+      publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl),
+      webrtcHosts: readWebrtcHosts(env),
+    },
   };
+}
+
+/** PARLEY_WEBRTC_HOSTS: IPv4 addresses offered to browsers besides the interfaces' (a public or NAT address). */
+function readWebrtcHosts(env: Env): string[] | undefined {
+  const raw = nonEmpty(env.PARLEY_WEBRTC_HOSTS);
+  if (raw === undefined) return undefined;
+  const hosts = raw.split(',').map((host) => host.trim());
+  for (const host of hosts)
+    if (!/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(host) || host.split('.').some((n) => Number(n) > 255))
+      throw new ConfigError(`PARLEY_WEBRTC_HOSTS: "${host}" is not an IPv4 address`);
+  return hosts;
 }
 
 /**
