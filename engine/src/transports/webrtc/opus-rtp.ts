@@ -7,7 +7,9 @@
  * separate resampler, and no work spent on a band (8–24 kHz) the recogniser and the voice never carry.
  *
  * Inbound packets go through InboundAudio (the carriers' jitter handling: duplicates and late packets dropped, gaps
- * concealed, 20 ms framing for any packet duration), keyed by the RTP sequence number unwrapped past 65535.
+ * concealed, 20 ms framing for any packet duration), keyed by the RTP sequence number unwrapped past 65535. A
+ * packet that comes after a later one is dropped, not decoded late: Opus decoding is stateful, and decoding out of
+ * order would garble the frames after it too.
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { OpusDecoder, OpusEncoder } from '../../audio/opus-codec.ts';
