@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sineWave } from '../../audio/tone.ts';
+import { rms, sineWave } from '../../audio/tone.ts';
 import { OPUS_RTP_TICKS_PER_FRAME, OpusDepacketiser, OpusRtpPacketiser } from './opus-rtp.ts';
 import { parseSignal } from './webrtc-signalling.ts';
 
@@ -26,21 +26,26 @@ describe('Opus over RTP', () => {
     packetiser.close();
   });
 
-  it('decodes packets across the 16-bit sequence wrap, drops duplicates and corrupt packets, conceals a gap', () => {
+  it('decodes in sequence order across the 16-bit wrap: reordered packets put back, duplicates and late ones dropped, a lost one concealed', () => {
     let now = 0;
     const packetiser = new OpusRtpPacketiser(() => (now += 20));
+    // Frame k is a tone of its own loudness, so the order frames come out in can be read off their level.
+    const payloads = Array.from(
+      { length: 12 },
+      (_, k) => packetiser.packet(sineWave(440, 16_000, 320, 1_500 * (k + 1))).payload,
+    );
     const frames: Int16Array[] = [];
     const depacketiser = new OpusDepacketiser((samples) => frames.push(samples));
-    const sequences = [65533, 65534, 65535, 0, 0, 2, 3, 4, 5, 6, 7];
-    for (const sequence of sequences) depacketiser.push(sequence, packetiser.packet(frame()).payload);
-    depacketiser.push(8, Buffer.from([0xff, 0xff, 0xff]));
-    const stats = depacketiser.stats;
-    expect(stats.duplicates).toBe(1);
-    expect(stats.corrupt).toBe(1);
-    expect(stats.concealedFrames).toBe(1);
-    // Every frame the session gets is 20 ms at 16 kHz.
+    const sequence = (k: number) => (65_533 + k) & 0xffff;
+    // 3 and 2 swapped, 4 twice, 5 lost (and arriving after it was given up), 6… in order.
+    for (const k of [0, 1, 3, 2, 4, 4, 6, 7, 8, 5, 9, 10, 11]) depacketiser.push(sequence(k), payloads[k]!);
+    depacketiser.push(sequence(12), Buffer.from([0xff, 0xff, 0xff]));
+    expect(depacketiser.stats).toMatchObject({ packets: 14, duplicates: 1, late: 1, corrupt: 1, concealedFrames: 1 });
     expect(frames.every((f) => f.length === 320)).toBe(true);
-    expect(frames.length).toBeGreaterThanOrEqual(8);
+    expect(frames.length).toBeGreaterThanOrEqual(10);
+    const levels = frames.map((f) => rms(f));
+    // In order: each frame louder than the one before, but for the concealed 5 (a repeat of 4).
+    for (const k of [2, 3, 4, 7, 8, 9]) expect(levels[k]!, `frame ${k}`).toBeGreaterThan(levels[k - 1]!);
     packetiser.close();
     depacketiser.close();
   });

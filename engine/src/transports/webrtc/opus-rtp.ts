@@ -7,9 +7,8 @@
  * separate resampler, and no work spent on a band (8–24 kHz) the recogniser and the voice never carry.
  *
  * Inbound packets go through InboundAudio (the carriers' jitter handling: duplicates and late packets dropped, gaps
- * concealed, 20 ms framing for any packet duration), keyed by the RTP sequence number unwrapped past 65535. A
- * packet that comes after a later one is dropped, not decoded late: Opus decoding is stateful, and decoding out of
- * order would garble the frames after it too.
+ * concealed, 20 ms framing for any packet duration), keyed by the RTP sequence number unwrapped past 65535, after
+ * OpusDepacketiser has put reordered packets back in order.
  */
 import { ENGINE_SAMPLE_RATE } from '../../audio/format.ts';
 import { OpusDecoder, OpusEncoder } from '../../audio/opus-codec.ts';
@@ -22,6 +21,10 @@ export const OPUS_RTP_TICKS_PER_FRAME = 960;
  * browser's jitter buffer sees the gap in time, not a burst) and the marker bit is set (RFC 3550 §5.1).
  */
 const TALKSPURT_GAP_MS = 60;
+/** After a gap, how many later packets wait for the missing one before it is given up: 60 ms of 20 ms packets. */
+export const REORDER_WAIT_PACKETS = 3;
+/** Decoded sequence numbers remembered (1.3 s of 20 ms packets), to count a repeat as a duplicate, not as late. */
+const DECODED_HISTORY = 64;
 /** Largest Opus packet taken, bytes: 120 ms at 510 kbit/s is 7.6 KB, libopus's own ceiling is 1275 per frame × 6. */
 export const MAX_OPUS_PACKET_BYTES = 7_660;
 
@@ -83,18 +86,34 @@ export interface OpusDepacketiserStats {
   packets: number;
   /** Packets Opus could not decode, or over the size bound. */
   corrupt: number;
+  /** Packets received twice. */
   duplicates: number;
+  /** Packets that came after their place had been given up (concealed). */
+  late: number;
   concealedFrames: number;
 }
 
-/** Caller audio from Opus RTP to the session's 20 ms frames of 16 kHz PCM16. */
+/**
+ * Caller audio from Opus RTP to the session's 20 ms frames of 16 kHz PCM16. Packets are put back in sequence order
+ * before they are decoded (Opus decoding is stateful: a packet decoded out of order garbles the frames after it). A
+ * packet in order is decoded at once; after a gap, later packets wait until REORDER_WAIT_PACKETS of them have come
+ * (60 ms), then the missing one is given up and concealed by InboundAudio (the carriers' gap filling and framing).
+ */
 export class OpusDepacketiser {
   readonly #decoder = new OpusDecoder(ENGINE_SAMPLE_RATE);
   readonly #inbound: InboundAudio;
-  /** The unwrapped sequence number of the last packet, and its 16-bit value. */
-  #unwrapped: number | undefined;
+  /** Packets waiting for an earlier one, by unwrapped sequence number. */
+  readonly #held = new Map<number, Buffer>();
+  /** Sequence numbers decoded lately, at index sequence % DECODED_HISTORY: a duplicate is told from a late packet. */
+  readonly #decoded = new Float64Array(DECODED_HISTORY).fill(Number.NaN);
+  /** The unwrapped sequence number of the newest packet so far. */
+  #newest: number | undefined;
+  /** The next sequence number to decode. */
+  #next: number | undefined;
   #packets = 0;
   #corrupt = 0;
+  #duplicates = 0;
+  #late = 0;
 
   /** @param onFrame takes each 20 ms frame of 16 kHz audio */
   constructor(onFrame: (samples: Int16Array) => void) {
@@ -102,12 +121,12 @@ export class OpusDepacketiser {
   }
 
   get stats(): OpusDepacketiserStats {
-    const inbound = this.#inbound.stats;
     return {
       packets: this.#packets,
       corrupt: this.#corrupt,
-      duplicates: inbound.duplicateChunks,
-      concealedFrames: inbound.concealedFrames,
+      duplicates: this.#duplicates,
+      late: this.#late,
+      concealedFrames: this.#inbound.stats.concealedFrames,
     };
   }
 
@@ -117,6 +136,39 @@ export class OpusDepacketiser {
       this.#corrupt += 1;
       return;
     }
+    const sequence = this.#unwrap(sequenceNumber);
+    this.#next ??= sequence;
+    if (sequence < this.#next) {
+      if (this.#decoded[sequence % DECODED_HISTORY] === sequence) this.#duplicates += 1;
+      else this.#late += 1;
+      return;
+    }
+    if (this.#held.has(sequence)) {
+      this.#duplicates += 1;
+      return;
+    }
+    this.#held.set(sequence, payload);
+    this.#release();
+  }
+
+  /** Decodes what is next in order; gives up a missing packet once enough later ones wait behind it. */
+  #release(): void {
+    for (;;) {
+      const next = this.#next!;
+      const payload = this.#held.get(next);
+      if (payload) {
+        this.#held.delete(next);
+        this.#decoded[next % DECODED_HISTORY] = next;
+        this.#next = next + 1;
+        this.#decode(next, payload);
+        continue;
+      }
+      if (this.#held.size < REORDER_WAIT_PACKETS) return;
+      this.#next = Math.min(...this.#held.keys());
+    }
+  }
+
+  #decode(sequence: number, payload: Buffer): void {
     let samples: Int16Array;
     try {
       samples = this.#decoder.decode(payload);
@@ -124,18 +176,18 @@ export class OpusDepacketiser {
       this.#corrupt += 1;
       return;
     }
-    this.#inbound.push(samples, this.#unwrap(sequenceNumber));
+    this.#inbound.push(samples, sequence);
   }
 
-  /** The sequence number counted on past 65535: the nearest value to the last one that has these low 16 bits. */
+  /** The sequence number counted on past 65535: the nearest value to the newest that has these low 16 bits. */
   #unwrap(sequence: number): number {
-    if (this.#unwrapped === undefined) {
-      this.#unwrapped = sequence;
+    if (this.#newest === undefined) {
+      this.#newest = sequence;
       return sequence;
     }
-    const delta = ((sequence - (this.#unwrapped & 0xffff) + 0x8000) & 0xffff) - 0x8000;
-    const value = this.#unwrapped + delta;
-    if (value > this.#unwrapped) this.#unwrapped = value;
+    const delta = ((sequence - (this.#newest & 0xffff) + 0x8000) & 0xffff) - 0x8000;
+    const value = this.#newest + delta;
+    if (value > this.#newest) this.#newest = value;
     return value;
   }
 

@@ -52,6 +52,7 @@ export interface WebRtcStats {
   packetsIn: number;
   corruptPackets: number;
   duplicatePackets: number;
+  latePackets: number;
   concealedFrames: number;
   droppedFrames: number;
   packetsOut: number;
@@ -122,6 +123,7 @@ export class WebRtcTransport implements MediaTransport {
       packetsIn: inbound.packets,
       corruptPackets: inbound.corrupt,
       duplicatePackets: inbound.duplicates,
+      latePackets: inbound.late,
       concealedFrames: inbound.concealedFrames,
       droppedFrames: this.#events.dropped,
     };
