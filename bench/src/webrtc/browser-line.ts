@@ -16,6 +16,11 @@ import { BargeMeter } from './barge-meter.ts';
 const DISPATCH_TIMEOUT_MS = 10_000;
 /** The caller lets the greeting play this long, ms, then waits a random share of one utterance cycle more. */
 const GREETING_ALLOWANCE_MS = 2_000;
+/**
+ * How long a peer may take to connect, ms: many peers handshaking at once in one process (DTLS in JavaScript) take
+ * seconds each on a busy machine; past this the call counts as not up.
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
 /** The rate the caller's frames are decoded at (Opus at 48 kHz, as a browser plays it). */
 const RECEIVE_RATE = 48_000;
 
@@ -47,6 +52,7 @@ export class BrowserLine {
     let line: BrowserLine | undefined;
     const caller = await connectWebRtcCaller(webrtcSignallingUrl(reply.mediaUrl, reply.streamToken), {
       keepAudio: false,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
       onAudio: (samples, at) => {
         line?.meter.agentAudio(at, samples.length);
         line?.barge.agentAudio(at);

@@ -19,6 +19,8 @@ export interface WebRtcCallerOptions {
   keepAudio?: boolean;
   /** Called with each agent frame as it arrives (48 kHz) and its arrival time, performance.now() ms. */
   onAudio?: (samples: Int16Array, at: number) => void;
+  /** How long the peer connection may take to connect, ms; CONNECT_TIMEOUT_MS by default. */
+  connectTimeoutMs?: number;
 }
 
 /** When an utterance's first and last frames were sent, performance.now() ms. */
@@ -96,7 +98,10 @@ export async function connectWebRtcCaller(url: string, options: WebRtcCallerOpti
   ws.send(JSON.stringify({ type: 'offer', sdp: pc.localDescription!.sdp }));
   await pc.setRemoteDescription({ type: 'answer', sdp: await answered });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the peer connection did not connect')), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error('the peer connection did not connect')),
+      options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    );
     pc.connectionStateChange.subscribe((state) => {
       if (state === 'connected') {
         clearTimeout(timer);
