@@ -95,7 +95,8 @@ async function runWebrtc(context: SuiteContext): Promise<ExitCode> {
     for (const line of lines) line.closeWindow(closed);
     const after = (await engine.request({ type: 'read' }, 'read', READ_TIMEOUT_MS)).reading;
     const { activeCalls } = await engine.request({ type: 'read' }, 'read', READ_TIMEOUT_MS);
-    context.out(report(calls, lines, failures, before, after, activeCalls));
+    const { incidents } = await engine.request({ type: 'streams' }, 'streams', READ_TIMEOUT_MS);
+    context.out(report(calls, lines, failures, before, after, activeCalls, incidents));
     return EXIT_OK;
   } catch (error) {
     context.log(`webrtc bench failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -120,6 +121,7 @@ function report(
   before: ProcessReading,
   after: ProcessReading,
   activeCalls: number,
+  incidents: Record<string, { count: number; example: string }>,
 ): string {
   const windows = lines.map((line) => line.meter.result());
   const turns = sorted(windows.flatMap((w) => w.turnMs));
@@ -180,5 +182,8 @@ function report(
       `Engine: ${activeCalls} calls live at the end of the window, event-loop delay p99 ${after.loopDelayP99Ms.toFixed(1)} ms, ` +
       `RSS ${(after.rssBytes / 2 ** 20).toFixed(0)} MiB.`,
     ...(failures.length ? ['', `Calls that failed to connect: ${failures.length} (first: ${failures[0]})`] : []),
+    ...Object.entries(incidents).map(
+      ([event, { count, example }]) => `Engine incident "${event}" ×${count}, for example ${example}`,
+    ),
   ].join('\n');
 }
