@@ -13,6 +13,7 @@ import { walletSuite } from './wallet/index.ts';
 import { chatSuite } from './chat/index.ts';
 import { knowledgeSuite } from './knowledge/index.ts';
 import { diallerSuite } from './dialler/index.ts';
+import { webrtcSuite } from './webrtc/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
@@ -26,6 +27,7 @@ const SUITES: readonly Suite[] = [
   chatSuite,
   knowledgeSuite,
   diallerSuite,
+  webrtcSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -100,6 +100,7 @@ export interface AppDependencies {
         | 'payments'
         | 'defaultConcurrentCalls'
         | 'oauthClientMetadataAllowPrivate'
+        | 'livekit'
       >
     >;
   sql: Sql;
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     carrierApiUrls: deps.config.carrierApiUrls,
     keyRing: deps.secrets,
     admission: { defaultConcurrentCalls: deps.config.defaultConcurrentCalls ?? DEFAULT_CONCURRENT_CALLS },
+    livekit: deps.config.livekit,
     log: (level, message, detail) => app.log[level](detail, message),
   });
   app.decorate('phoneCalls', phoneCalls);

@@ -74,6 +74,28 @@ describe('configuration', () => {
       expect(() => loadConfig({ PARLEY_FX_USD_INR: rate })).toThrow(/PARLEY_FX_USD_INR/);
   });
 
+  it('reads the extra WebRTC host addresses', () => {
+    expect(loadConfig({}).engine.media?.webrtcHosts).toBeUndefined();
+    expect(loadConfig({ PARLEY_WEBRTC_HOSTS: '203.0.113.7, 127.0.0.1' }).engine.media?.webrtcHosts).toEqual([
+      '203.0.113.7',
+      '127.0.0.1',
+    ]);
+    expect(() => loadConfig({ PARLEY_WEBRTC_HOSTS: 'media.example.com' })).toThrow(/PARLEY_WEBRTC_HOSTS/);
+    expect(() => loadConfig({ PARLEY_WEBRTC_HOSTS: '300.1.1.1' })).toThrow(/PARLEY_WEBRTC_HOSTS/);
+  });
+
+  it('reads LiveKit mode, set together or not at all', () => {
+    expect(loadConfig({}).livekit).toBeUndefined();
+    expect(
+      loadConfig({ LIVEKIT_URL: 'wss://lk.example.com/', LIVEKIT_API_KEY: 'API1', LIVEKIT_API_SECRET: 's3cret' })
+        .livekit,
+    ).toEqual({ url: 'wss://lk.example.com', apiKey: 'API1', apiSecret: 's3cret' });
+    expect(() => loadConfig({ LIVEKIT_URL: 'wss://lk.example.com' })).toThrow(/set together/);
+    expect(() => loadConfig({ LIVEKIT_URL: 'lk', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' })).toThrow(
+      /LIVEKIT_URL/,
+    );
+  });
+
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);

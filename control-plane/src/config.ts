@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { ConfigError } from './config-error.ts';
+import type { LiveKitConfig } from './calls/launch/livekit-tokens.ts';
 import { parseDollars } from './wallet/money.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName } from './rate-limits.ts';
@@ -67,6 +68,11 @@ export interface Config {
    * loopback addresses. For tests only: in production it would let anyone make the server fetch internal URLs (SSRF).
    */
   oauthClientMetadataAllowPrivate: boolean;
+  /**
+   * LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET, set together: browser calls happen in LiveKit rooms
+   * (calls/launch/livekit-tokens.ts); undefined: on the engine's own WebRTC endpoint.
+   */
+  livekit: LiveKitConfig | undefined;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
   /** Speech and language providers of the engine roles. */
@@ -148,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     payments: readPayments(env),
     defaultConcurrentCalls: readCount(env, 'PARLEY_DEFAULT_CONCURRENT_CALLS', DEFAULT_CONCURRENT_CALLS),
     oauthClientMetadataAllowPrivate: env.PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE === '1',
+    livekit: readLiveKit(env),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
     engine: readEngineConfig(env, enginePort),
     embeddings: readEmbeddings(env),
@@ -197,8 +204,23 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
     vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
     // The media server carriers stream calls to. Without PARLEY_MEDIA_URL it names the port it actually bound
     // (ENGINE_PORT=0 picks a free one).
-    media: { port: enginePort, publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl) },
+    media: {
+      port: enginePort,
+      publicUrl: mediaUrl === undefined ? undefined : trimSlash(mediaUrl),
+      webrtcHosts: readWebrtcHosts(env),
+    },
   };
+}
+
+/** PARLEY_WEBRTC_HOSTS: IPv4 addresses offered to browsers besides the interfaces' (a public or NAT address). */
+function readWebrtcHosts(env: Env): string[] | undefined {
+  const raw = nonEmpty(env.PARLEY_WEBRTC_HOSTS);
+  if (raw === undefined) return undefined;
+  const hosts = raw.split(',').map((host) => host.trim());
+  for (const host of hosts)
+    if (!/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(host) || host.split('.').some((n) => Number(n) > 255))
+      throw new ConfigError(`PARLEY_WEBRTC_HOSTS: "${host}" is not an IPv4 address`);
+  return hosts;
 }
 
 /**
@@ -269,6 +291,17 @@ function readCarrierApiUrls(env: Env): Record<Carrier, string | undefined> {
     urls[carrier] = value === undefined ? CARRIER_API_DEFAULTS[carrier] : trimSlash(value);
   }
   return urls;
+}
+
+function readLiveKit(env: Env): LiveKitConfig | undefined {
+  const url = nonEmpty(env.LIVEKIT_URL);
+  const apiKey = nonEmpty(env.LIVEKIT_API_KEY);
+  const apiSecret = nonEmpty(env.LIVEKIT_API_SECRET);
+  if (!url && !apiKey && !apiSecret) return undefined;
+  if (!url || !apiKey || !apiSecret)
+    throw new ConfigError('LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are set together');
+  if (!/^(wss?|https?):\/\/[^/\s]+/i.test(url)) throw new ConfigError('LIVEKIT_URL must be a ws(s) or http(s) URL');
+  return { url: trimSlash(url), apiKey, apiSecret };
 }
 
 function readReseller(username: string | undefined, password: string | undefined): Config['carrierDReseller'] {

@@ -152,7 +152,7 @@ describe('POST /voice/session over carrier-b', () => {
     expect(second.statusCode, second.body).toBe(409);
   });
 
-  it('refuses 400 for an inactive agent, a CHAT agent, a missing participantNumber, and web calls', async () => {
+  it('refuses 400 for an inactive agent, a CHAT agent, a missing participantNumber, and a scheduled web call', async () => {
     const inactive = await rig.createAgent(OUR_NUMBER);
     await updateAgentColumns(rig.db.sql, inactive, { is_active: false });
     expect((await place({ agentId: inactive })).json()).toMatchObject({
@@ -167,9 +167,9 @@ describe('POST /voice/session over carrier-b', () => {
     const missing = await place({ participantNumber: undefined });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().message).toMatch(/participantNumber/);
-    const web = await place({ callType: 'web' });
+    const web = await place({ callType: 'web', callTime: new Date(Date.now() + 3_600_000).toISOString() });
     expect(web.statusCode).toBe(400);
-    expect(web.json().message).toMatch(/callType "web" is not supported yet/);
+    expect(web.json().message).toMatch(/callTime/);
     const notOurs = await place({ callingNumber: '+19995550000' });
     expect(notOurs.statusCode).toBe(400);
     expect((await place({ agentId: '0123456789abcdef01234567' })).statusCode).toBe(404);

@@ -28,6 +28,8 @@ const ROUTINE_EVENTS = new Set([
   'stream opened',
   'media stream started',
   'media stream ended',
+  'webrtc call connected',
+  'webrtc call ended',
   'barge-in',
 ]);
 

@@ -54,6 +54,8 @@ export interface TestAppOptions {
   defaultConcurrentCalls?: number;
   /** MCP sign-in: let client metadata documents come from loopback (PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE), and trust this CA. */
   oauthClientMetadata?: { allowPrivate: boolean; ca?: string };
+  /** LiveKit mode for browser calls; default none (the engine's own WebRTC endpoint). */
+  livekit?: Config['livekit'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -77,6 +79,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       payments: options.payments,
       defaultConcurrentCalls: options.defaultConcurrentCalls,
       oauthClientMetadataAllowPrivate: options.oauthClientMetadata?.allowPrivate,
+      livekit: options.livekit,
     },
     oauthClientMetadataCa: options.oauthClientMetadata?.ca,
     sql: db.sql,

@@ -73,6 +73,11 @@ export const CallSpec = Type.Object({
     /** Caller silence before a nudge and then the end, ms. */
     inactivityMs: Type.Integer({ minimum: 1_000 }),
   }),
+  /**
+   * A browser call in LiveKit mode (docs/architecture.md §16): the engine joins this room itself as the agent
+   * participant, with this access token, instead of waiting for a media connection. Absent for every other call.
+   */
+  livekit: Type.Optional(Type.Object({ url: Type.String(), room: Type.String(), token: Type.String() })),
 });
 export type CallSpec = Static<typeof CallSpec>;
 

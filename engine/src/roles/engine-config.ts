@@ -49,4 +49,9 @@ export interface EngineMediaConfig {
    * only ever checked by the engine that issued them, so nothing needs to share it).
    */
   tokenSecret?: string;
+  /**
+   * PARLEY_WEBRTC_HOSTS: addresses offered to browsers as ICE host candidates besides the machine's interfaces (the
+   * public address of a host behind NAT, a Docker host's address); loopback (DEFAULT_WEBRTC_EXTRA_HOSTS) by default.
+   */
+  webrtcHosts?: string[];
 }

@@ -22,6 +22,7 @@ import type { EngineConfig } from './engine-config.ts';
 import type { RoleLog } from './role-log.ts';
 import type { VoiceActivitySource } from './voice-activity.ts';
 import { greetingAudio } from './greeting-lookup.ts';
+import { joinLiveKitRoom } from './livekit-join.ts';
 import { openWorker } from './missing-worker.ts';
 import { SpentTokens } from './spent-tokens.ts';
 import { StreamTokens } from './stream-tokens.ts';
@@ -254,6 +255,8 @@ export class EngineRole {
         }),
       );
       this.#log('call accepted', { callId: spec.callId });
+      // LiveKit mode: no media connection will come with the token; the engine claims the call and joins the room.
+      if (spec.livekit) void joinLiveKitRoom(this.claim(streamToken), spec.livekit, this.#log, this.#mediaTimeoutMs);
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
       this.#log('call refused', { callId: spec.callId, code: e.code, reason: e.message ?? String(error) }, 'warn');

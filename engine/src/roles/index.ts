@@ -10,7 +10,7 @@ export { startEngineRole } from './start-engine-role.ts';
 export { startLlmWorkerRole, startSttWorkerRole, startTtsWorkerRole, type WorkerRoleHandle } from './worker-roles.ts';
 // The URL a carrier opens for a call's media (the control plane writes it into answer XML), and the carriers that
 // have one.
-export { mediaStreamUrl } from './media-endpoint.ts';
+export { mediaStreamUrl, webrtcSignallingUrl } from './media-endpoint.ts';
 export type { MediaCarrier } from '../transports/carrier-ws/carrier-protocol.ts';
 // Voice activity detection, as `parley start` loads it and the bench measures it.
 export { loadVoiceActivity, type VoiceActivitySource } from './voice-activity.ts';

@@ -39,6 +39,7 @@ export async function startEngineRole(
           {
             port: config.media.port,
             host: config.media.host,
+            webrtcExtraHosts: config.media.webrtcHosts,
             log,
             transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
           },

@@ -22,3 +22,10 @@ export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from './fake-openai-embeddin
 export { startFakeS3, type FakeS3, type FakeS3Object, type FakeS3Options, type FakeS3Request } from './s3/fake-s3.ts';
 export { parseWav, rms, silence, tone, VOICED_RMS, type ParsedWav } from './pcm-audio.ts';
 export * from './carrier-sim/index.ts';
+export {
+  connectWebRtcCaller,
+  openSignalling,
+  type SayHooks,
+  type WebRtcCaller,
+  type WebRtcCallerOptions,
+} from './webrtc-caller.ts';

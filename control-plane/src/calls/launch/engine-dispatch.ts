@@ -4,7 +4,7 @@
  * record moves to INITIATED; when no engine takes the call it is finished FAILED and 503 thrown, saying why: the
  * engine's refusal (which worker is missing, and what to install or set), or that no engine answered.
  */
-import { mediaStreamUrl, type MediaCarrier } from '@parley/engine';
+import { mediaStreamUrl, webrtcSignallingUrl, type MediaCarrier } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
 import { isBusError } from '@parley/engine/bus';
 import { callCodecs, subjects, type CallSpec } from '@parley/engine/protocol';
@@ -41,6 +41,21 @@ export class EngineDispatcher {
 
   /** Dispatches the call; answers the URL the carrier streams it to, speaking `media`'s protocol. */
   async dispatch(spec: CallSpec, media: MediaCarrier): Promise<string> {
+    const { mediaUrl, streamToken } = await this.#dispatchToMediaServer(spec);
+    return mediaStreamUrl(mediaUrl, media, streamToken);
+  }
+
+  /**
+   * Dispatches a browser call (docs/architecture.md §16): answers the engine's one-use stream token — the call's
+   * participant token — and the signalling URL the browser opens with it.
+   */
+  async dispatchWeb(spec: CallSpec): Promise<{ token: string; wsUrl: string }> {
+    const { mediaUrl, streamToken } = await this.#dispatchToMediaServer(spec);
+    return { token: streamToken, wsUrl: webrtcSignallingUrl(mediaUrl, streamToken) };
+  }
+
+  /** A dispatch whose media connects to the engine's media server: refused 503 when the engine runs none. */
+  async #dispatchToMediaServer(spec: CallSpec): Promise<{ mediaUrl: string; streamToken: string }> {
     const accepted = await this.#request(spec, DISPATCH_TIMEOUT_MS);
     if (!accepted.mediaUrl) {
       this.end(spec.callId, 'no_media_server');
@@ -48,7 +63,7 @@ export class EngineDispatcher {
       return this.#fail(spec.callId, detail, detail);
     }
     await this.#dispatched(spec, accepted.engineId);
-    return mediaStreamUrl(accepted.mediaUrl, media, accepted.streamToken);
+    return { mediaUrl: accepted.mediaUrl, streamToken: accepted.streamToken };
   }
 
   /**

@@ -14,6 +14,7 @@ import { CallPlacement } from './placement.ts';
 import type { SipCalls } from './sip-calls.ts';
 import { VoiceAccounts } from '../../carriers/voice-accounts.ts';
 import type { AdmissionLimits } from '../../billing/call-admission.ts';
+import type { LiveKitConfig } from './livekit-tokens.ts';
 
 export interface PhoneCalls {
   placement: CallPlacement;
@@ -31,6 +32,8 @@ export interface PhoneCallsOptions {
   keyRing: KeyRing | undefined;
   /** How many calls an organisation may have live at once (billing/call-admission.ts). */
   admission: AdmissionLimits;
+  /** LiveKit mode for browser calls (calls/launch/livekit-tokens.ts). */
+  livekit?: LiveKitConfig;
   log?: PlacementLog;
 }
 

@@ -46,9 +46,12 @@ import type {
   PlaceCallRequest,
   PlacedCall,
   PlacedCallback,
+  PlacedWebCall,
   PlacedWebsocketCall,
 } from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
+import { placeWebCall, type WebPlacementDeps } from './web-placement.ts';
+import type { LiveKitConfig } from './livekit-tokens.ts';
 import { assertLineFree, SipCalls } from './sip-calls.ts';
 import { findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
 
@@ -70,6 +73,8 @@ export interface PlacementOptions {
   keyRing: KeyRing | undefined;
   /** How many calls an organisation may have live at once (billing/call-admission.ts). */
   admission: AdmissionLimits;
+  /** LiveKit mode for browser calls (LIVEKIT_URL and keys); undefined: the engine's own WebRTC endpoint. */
+  livekit?: LiveKitConfig;
   log?: PlacementLog;
 }
 
@@ -123,6 +128,12 @@ export class CallPlacement {
     });
   }
 
+  /** What placing a browser call needs: for POST /voice/session here, and the widget's voice session. */
+  get webDeps(): WebPlacementDeps {
+    const { sql, keyRing, admission, livekit } = this.#options;
+    return { sql, dispatcher: this.dispatcher, keyRing, admission, livekit };
+  }
+
   get publicUrl(): string {
     return this.#options.publicUrl.replace(/\/+$/, '');
   }
@@ -137,17 +148,34 @@ export class CallPlacement {
   }
 
   /** POST /voice/session. */
-  async placeOutbound(principal: Principal, body: PlaceCallRequest): Promise<PlacedCall | PlacedWebsocketCall> {
+  async placeOutbound(
+    principal: Principal,
+    body: PlaceCallRequest,
+  ): Promise<PlacedCall | PlacedWebsocketCall | PlacedWebCall> {
     const agent = await this.#voiceAgent(principal.organisationId, body.agentId);
     if (body.callType === 'websocket') {
       const { sql, keyRing, admission } = this.#options;
       return placeWebsocketCall({ sql, dispatcher: this.dispatcher, keyRing, admission }, principal, agent, body);
     }
-    if (body.callType !== 'sip')
-      throw new ApiError(
-        'invalid_state',
-        `callType "${body.callType}" is not supported yet: use callType "sip" or "websocket"`,
-      );
+    if (body.callType === 'web') {
+      if (body.callTime !== undefined)
+        throw badField('body.callTime', 'cannot schedule a web call: the browser connects when it is placed');
+      return placeWebCall(this.webDeps, {
+        organisationId: principal.organisationId,
+        agent,
+        participantName: body.participantName,
+        participantNumber: body.participantNumber,
+        customVariables: body.customVariables,
+        useCase: body.useCase,
+        masterSettings: body.master_settings,
+        tools:
+          body.functionTools === undefined
+            ? undefined
+            : prepareTools(body.functionTools, this.#options.keyRing, principal.organisationId),
+        createdById: principal.userId,
+        source: 'api',
+      });
+    }
     if (!body.participantNumber) throw badField('body.participantNumber', 'is required when callType is sip');
     if (!isE164(body.participantNumber)) throw badField('body.participantNumber', `must be ${E164_EXAMPLE}`);
     const scheduledAt = futureTime(body.callTime, 'body.callTime');

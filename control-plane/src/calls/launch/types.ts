@@ -67,3 +67,16 @@ export interface CampaignCallRequest {
   maxCallDurationSeconds: number;
   inactivitySeconds: number;
 }
+
+/** A browser call placed (POST /voice/session with callType web, POST /widget/voice-session). */
+export interface PlacedWebCall {
+  success: true;
+  roomName: string;
+  sessionId: string;
+  callType: 'web';
+  status: 'initiated';
+  /** The participant token: bound to this call, one use, valid for the engine's media timeout (60 s). */
+  token: string;
+  /** The signalling websocket the browser opens (it carries the token); docs/architecture.md §16. */
+  wsUrl: string;
+}

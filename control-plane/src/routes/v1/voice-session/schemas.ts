@@ -14,10 +14,14 @@ export const PlaceCallBody = Type.Object({
   participantName: Type.String({ minLength: 1, maxLength: 255 }),
   callType: StringEnum(['sip', 'web', 'websocket'] as const, {
     description:
-      "sip places a phone call over the calling number's carrier (carrier-a, carrier-b or carrier-c), or, for a calling number that is no carrier number (or none), over the organisation's active OUTBOUND SIP configuration (GET /sip-config/organisation/{organisationId}) through the SIP gateway; websocket answers a one-use websocketUrl the client streams the call over (Media Streams format: μ-law 8 kHz in base64 JSON, marks, clear); web (WebRTC) is not supported yet (400)",
+      "sip places a phone call over the calling number's carrier (carrier-a, carrier-b or carrier-c), or, for a calling number that is no carrier number (or none), over the organisation's active OUTBOUND SIP configuration (GET /sip-config/organisation/{organisationId}) through the SIP gateway; websocket answers a one-use websocketUrl the client streams the call over (Media Streams format: μ-law 8 kHz in base64 JSON, marks, clear); web answers a participant token and wsUrl: the browser opens wsUrl and carries the call over WebRTC (Opus, DTLS-SRTP; docs/architecture.md §16)",
   }),
   participantNumber: Type.Optional(
-    Type.String({ maxLength: 16, description: 'E.164; required when callType is sip, optional for websocket' }),
+    Type.String({
+      maxLength: 16,
+      description:
+        'E.164; required when callType is sip, optional for websocket and web (a web call with a number is refused 409 when the same agent, number and key owner placed one in the last 5 seconds)',
+    }),
   ),
   useCase: Type.Optional(
     Type.String({
@@ -66,11 +70,23 @@ const PlacedCall = Type.Object({
         'callType websocket only: the one-use URL the client opens within 60 s to stream the call (the Media Streams dialect of carrier-b, docs/architecture.md §5)',
     }),
   ),
+  token: Type.Optional(
+    Type.String({
+      description:
+        'callType web only: the participant token, signed by the engine and bound to this call; one use, valid 60 s (the browser must connect within it). In LiveKit mode (LIVEKIT_URL set) a LiveKit access token for the room roomName instead',
+    }),
+  ),
+  wsUrl: Type.Optional(
+    Type.String({
+      description:
+        "callType web only: where the browser connects. Built-in mode: the engine's signalling websocket (`<PARLEY_MEDIA_URL>/webrtc/<token>`, the token already in it): send {type:'offer', sdp} with one Opus audio track, trickle {type:'candidate', candidate}, receive {type:'answer', sdp}; {type:'hangup'} either way ends the call. LiveKit mode: LIVEKIT_URL",
+    }),
+  ),
 });
 
 export const placeCall = {
   tags: ['calls'],
-  summary: 'Place a phone call with an agent',
+  summary: 'Place a phone call or a browser call with an agent',
   description:
     "Checks the agent (active, VOICE), the calling number (one of the organisation's active carrier-a, carrier-b or carrier-c " +
     "numbers), the destination against that number's calling scope (403: SAME_COUNTRY unless widened with PUT " +
@@ -83,6 +99,9 @@ export const placeCall = {
     'else one assigned to the agent, else one of no agent; 400 "no calling number or SIP configuration" when there is ' +
     'none): its callingScope and allowedCountries (403), its maxConcurrentCalls (409), an engine (503) and then a SIP ' +
     'gateway (503 naming that no gateway took the call; 502 when it refused) place it. ' +
+    'callType web places a browser call instead: no calling number or carrier; the wallet, plan and duplicate checks are the same, ' +
+    'the answer adds token and wsUrl, a callTime is refused (400) and a browser that has not connected within 60 s leaves the call ' +
+    'ended as media_never_connected. ' +
     'A future callTime only records the call (SCHEDULED); the scheduler places it when due, checking the wallet and the ' +
     'concurrent-call limit again (a call refused then is FAILED). The call is billed when it ends, if it was answered.',
   body: PlaceCallBody,
