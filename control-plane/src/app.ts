@@ -267,7 +267,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         callbacks: phoneCalls.placement,
         log: (level, message, detail) => app.log[level](detail, message),
       });
-      await v1.register(widgetRoutes, { keyRing: deps.secrets, chat, apiPrefix: API_PREFIX });
+      await v1.register(widgetRoutes, {
+        keyRing: deps.secrets,
+        chat,
+        apiPrefix: API_PREFIX,
+        web: phoneCalls.placement.webDeps,
+      });
       await v1.register(knowledgeBaseRoutes, { onQueued: deps.onKnowledgeQueued, embedder: deps.knowledgeEmbedder });
       await v1.register(catalogueRoutes);
       await v1.register(campaignRoutes, { campaigns });

@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH, hasChromium } from './support/browser.ts';
 import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts';
 import { seedAgent, seedOrganisation, seedWallet } from './support/seed.ts';
+import { createWidgetAgent } from './support/widget.ts';
+import type { InjectOptions } from 'fastify';
 import { chromium } from 'playwright-core';
 
 /** Where the browser test leaves its screenshot (gitignored). */
@@ -221,6 +223,34 @@ describe.skipIf(!hasChromium)('a browser call in headless Chromium', () => {
       await browser.close();
     }
   }, 120_000);
+});
+
+describe('POST /widget/voice-session', () => {
+  it("places the widget's browser call as POST /voice/session does: a participant token and the signalling URL", async () => {
+    const api = {
+      call: (key: string | undefined, options: InjectOptions) =>
+        rig.app.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${key}` } }),
+    };
+    const widget = await createWidgetAgent(api, rig.org, { name: 'Callable', webCallEnabled: true });
+    const res = await api.call(widget.token, {
+      method: 'POST',
+      url: '/api/v1/widget/voice-session',
+      payload: { agentId: widget.agentId, participantName: 'Visitor', participantNumber: '+44 7700 900555' },
+      remoteAddress: '10.9.0.1',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const data = res.json().data;
+    expect(data).toMatchObject({ success: true, callType: 'web', token: expect.any(String) });
+    expect(data.wsUrl.endsWith(`/webrtc/${data.token}`)).toBe(true);
+    const row = await rig.record(data.sessionId);
+    expect(row).toMatchObject({
+      call_type: 'web',
+      source: 'widget',
+      participant_name: 'Visitor',
+      phone_number: '+447700900555',
+    });
+    rig.app.phoneCalls.placement.dispatcher.end(data.sessionId, 'test_over');
+  });
 });
 
 describe('with no engine running', () => {

@@ -530,17 +530,17 @@ describe('POST /widget/voice-session', () => {
     expect((await request(widget.token, { agentId: other.agentId }, '10.0.0.1')).statusCode).toBe(403);
   });
 
-  it('runs the spec checks: 402, then 409 within seconds, 429 at 3 per number, and says web calls are not built', async () => {
+  it('runs the spec checks: 402, then 409 within seconds, 429 at 3 per number; a request passing them is placed (503: no engine here)', async () => {
     const callable = await createWidgetAgent(t, org, { name: 'Callable 2', webCallEnabled: true });
     const body = { agentId: callable.agentId, participantNumber: '+44 7700 900123' };
     const first = await request(callable.token, body, '10.0.1.1');
-    expect(first.statusCode).toBe(400);
-    expect(first.json().message).toContain('not supported yet');
+    expect(first.statusCode).toBe(503);
+    expect(first.json().message).toContain('real-time media service is unavailable');
     expect((await request(callable.token, body, '10.0.1.1')).statusCode).toBe(409);
     await age();
-    expect((await request(callable.token, body, '10.0.1.2')).statusCode).toBe(400);
+    expect((await request(callable.token, body, '10.0.1.2')).statusCode).toBe(503);
     await age();
-    expect((await request(callable.token, body, '10.0.1.3')).statusCode).toBe(400);
+    expect((await request(callable.token, body, '10.0.1.3')).statusCode).toBe(503);
     await age();
     const capped = await request(callable.token, { ...body, participantNumber: '447700900123' }, '10.0.1.4');
     expect(capped.statusCode).toBe(429);
@@ -548,14 +548,13 @@ describe('POST /widget/voice-session', () => {
     // Another number is not capped.
     expect(
       (await request(callable.token, { ...body, participantNumber: '+44 7700 900999' }, '10.0.1.4')).statusCode,
-    ).toBe(400);
+    ).toBe(503);
     // The cap is per organisation: another organisation's agent may still be asked to call the same number.
     const elsewhere = await seedOrganisation(t.db.sql, 'Elsewhere');
     await seedWallet(t.db.sql, elsewhere.organisationId, { balanceMinor: 500 });
     const theirs = await createWidgetAgent(t, elsewhere, { webCallEnabled: true });
     const theirsAnswer = await request(theirs.token, { ...body, agentId: theirs.agentId }, '10.0.1.5');
-    expect(theirsAnswer.statusCode).toBe(400);
-    expect(theirsAnswer.json().message).toContain('not supported yet');
+    expect(theirsAnswer.statusCode).toBe(503);
 
     const poor = await seedOrganisation(t.db.sql, 'Empty wallet');
     await seedWallet(t.db.sql, poor.organisationId, { balanceMinor: 50, hasPaid: true });
@@ -567,12 +566,12 @@ describe('POST /widget/voice-session', () => {
   it('caps requests without a number at 10 per IP address a day', async () => {
     const callable = await createWidgetAgent(t, org, { name: 'Callable 3', webCallEnabled: true });
     for (let i = 0; i < 10; i += 1) {
-      expect((await request(callable.token, { agentId: callable.agentId }, '10.0.3.1')).statusCode).toBe(400);
+      expect((await request(callable.token, { agentId: callable.agentId }, '10.0.3.1')).statusCode).toBe(503);
       await age();
     }
     const capped = await request(callable.token, { agentId: callable.agentId }, '10.0.3.1');
     expect(capped.statusCode).toBe(429);
     expect(capped.json().message).toContain('10 calls per day from one address');
-    expect((await request(callable.token, { agentId: callable.agentId }, '10.0.3.2')).statusCode).toBe(400);
+    expect((await request(callable.token, { agentId: callable.agentId }, '10.0.3.2')).statusCode).toBe(503);
   });
 });

@@ -3,17 +3,17 @@
  * agent. Every check of the spec runs, in the spec's order of concern — the token's agent (403/404), a CHAT agent
  * that is active and has web calling enabled (400), the organisation may spend (402), the same request again within
  * seconds (409), the caps (429: 3 per phone number per organisation per 24 hours; 10 per IP address when no number
- * is given) — and a request that passes them is counted against the caps.
- *
- * What does not exist yet: the browser's media path. Parley has no WebRTC transport (docs/architecture.md §9), so no
- * engine can carry a `web` call and no participant token can be issued; a request that passes every check is then
- * refused 400 "not supported yet", as POST /voice/session refuses callType web. The 503 of "no realtime voice server"
- * belongs to that missing dispatch and cannot arise before it exists.
+ * is given) — and a request that passes them is counted against the caps and placed as a browser call by the same
+ * function POST /voice/session's callType web uses (calls/launch/web-placement.ts, docs/architecture.md §16): it
+ * answers the participant token and the signalling URL, or 503 when no engine takes the call.
  */
 import type { Principal } from '../auth/principal.ts';
 import { callPermission } from '../billing/call-permission.ts';
 import type { Sql } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
+import { isE164 } from '../http/e164.ts';
+import { placeWebCall, type WebPlacementDeps } from '../calls/launch/web-placement.ts';
+import type { PlacedWebCall } from '../calls/launch/types.ts';
 import { countCallRequests, hasRecentCallRequest, insertCallRequest, lockCallRequests } from './chat-repository.ts';
 import { widgetAgent } from './widget-agent.ts';
 
@@ -35,12 +35,16 @@ export interface VoiceSessionRequest {
   customVariables?: Record<string, unknown>;
 }
 
+/** The visitor shown on the call record when the widget names nobody. */
+const ANONYMOUS_VISITOR = 'Website visitor';
+
 export async function requestWidgetVoiceSession(
   sql: Sql,
+  web: WebPlacementDeps,
   principal: Principal,
   body: VoiceSessionRequest,
   clientIp: string,
-): Promise<never> {
+): Promise<PlacedWebCall> {
   const agent = await widgetAgent(sql, principal, body.agentId);
   if (!agent.isActive) throw new ApiError('invalid_state', 'The agent is not active');
   if (!agent.webCallEnabled) throw new ApiError('invalid_state', 'Web calling is not enabled for this agent');
@@ -89,9 +93,16 @@ export async function requestWidgetVoiceSession(
       clientIp,
     });
   });
-  throw new ApiError(
-    'invalid_state',
-    'Browser voice calls are not supported yet: Parley has no WebRTC media path, so no call can be placed. ' +
-      'Chat with the agent instead',
-  );
+  // The number counts for the caps however it was written; the call record keeps it only when it is E.164.
+  const number = body.participantNumber?.replace(/[\s().-]/g, '');
+  return placeWebCall(web, {
+    organisationId: agent.organisationId,
+    agent,
+    participantName: body.participantName?.trim() || ANONYMOUS_VISITOR,
+    participantNumber: number && isE164(number) ? number : undefined,
+    customVariables: body.customVariables,
+    createdById: principal.userId,
+    source: 'widget',
+    meta: { channel: 'widget', clientIp },
+  });
 }

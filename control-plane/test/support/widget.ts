@@ -12,7 +12,7 @@ export interface WidgetAgent {
 }
 
 export async function createWidgetAgent(
-  t: TestApp,
+  t: Pick<TestApp, 'call'>,
   org: SeededOrganisation,
   fields: Record<string, unknown> = {},
 ): Promise<WidgetAgent> {

@@ -13,6 +13,7 @@ import { ApiError } from '../../../errors.ts';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { KeyRing } from '../../../secrets/key-ring.ts';
+import type { WebPlacementDeps } from '../../../calls/launch/web-placement.ts';
 import { attachChatSocket, CHAT_SOCKET_PATH } from './chat-socket.ts';
 import * as schemas from './schemas.ts';
 
@@ -45,6 +46,8 @@ export interface WidgetRouteOptions {
   chat: ChatReplies;
   /** The API prefix the routes are mounted under (the websocket path is matched before routing). */
   apiPrefix: string;
+  /** What placing a browser call needs (calls/launch/web-placement.ts): the widget's voice session places one. */
+  web: WebPlacementDeps;
 }
 
 export default async function widgetRoutes(app: FastifyInstance, options: WidgetRouteOptions) {
@@ -70,7 +73,8 @@ export default async function widgetRoutes(app: FastifyInstance, options: Widget
   app.post<{ Body: schemas.VoiceSessionBody }>(
     '/widget/voice-session',
     { schema: schemas.voiceSession, config: { auth: 'widget', scope: 'widget:bootstrap' }, preHandler: [widgetLimit] },
-    async (request) => requestWidgetVoiceSession(app.sql, principalOf(request), request.body, request.ip),
+    async (request) =>
+      ok(await requestWidgetVoiceSession(app.sql, options.web, principalOf(request), request.body, request.ip)),
   );
 
   app.get('/widget/chat/messages', { schema: schemas.history, config: { auth: 'public' } }, async (request) => {

@@ -104,13 +104,14 @@ export type VoiceSessionBody = Static<typeof VoiceSessionBody>;
 
 export const voiceSession = {
   tags: ['widget'],
-  summary: 'Start an in-browser voice call with a chat agent (not supported yet: see description)',
+  summary: 'Start an in-browser voice call with a chat agent',
   description:
     'Runs every check of the spec: 400 web calling not enabled or agent inactive; 402 the organisation cannot pay ' +
-    '(wallet, suspension, unpaid usage); 409 the same agent, visitor number and key owner within 5 s; 429 at 3 calls ' +
-    'per phone number (8+ digits) per organisation per 24 h, or 10 per IP address per 24 h without a number. A ' +
-    'request passing them is counted against those caps and then answered 400 "not supported yet": Parley has no ' +
-    'WebRTC media path yet, so no participant token {token, wsUrl, roomName, sessionId} can be issued.',
+    '(wallet, suspension, unpaid usage, plan call limit); 409 the same agent, visitor number and key owner within 5 s; ' +
+    '429 at 3 calls per phone number (8+ digits) per organisation per 24 h, or 10 per IP address per 24 h without a ' +
+    'number. A request passing them is counted against those caps and placed as a browser call exactly as POST ' +
+    '/voice/session with callType web: the answer carries the participant token (one use, 60 s to connect) and wsUrl, ' +
+    'the signalling websocket the browser opens with it (WebRTC, Opus); 503 when no engine can take the call.',
   body: VoiceSessionBody,
   response: {
     200: Envelope(
