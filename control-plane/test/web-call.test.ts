@@ -101,6 +101,45 @@ describe('POST /voice/session with callType web', () => {
   });
 });
 
+/** The caller's microphone for Chromium: the sentence in flite's wideband voice, 48 kHz, silence around it. */
+async function microphoneFile(): Promise<string> {
+  await mkdir(ARTEFACTS, { recursive: true });
+  const spoken = join(ARTEFACTS, 'web-call-caller.raw.wav');
+  const microphone = join(ARTEFACTS, 'web-call-caller.wav');
+  // flite's wideband voice: pocketsphinx's only model (en-us) is wideband, and a browser microphone is too.
+  await promisify(execFile)('flite', ['-voice', 'kal16', '-t', SENTENCE, '-o', spoken]);
+  // 48 kHz mono, silence around the sentence: what Chromium's fake microphone plays, once.
+  await promisify(execFile)('sox', [
+    spoken,
+    '-r',
+    '48000',
+    '-c',
+    '1',
+    microphone,
+    'pad',
+    `${LEAD_SILENCE_S}`,
+    `${TRAIL_SILENCE_S}`,
+  ]);
+  return microphone;
+}
+
+/** Headless Chromium whose microphone plays `microphone` once, and which may play audio unprompted. */
+function launchChromium(microphone: string) {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${microphone}%noloop`,
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}
+
 describe.skipIf(!hasChromium)('a browser call in headless Chromium', () => {
   let site: Server;
   let siteUrl = '';
@@ -133,38 +172,10 @@ describe.skipIf(!hasChromium)('a browser call in headless Chromium', () => {
   });
 
   it('speaks to the agent through the microphone and hears the answer; the record holds both turns', async () => {
-    await mkdir(ARTEFACTS, { recursive: true });
-    const spoken = join(ARTEFACTS, 'web-call-caller.raw.wav');
-    const microphone = join(ARTEFACTS, 'web-call-caller.wav');
-    // flite's wideband voice: pocketsphinx's only model (en-us) is wideband, and a browser microphone is too.
-    await promisify(execFile)('flite', ['-voice', 'kal16', '-t', SENTENCE, '-o', spoken]);
-    // 48 kHz mono, silence around the sentence: what Chromium's fake microphone plays, once.
-    await promisify(execFile)('sox', [
-      spoken,
-      '-r',
-      '48000',
-      '-c',
-      '1',
-      microphone,
-      'pad',
-      `${LEAD_SILENCE_S}`,
-      `${TRAIL_SILENCE_S}`,
-    ]);
+    const microphone = await microphoneFile();
     rig.llm.fake.chat.enqueue({ tokens: [REPLY] });
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        `--use-file-for-fake-audio-capture=${microphone}%noloop`,
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    });
+    const browser = await launchChromium(microphone);
     try {
       const page = await browser.newPage();
       const errors: string[] = [];
@@ -251,6 +262,74 @@ describe('POST /widget/voice-session', () => {
     });
     rig.app.phoneCalls.placement.dispatcher.end(data.sessionId, 'test_over');
   });
+});
+
+describe.skipIf(!hasChromium)("the widget's call button in headless Chromium", () => {
+  let site: Server;
+  let widget: { agentId: string; token: string };
+
+  beforeAll(async () => {
+    const api = {
+      call: (key: string | undefined, options: InjectOptions) =>
+        rig.app.inject({ ...options, headers: { ...options.headers, authorization: `Bearer ${key}` } }),
+    };
+    widget = await createWidgetAgent(api, rig.org, { name: 'Front desk', webCallEnabled: true });
+    // A website of another origin that embeds the widget, as a customer's site does.
+    site = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+        `<!doctype html><html><head><meta charset="utf-8"><title>Sunrise Dental</title></head><body>
+<h1>Sunrise Dental</h1>
+<script src="${rig.publicUrl}/widget.js" data-agent="${widget.agentId}" data-token="${widget.token}"></script>
+</body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => site?.close(resolve));
+  });
+
+  it('calls from the widget: the microphone heard, the agent answers, the button hangs up', async () => {
+    const microphone = await microphoneFile();
+    rig.llm.fake.chat.enqueue({ tokens: [REPLY] });
+    const browser = await launchChromium(microphone);
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+      await page.click('[data-parley-widget] >> .launcher');
+      const call = page.locator('[data-parley-widget] >> button.call');
+      await call.waitFor({ state: 'visible' });
+      await call.click();
+      await page.waitForSelector('[data-parley-widget] >> button.call[data-state="connected"]', { timeout: 20_000 });
+      const [record] = await rig.db.sql<{ id: string }[]>`
+        select id from call_records where organisation_id = ${rig.org.organisationId} and call_type = 'web'
+           and source = 'widget' order by created_at desc limit 1`;
+      const transcript = await waitFor(
+        () => rig.transcript(record!.id),
+        (lines) => lines.some((l) => l.speaker === 'assistant' && l.text === REPLY),
+        'the agent to answer the caller',
+        45_000,
+      );
+      const user = transcript.find((l) => l.speaker === 'user');
+      expect(wordOverlap(SENTENCE, user?.text ?? ''), `pocketsphinx heard "${user?.text}"`).toBeGreaterThanOrEqual(0.5);
+      await page.screenshot({ path: join(ARTEFACTS, 'widget-call-connected.png') });
+
+      await call.click();
+      await page.waitForSelector('[data-parley-widget] >> button.call[data-state="ended"]');
+      const row = await waitFor(
+        () => rig.record(record!.id),
+        (r) => r.ended_at !== null,
+        'the call to end',
+      );
+      expect(row).toMatchObject({ call_type: 'web', source: 'widget', call_status: 'COMPLETED' });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
 
 describe('with no engine running', () => {

@@ -5,15 +5,20 @@
  * conversation's roomName is kept in localStorage, so a reload resumes it. No framework; styles live in a shadow
  * root so the host page's CSS and the widget's never meet.
  *
- * Browser voice calls: the call button appears only when the agent has webCallEnabled AND Parley can carry web
- * calls. It cannot yet (no WebRTC media path: POST /widget/voice-session refuses with 400), so the button stays
- * hidden; WEB_CALLS_AVAILABLE turns it on once that exists.
+ * Browser voice calls: when the agent has webCallEnabled the header shows a call button; the call runs over WebRTC
+ * (widget-call.ts) and the button shows where it stands and hangs up.
  */
 import { bootstrap, openChat, WidgetError, type Chat, type Identity, type Line, type Metadata } from './widget-api.ts';
+import { BrowserCall, MICROPHONE_REFUSED, type CallState } from './widget-call.ts';
 import { STYLES } from './widget-styles.ts';
 
-/** Whether this Parley can place browser voice calls (see above): not until the WebRTC transport exists. */
-const WEB_CALLS_AVAILABLE = false;
+/** The call button's words in each state of a call. */
+const CALL_BUTTON_TEXT: Record<CallState, string> = {
+  placing: 'Calling…',
+  connecting: 'Connecting…',
+  connected: 'Hang up',
+  ended: 'Call',
+};
 const STORAGE_PREFIX = 'parley-widget:';
 /** Pause before a dropped conversation is opened again, ms: long enough not to hammer a server that is restarting. */
 const RECONNECT_DELAY_MS = 1_000;
@@ -35,6 +40,20 @@ function explain(error: WidgetError): string {
       return error.message;
     default:
       return 'Something went wrong. Please try again.';
+  }
+}
+
+/** What a visitor is told when a call cannot start or breaks. */
+function explainCall(error: WidgetError): string {
+  switch (error.status) {
+    case MICROPHONE_REFUSED:
+      return 'To call, allow this page to use your microphone.';
+    case 402:
+      return 'Calls are not available right now. Please try again later.';
+    case 429:
+      return 'There have been too many calls today. Please try again tomorrow, or chat with us.';
+    default:
+      return explain(error);
   }
 }
 
@@ -67,6 +86,8 @@ class ParleyWidget {
   readonly #input = element('input');
   readonly #intro = element('form', 'intro');
   readonly #callButton = element('button', 'call', 'Call');
+  readonly #audio = element('audio');
+  #call: BrowserCall | undefined;
   #chat: Chat | undefined;
   #metadata: Metadata | undefined;
   /** The agent's bubble of each message being answered, by messageId, and the visitor's text (for a retry). */
@@ -90,6 +111,8 @@ class ParleyWidget {
     this.#panel.hidden = true;
     this.#callButton.hidden = true;
     this.#callButton.type = 'button';
+    this.#callButton.addEventListener('click', () => this.#toggleCall());
+    this.#audio.autoplay = true;
     const header = element('div', 'header');
     header.append(this.#title, this.#callButton);
     this.#buildIntro();
@@ -107,7 +130,7 @@ class ParleyWidget {
       this.#send(randomId('m'), text);
     });
     this.#panel.append(header, this.#log, this.#status, this.#intro, this.#form);
-    root.append(style, launcher, this.#panel);
+    root.append(style, launcher, this.#panel, this.#audio);
     document.body.append(host);
     // A visitor who chatted before sees the conversation again at once.
     if (this.#stored()) {
@@ -198,7 +221,24 @@ class ParleyWidget {
   #show(metadata: Metadata): void {
     this.#metadata = metadata;
     this.#title.textContent = metadata.agentName;
-    this.#callButton.hidden = !(metadata.webCallEnabled && WEB_CALLS_AVAILABLE);
+    this.#callButton.hidden = !metadata.webCallEnabled;
+  }
+
+  #toggleCall(): void {
+    if (this.#call && this.#call.state !== 'ended') {
+      this.#call.hangUp();
+      return;
+    }
+    this.#setStatus('');
+    this.#call = BrowserCall.start(this.#api, this.#token, this.#agentId, this.#stored(), this.#audio, {
+      state: (state) => {
+        this.#callButton.textContent = CALL_BUTTON_TEXT[state];
+        this.#callButton.dataset.state = state;
+        if (state === 'connected') this.#setStatus('On a call: speak now.');
+        if (state === 'ended' && this.#status.textContent === 'On a call: speak now.') this.#setStatus('Call ended.');
+      },
+      failed: (error) => this.#setStatus(explainCall(error)),
+    });
   }
 
   #history(lines: Line[]): void {
