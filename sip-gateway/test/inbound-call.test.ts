@@ -1,0 +1,81 @@
+/**
+ * Inbound SIP calls end to end: SIPp (a real UAC) calls the gateway and plays a flite sentence as G.711 RTP from
+ * a pcap this test writes, then two RFC 2833 digits; a stand-in control plane answers `v1.sip.inbound` by
+ * dispatching to a real engine role (flite, pocketsphinx, the fake LLM). The engine hears the caller (the
+ * transcript), the digits arrive as DTMF, the agent's greeting goes back out as RTP, SIPp's BYE ends the call,
+ * and every RTP port is free afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { fliteSpeech8k, rtpPackets, writePcap } from './support/pcap.ts';
+import { GatewayRig } from './support/rig.ts';
+import { freeMediaPort, runSipp } from './support/sipp.ts';
+
+const SENTENCE = 'I would like to book an appointment for tomorrow morning.';
+
+describe('inbound SIP call through SIPp', () => {
+  let rig: GatewayRig;
+  let pcap: string;
+
+  beforeAll(async () => {
+    rig = await GatewayRig.start();
+    pcap = join(rig.dir, 'caller.pcap');
+    const speech = await fliteSpeech8k(rig.dir, SENTENCE);
+    await writePcap(pcap, rtpPackets(speech, { leadMs: 200, tailMs: 1_500, digits: '42' }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('bridges the caller to the agent: transcript, DTMF, greeting as RTP, BYE', async () => {
+    rig.llm.chat.enqueue({ tokens: ['Sure, ', 'what ', 'time ', 'suits ', 'you?'] });
+    const portsFree = rig.gateway.health.rtpPortsFree;
+    const sipp = runSipp({
+      scenario: 'uac-pcap.xml',
+      target: rig.gateway.sipPort,
+      dir: rig.dir,
+      service: '+14155550123',
+      values: { PCAP: pcap, HOLD_MS: 9_000, MEDIA_PORT: await freeMediaPort() },
+      timeoutMs: 40_000,
+    });
+    const started = await rig.waitFor((e) => e.type === 'state' && e.state === 'greeting');
+    const callId = started.callId;
+    const call = rig.gateway.calls.get(callId);
+    expect(call).toBeDefined();
+    expect(rig.offers[0]).toMatchObject({
+      to: '+14155550123',
+      from: '+15550100',
+      fromName: 'Ravi Kumar',
+      transport: 'udp',
+    });
+
+    const heard = await rig.waitFor(
+      (e) => e.callId === callId && e.type === 'transcript' && e.speaker === 'user',
+      30_000,
+    );
+    expect(heard.type === 'transcript' && heard.text.toLowerCase()).toMatch(/appointment|book|tomorrow|morning/);
+    const digits = await rig.waitFor((e) => e.callId === callId && e.type === 'dtmf' && e.digit === '2', 30_000);
+    expect(digits).toBeDefined();
+    expect(
+      rig
+        .eventsOf(callId)
+        .filter((e) => e.type === 'dtmf')
+        .map((e) => (e as { digit: string }).digit),
+    ).toEqual(['4', '2']);
+
+    const result = await sipp;
+    expect(result.errors, result.stdout).toBe('');
+    expect(result.code, result.stdout).toBe(0);
+    const ended = await rig.waitFor((e) => e.callId === callId && e.type === 'ended');
+    expect(ended).toMatchObject({ reason: 'caller_hangup', outcome: 'completed' });
+    expect(call!.endReason).toBe('remote_bye');
+    // The greeting went out as RTP: agent audio (not the idle silence) filled packets, and the bridge carried it.
+    expect(call!.rtp.stats.received).toBeGreaterThan(100);
+    expect(call!.bridge.stats.framesOut).toBeGreaterThan(100);
+    expect(call!.rtp.stats.audioSent).toBeGreaterThanOrEqual(call!.bridge.stats.framesOut - 5);
+    expect(call!.ended).toBe(true);
+    await rig.until(() => rig.gateway.health.rtpPortsFree === portsFree, 5_000, 'every RTP port free');
+    expect(rig.gateway.health.activeCalls).toBe(0);
+  }, 90_000);
+});
