@@ -35,7 +35,11 @@ import { SipGateway, type SipGatewayOptions } from '../../src/index.ts';
 const LLM_MODEL = 'gpt-test';
 const LLM_KEY = 'sk-test';
 const OFFLINE: EngineConfig = { sttProvider: 'pocketsphinx', ttsProvider: 'flite' };
-/** Short SIP timers for tests: T1 100 ms makes Timer B/F/H 6.4 s. */
+/**
+ * Short SIP timers, for the tests that wait for Timer B/F/H (6.4 s with T1 100 ms). Tests against SIPp keep RFC
+ * 3261's: a SIPp scenario takes a retransmission it did not expect as a failed call, and a loaded machine can
+ * take longer than 100 ms to answer.
+ */
 export const TEST_TIMERS = { t1: 100, t2: 400, t4: 500 };
 
 export type Refusal = Extract<SipInboundReply, { ok: false }>;
@@ -93,7 +97,6 @@ export class GatewayRig {
       sipPort: 0,
       rtpPortMin,
       rtpPortMax: rtpPortMin + 99,
-      timers: TEST_TIMERS,
       log: (event, detail) => rig.logs.push({ event, ...(detail && { detail }) }),
       ...options,
     });
