@@ -6,10 +6,12 @@
  * and every RTP port is free afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSocket, type Socket } from 'node:dgram';
 import { join } from 'node:path';
+import { decodeMulaw, rms } from '@parley/engine/audio';
 import { fliteSpeech8k, rtpPackets, writePcap } from './support/pcap.ts';
 import { GatewayRig } from './support/rig.ts';
-import { freeMediaPort, runSipp } from './support/sipp.ts';
+import { runSipp } from './support/sipp.ts';
 
 const SENTENCE = 'I would like to book an appointment for tomorrow morning.';
 
@@ -31,12 +33,20 @@ describe('inbound SIP call through SIPp', () => {
   it('bridges the caller to the agent: transcript, DTMF, greeting as RTP, BYE', async () => {
     rig.llm.chat.enqueue({ tokens: ['Sure, ', 'what ', 'time ', 'suits ', 'you?'] });
     const portsFree = rig.gateway.health.rtpPortsFree;
+    // The caller's SDP names this socket as where it receives RTP; SIPp's pcap player sends from port 0, which
+    // the gateway never latches onto, so the agent's audio comes here.
+    const capture: Socket = createSocket('udp4');
+    await new Promise<void>((resolve) => capture.bind(0, '127.0.0.1', resolve));
+    const received: { at: number; payloadType: number; payload: Buffer }[] = [];
+    capture.on('message', (data) =>
+      received.push({ at: performance.now(), payloadType: data[1]! & 0x7f, payload: data.subarray(12) }),
+    );
     const sipp = runSipp({
       scenario: 'uac-pcap.xml',
       target: rig.gateway.sipPort,
       dir: rig.dir,
       service: '+14155550123',
-      values: { PCAP: pcap, HOLD_MS: 9_000, MEDIA_PORT: await freeMediaPort() },
+      values: { PCAP: pcap, HOLD_MS: 9_000, MEDIA_PORT: capture.address().port },
       timeoutMs: 40_000,
     });
     const started = await rig.waitFor((e) => e.type === 'state' && e.state === 'greeting');
@@ -74,6 +84,18 @@ describe('inbound SIP call through SIPp', () => {
     expect(call!.rtp.stats.received).toBeGreaterThan(100);
     expect(call!.bridge.stats.framesOut).toBeGreaterThan(100);
     expect(call!.rtp.stats.audioSent).toBeGreaterThanOrEqual(call!.bridge.stats.framesOut - 5);
+    // On the wire: PCMU packets every 20 ms, and the greeting in them (seconds of voiced audio).
+    capture.close();
+    expect(received.length).toBeGreaterThan(300);
+    expect(received.every((p) => p.payloadType === 0 && p.payload.length === 160)).toBe(true);
+    const voiced = received.filter((p) => rms(decodeMulaw(p.payload)) > 300).length;
+    expect(voiced).toBeGreaterThan(100);
+    const gaps = received
+      .slice(1)
+      .map((p, i) => p.at - received[i]!.at)
+      .sort((a, b) => a - b);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(15);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeLessThan(25);
     expect(call!.ended).toBe(true);
     await rig.until(() => rig.gateway.health.rtpPortsFree === portsFree, 5_000, 'every RTP port free');
     expect(rig.gateway.health.activeCalls).toBe(0);
