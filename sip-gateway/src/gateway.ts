@@ -13,6 +13,7 @@ import { OutboundDial } from './calls/outbound-dial.ts';
 import type { SipCall } from './calls/sip-call.ts';
 import { TelephonyReporter } from './calls/telephony-events.ts';
 import { RtpPortPool, type PortLease } from './rtp/port-pool.ts';
+import { SourceRateLimit } from './sip/rate-limit.ts';
 import type { SipTimers } from './sip/transactions.ts';
 import { UserAgent } from './sip/user-agent.ts';
 
@@ -32,6 +33,8 @@ export interface SipGatewayOptions {
   rtpTimeoutMs?: number;
   timers?: SipTimers;
   clock?: PacingClock;
+  /** Per-source flood control: messages a second and burst (rate-limit.ts has the defaults). */
+  sourceRate?: { perSecond: number; burst: number };
 }
 
 export interface SipGatewayHealth {
@@ -73,6 +76,7 @@ export class SipGateway {
         cancel: (invite) => context?.pending.get(invite.key)?.cancel('cancelled'),
       },
       options.timers,
+      options.sourceRate && new SourceRateLimit(options.sourceRate.perSecond, options.sourceRate.burst),
     );
     const gatewayId = `sip-gateway-${randomBytes(6).toString('hex')}`;
     context = {

@@ -39,15 +39,16 @@ export class SipTransport {
   readonly #udp: dgram.Socket;
   readonly #tcp: net.Server;
   readonly #connections = new Map<string, net.Socket>();
-  readonly #limit = new SourceRateLimit();
+  readonly #limit: SourceRateLimit;
   readonly #onMessage: (data: Buffer, peer: Peer) => void;
   readonly #advertised = new Map<string, string>();
   readonly #host: string;
   #port = 0;
   #received = 0;
 
-  private constructor(host: string, onMessage: (data: Buffer, peer: Peer) => void) {
+  private constructor(host: string, onMessage: (data: Buffer, peer: Peer) => void, limit: SourceRateLimit) {
     this.#host = host;
+    this.#limit = limit;
     this.#onMessage = onMessage;
     this.#udp = dgram.createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
     this.#tcp = net.createServer((socket) => this.#accept(socket));
@@ -55,13 +56,15 @@ export class SipTransport {
   }
 
   /** Binds UDP and TCP on `port` (0: one free port both can take). */
+  /** @param limit per-source flood control; SIP_SOURCE_RATE_PER_S and SIP_SOURCE_BURST by default */
   static async listen(
     host: string,
     port: number,
     onMessage: (data: Buffer, peer: Peer) => void,
+    limit: SourceRateLimit = new SourceRateLimit(),
   ): Promise<SipTransport> {
     for (let attempt = 0; ; attempt += 1) {
-      const transport = new SipTransport(host, onMessage);
+      const transport = new SipTransport(host, onMessage, limit);
       try {
         await transport.#bind(port);
         return transport;

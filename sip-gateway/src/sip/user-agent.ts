@@ -31,6 +31,7 @@ import {
   type ServerTransaction,
   type SipTimers,
 } from './transactions.ts';
+import type { SourceRateLimit } from './rate-limit.ts';
 import { SipTransport, type Peer } from './transport.ts';
 
 /** What we do, as the Allow header says. */
@@ -79,9 +80,15 @@ export class UserAgent {
     this.transactions = new TransactionLayer((peer, message) => this.send(peer, message), timers);
   }
 
-  static async listen(host: string, port: number, handlers: UserAgentHandlers, timers?: SipTimers): Promise<UserAgent> {
+  static async listen(
+    host: string,
+    port: number,
+    handlers: UserAgentHandlers,
+    timers?: SipTimers,
+    limit?: SourceRateLimit,
+  ): Promise<UserAgent> {
     let agent: UserAgent | undefined;
-    const transport = await SipTransport.listen(host, port, (data, peer) => agent?.receive(data, peer));
+    const transport = await SipTransport.listen(host, port, (data, peer) => agent?.receive(data, peer), limit);
     agent = new UserAgent(transport, handlers, timers);
     return agent;
   }

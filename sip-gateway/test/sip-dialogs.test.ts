@@ -1,0 +1,204 @@
+/**
+ * The gateway's SIP behaviour, driven by hand-written messages over UDP (and sipsak for OPTIONS): RFC 3261's
+ * retransmissions (the 200 until its ACK, a final error until its ACK, BYE when no ACK ever comes), CANCEL of an
+ * INVITE the control plane is still deciding on, the control plane's refusals and silence, and hold by
+ * re-INVITE (sendonly/inactive answered recvonly/inactive, and no RTP sent while held). T1 is 100 ms here.
+ */
+import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startBareGateway, type BareGateway } from './support/bare-gateway.ts';
+import { header, RawCall, RawSip } from './support/raw-sip.ts';
+
+const run = promisify(execFile);
+const TIMERS = { t1: 100, t2: 400, t4: 500 };
+
+let bare: BareGateway | undefined;
+let sip: RawSip | undefined;
+
+afterEach(async () => {
+  sip?.close();
+  sip = undefined;
+  await bare?.close();
+  bare = undefined;
+});
+
+async function setUp(options: Parameters<typeof startBareGateway>[0] = {}) {
+  bare = await startBareGateway({ timers: TIMERS, ...options });
+  sip = await RawSip.open(bare.gateway.sipPort);
+  return { bare, sip };
+}
+
+function toTagOf(text: string): string {
+  return /;tag=([^;\s]+)/.exec(header(text, 'To') ?? '')?.[1] ?? '';
+}
+
+describe('SIP dialogs and transactions', () => {
+  it('answers OPTIONS 200 with Allow to sipsak', async () => {
+    const { bare } = await setUp();
+    const { stdout } = await run('sipsak', ['-vv', '-s', `sip:ping@127.0.0.1:${bare.gateway.sipPort}`]);
+    expect(stdout).toMatch(/SIP\/2\.0 200 OK/);
+    expect(stdout).toMatch(/Allow: INVITE, ACK, BYE, CANCEL, OPTIONS/);
+  });
+
+  it('retransmits its 200 until the ACK, then stops; the BYE frees the RTP port', async () => {
+    const { bare, sip } = await setUp();
+    const call = new RawCall(sip);
+    const free = bare.gateway.health.rtpPortsFree;
+    sip.send(call.request('INVITE', { body: call.sdp(49_170) }));
+    await sip.waitFor((m) => m.status === 100);
+    const ok = await sip.waitFor((m) => m.status === 200);
+    expect(header(ok.text, 'Content-Type')).toBe('application/sdp');
+    expect(ok.text).toMatch(/m=audio \d+ RTP\/AVP 8 101/); // PCMA first in our offer, so chosen
+    expect(ok.text).toMatch(/a=sendrecv/);
+    expect(bare.gateway.health.rtpPortsFree).toBe(free - 1);
+    // No ACK yet: the 200 comes again, T1 then 2·T1 later.
+    const second = await sip.waitFor((m) => m.status === 200 && m !== ok, 1_000);
+    const third = await sip.waitFor((m) => m.status === 200 && m !== ok && m !== second, 1_000);
+    expect(second.at - ok.at).toBeGreaterThanOrEqual(80);
+    expect(third.at - second.at).toBeGreaterThanOrEqual(160);
+    call.toTag = toTagOf(ok.text);
+    sip.send(call.request('ACK'));
+    await new Promise((r) => setTimeout(r, 600));
+    const okCount = sip.received.filter((m) => m.status === 200).length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(sip.received.filter((m) => m.status === 200).length).toBe(okCount);
+    expect(bare.gateway.health.activeCalls).toBe(1);
+
+    call.cseq = 2;
+    const before = sip.received.length;
+    sip.send(call.request('BYE'));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 2 BYE/.test(m.text), 2_000, before);
+    expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: free });
+  });
+
+  it('hangs up with BYE when the ACK of its 200 never comes (64·T1)', async () => {
+    const { bare, sip } = await setUp();
+    const call = new RawCall(sip);
+    const free = bare.gateway.health.rtpPortsFree;
+    sip.send(call.request('INVITE', { body: call.sdp(49_172) }));
+    const ok = await sip.waitFor((m) => m.status === 200);
+    const bye = await sip.waitFor((m) => m.method === 'BYE', 10_000);
+    expect(bye.at - ok.at).toBeGreaterThanOrEqual(6_000);
+    expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: free });
+  }, 15_000);
+
+  it("retransmits a refusal until its ACK (Timer G) and sends the control plane's status", async () => {
+    const { bare, sip } = await setUp();
+    bare.answer = () => ({
+      ok: false,
+      sipStatus: 404,
+      reason: 'No SIP configuration for this number',
+      code: 'not_found',
+    });
+    const call = new RawCall(sip);
+    sip.send(call.request('INVITE', { body: call.sdp(49_174) }));
+    const first = await sip.waitFor((m) => m.status === 404);
+    expect(first.text).toMatch(/^SIP\/2\.0 404 No SIP configuration for this number/);
+    const again = await sip.waitFor((m) => m.status === 404 && m !== first, 1_000);
+    expect(again.at - first.at).toBeGreaterThanOrEqual(80);
+    call.toTag = toTagOf(first.text);
+    sip.send(call.request('ACK', { branch: /branch=([^;\s]+)/.exec(header(first.text, 'Via')!)![1] }));
+    await new Promise((r) => setTimeout(r, 500));
+    const count = sip.received.filter((m) => m.status === 404).length;
+    await new Promise((r) => setTimeout(r, 800));
+    expect(sip.received.filter((m) => m.status === 404).length).toBe(count);
+    expect(bare.gateway.health.rtpPortsFree).toBe(bare.gateway.health.rtpPortsTotal);
+  });
+
+  it('ends an INVITE 487 when CANCELled while the control plane decides, and answers the CANCEL 200', async () => {
+    const { bare, sip } = await setUp();
+    let release!: () => void;
+    bare.answer = () => new Promise<'accept'>((resolve) => (release = () => resolve('accept')));
+    const call = new RawCall(sip);
+    const branch = call.branch();
+    sip.send(call.request('INVITE', { branch, body: call.sdp(49_176) }));
+    await sip.waitFor((m) => m.status === 180);
+    sip.send(call.request('CANCEL', { branch }));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 1 CANCEL/.test(m.text));
+    const terminated = await sip.waitFor((m) => m.status === 487);
+    release();
+    call.toTag = toTagOf(terminated.text);
+    sip.send(call.request('ACK', { branch }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sip.received.some((m) => m.status === 200 && /INVITE/.test(header(m.text, 'CSeq') ?? ''))).toBe(false);
+    expect(bare.gateway.health).toMatchObject({ activeCalls: 0, pendingCalls: 0 });
+    expect(bare.gateway.health.rtpPortsFree).toBe(bare.gateway.health.rtpPortsTotal);
+  });
+
+  it('answers 503 when no control plane answers, and 488 to an offer without G.711', async () => {
+    const { bare, sip } = await setUp({ inboundTimeoutMs: 500 });
+    bare.answer = () => new Promise(() => {}); // never answers
+    const call = new RawCall(sip);
+    sip.send(call.request('INVITE', { body: call.sdp(49_178) }));
+    const unavailable = await sip.waitFor((m) => m.status === 503, 3_000);
+    expect(unavailable.text).toMatch(/no answer from the control plane/);
+
+    const opus = new RawCall(sip);
+    sip.send(
+      opus.request('INVITE', {
+        body: 'v=0\r\no=x 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n',
+      }),
+    );
+    const refused = await sip.waitFor((m) => m.status === 488 && m.text.includes(opus.callId));
+    expect(refused.text).toMatch(/no PCMU or PCMA/);
+    expect(bare.offers).toBe(1); // the 488 was decided without asking the control plane
+  });
+
+  it('holds and resumes by re-INVITE: sendonly → recvonly, inactive → inactive, and no RTP while held', async () => {
+    const { bare, sip } = await setUp();
+    const rtp = createSocket('udp4');
+    await new Promise<void>((resolve) => rtp.bind(0, '127.0.0.1', resolve));
+    let packets = 0;
+    rtp.on('message', () => (packets += 1));
+    const call = new RawCall(sip);
+    const port = rtp.address().port;
+    sip.send(call.request('INVITE', { body: call.sdp(port) }));
+    const ok = await sip.waitFor((m) => m.status === 200);
+    call.toTag = toTagOf(ok.text);
+    sip.send(call.request('ACK'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(packets).toBeGreaterThan(5); // idle silence flows while not held
+
+    const reinvite = async (direction: string, cseq: number) => {
+      call.cseq = cseq;
+      const before = sip!.received.length;
+      sip!.send(call.request('INVITE', { body: call.sdp(port, direction, cseq) }));
+      const answer = await sip!.waitFor(
+        (m) => m.status === 200 && new RegExp(`CSeq: ${cseq} INVITE`).test(m.text),
+        2_000,
+        before,
+      );
+      sip!.send(call.request('ACK', { cseq }));
+      return answer.text;
+    };
+    expect(await reinvite('sendonly', 2)).toMatch(/a=recvonly/);
+    await new Promise((r) => setTimeout(r, 100));
+    const held = packets;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(packets).toBe(held);
+    expect(await reinvite('inactive', 3)).toMatch(/a=inactive/);
+    expect(await reinvite('sendrecv', 4)).toMatch(/a=sendrecv/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(packets).toBeGreaterThan(held + 5);
+
+    call.cseq = 5;
+    sip.send(call.request('BYE'));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 5 BYE/.test(m.text));
+    rtp.close();
+    expect(bare.gateway.health.rtpPortsFree).toBe(bare.gateway.health.rtpPortsTotal);
+  });
+
+  it('answers 481 to a BYE for no dialog and 405 with Allow to REGISTER', async () => {
+    const { sip } = await setUp();
+    const call = new RawCall(sip);
+    call.toTag = 'nosuchtag';
+    sip.send(call.request('BYE'));
+    expect((await sip.waitFor((m) => m.status !== undefined)).status).toBe(481);
+    const other = new RawCall(sip);
+    sip.send(other.request('REGISTER'));
+    const refused = await sip.waitFor((m) => m.status === 405);
+    expect(header(refused.text, 'Allow')).toMatch(/INVITE/);
+  });
+});
