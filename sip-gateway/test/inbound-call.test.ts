@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { decodeMulaw, rms } from '@parley/engine/audio';
 import { fliteSpeech8k, rtpPackets, writePcap } from './support/pcap.ts';
 import { GatewayRig } from './support/rig.ts';
+import { header, RawCall, RawSip } from './support/raw-sip.ts';
 import { runSipp } from './support/sipp.ts';
 
 const SENTENCE = 'I would like to book an appointment for tomorrow morning.';
@@ -60,11 +61,15 @@ describe('inbound SIP call through SIPp', () => {
       transport: 'udp',
     });
 
-    const heard = await rig.waitFor(
-      (e) => e.callId === callId && e.type === 'transcript' && e.speaker === 'user',
+    // The caller's words reach the engine (pocketsphinx may cut them into more than one utterance).
+    await rig.waitFor(
+      (e) =>
+        e.callId === callId &&
+        e.type === 'transcript' &&
+        e.speaker === 'user' &&
+        /appointment|book|tomorrow|morning/.test(e.text.toLowerCase()),
       30_000,
     );
-    expect(heard.type === 'transcript' && heard.text.toLowerCase()).toMatch(/appointment|book|tomorrow|morning/);
     const digits = await rig.waitFor((e) => e.callId === callId && e.type === 'dtmf' && e.digit === '2', 30_000);
     expect(digits).toBeDefined();
     expect(
@@ -100,4 +105,24 @@ describe('inbound SIP call through SIPp', () => {
     await rig.until(() => rig.gateway.health.rtpPortsFree === portsFree, 5_000, 'every RTP port free');
     expect(rig.gateway.health.activeCalls).toBe(0);
   }, 90_000);
+
+  it('hangs up when the engine refuses the bridge: a forged stream token gets `rejected`, then BYE', async () => {
+    // The last character of the MAC changed: the engine's HMAC check fails.
+    rig.tokenFor = (real) => `${real.slice(0, -1)}${real.endsWith('A') ? 'B' : 'A'}`;
+    const sip = await RawSip.open(rig.gateway.sipPort);
+    try {
+      const call = new RawCall(sip);
+      sip.send(call.request('INVITE', { body: call.sdp(4_000) }));
+      const ok = await sip.waitFor((m) => m.status === 200, 15_000);
+      call.toTag = /;tag=([^;\s]+)/.exec(header(ok.text, 'To')!)![1];
+      sip.send(call.request('ACK'));
+      const bye = await sip.waitFor((m) => m.method === 'BYE', 5_000);
+      expect(bye.text).toMatch(/stream token refused: forged/);
+      expect(rig.logs.some((l) => l.event === 'media bridge refused' && l.detail?.reason === 'forged')).toBe(true);
+      await rig.until(() => rig.gateway.health.activeCalls === 0, 2_000, 'the call gone');
+    } finally {
+      rig.tokenFor = (real) => real;
+      sip.close();
+    }
+  }, 30_000);
 });

@@ -54,6 +54,8 @@ export class GatewayRig {
   readonly offers: SipInboundOffer[] = [];
   /** The next inbound INVITEs are refused with these, in order. */
   readonly refusals: Refusal[] = [];
+  /** Changes the token the stand-in control plane hands the gateway (a forged one, for refusal tests). */
+  tokenFor: (real: string) => string = (real) => real;
   /** The agent of inbound calls. */
   agent: Partial<CallSpec['agent']> = {};
   readonly logs: { event: string; detail?: Record<string, unknown> }[] = [];
@@ -155,7 +157,7 @@ export class GatewayRig {
             ok: true,
             callId,
             organisationId: 'org-sip',
-            streamToken,
+            streamToken: this.tokenFor(streamToken),
             sipConfigurationId: 'sipcfg-test',
             referEnabled: true,
           }),
