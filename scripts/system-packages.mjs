@@ -26,6 +26,10 @@ const SYSTEM_PACKAGES = [
   { name: 'opus-tools', neededBy: 'recording tests' },
   // sox is the reference WAV/G.711 codec the engine's own codecs are compared against (wav.test.ts, g711.test.ts)
   { name: 'sox', neededBy: 'audio codec tests' },
+  // SIPp 3.6.1 with pcap play: the SIP gateway's callers and trunks (sip-gateway/test/*-call.test.ts)
+  { name: 'sip-tester', neededBy: 'SIP gateway tests' },
+  // sipsak sends OPTIONS pings to the SIP gateway (sip-gateway/test/sip-dialogs.test.ts)
+  { name: 'sipsak', neededBy: 'SIP gateway tests' },
 ];
 
 function requiredPackages() {
