@@ -10,10 +10,19 @@ import { restSuite } from './rest/index.ts';
 import { callsSuite } from './calls/index.ts';
 import { mcpSuite } from './mcp/index.ts';
 import { walletSuite } from './wallet/index.ts';
+import { sipSuite } from './sip/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
-const SUITES: readonly Suite[] = [restSuite, mcpSuite, engineAudioSuite, engineSuite, callsSuite, walletSuite];
+const SUITES: readonly Suite[] = [
+  restSuite,
+  mcpSuite,
+  engineAudioSuite,
+  engineSuite,
+  callsSuite,
+  walletSuite,
+  sipSuite,
+];
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCommand(argv, SUITES);
