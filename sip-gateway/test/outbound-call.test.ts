@@ -36,7 +36,12 @@ describe('outbound SIP legs against a SIPp trunk', () => {
   /** Starts SIPp as the trunk with `scenario`, dispatches a call to the engine, and asks the gateway to dial it. */
   async function dial(
     scenario: string,
-    options: { ringTimeoutMs?: number; credentials?: boolean; values?: Record<string, string | number> } = {},
+    options: {
+      ringTimeoutMs?: number;
+      credentials?: boolean;
+      referEnabled?: boolean;
+      values?: Record<string, string | number>;
+    } = {},
   ): Promise<{ callId: string; sipp: Promise<SippResult> }> {
     const port = await freePort();
     const sipp = runSipp({
@@ -73,7 +78,7 @@ describe('outbound SIP legs against a SIPp trunk', () => {
       streamToken,
       ringTimeoutMs: options.ringTimeoutMs ?? 30_000,
       sipConfigurationId: 'sipcfg-out',
-      referEnabled: false,
+      referEnabled: options.referEnabled ?? false,
     };
     const reply = sipCodecs.dialReply.decode(
       (await rig.bus.request(subjects.sipDial(), sipCodecs.dialRequest.encode(request), { timeoutMs: 5_000 })).data,
@@ -143,5 +148,21 @@ describe('outbound SIP legs against a SIPp trunk', () => {
     const result = await sipp;
     expect(result.code, result.stdout + result.errors).toBe(0);
     expect(rig.gateway.health.pendingCalls).toBe(0);
+  }, 30_000);
+
+  it('transfers an answered leg by REFER when its configuration allows it: 202, NOTIFY 200, then BYE', async () => {
+    const free = rig.gateway.health.rtpPortsFree;
+    const { callId, sipp } = await dial('uas-refer.xml', { referEnabled: true, values: { TARGET: '\\+14155550777' } });
+    await rig.waitFor((e) => e.callId === callId && e.type === 'telephony' && e.status === 'answered');
+    rig.bus.publish(
+      subjects.sipCallControl(callId),
+      sipCodecs.control.encode({ type: 'transfer', to: '+14155550777' }),
+    );
+    await rig.waitFor((e) => e.callId === callId && e.type === 'telephony' && e.status === 'transferred');
+    const result = await sipp;
+    expect(result.errors, result.stdout).toBe('');
+    expect(result.code, result.stdout).toBe(0);
+    expect(telephony(callId)).toEqual(['ringing', 'answered', 'transferred']);
+    await rig.until(() => rig.gateway.health.rtpPortsFree === free, 5_000, 'every RTP port free');
   }, 30_000);
 });

@@ -7,9 +7,15 @@
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { promisify } from 'node:util';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sineWave } from '@parley/engine/audio';
 import { startBareGateway, type BareGateway } from './support/bare-gateway.ts';
+import { rtpPackets, writePcap } from './support/pcap.ts';
 import { header, RawCall, RawSip } from './support/raw-sip.ts';
+import { freeMediaPort, runSipp } from './support/sipp.ts';
 
 const run = promisify(execFile);
 const TIMERS = { t1: 100, t2: 400, t4: 500 };
@@ -201,4 +207,28 @@ describe('SIP dialogs and transactions', () => {
     const refused = await sip.waitFor((m) => m.status === 405);
     expect(header(refused.text, 'Allow')).toMatch(/INVITE/);
   });
+
+  it('takes a whole call over TCP from SIPp: INVITE, ACK, RTP, BYE on one connection', async () => {
+    const { bare } = await setUp();
+    const dir = await mkdtemp(join(tmpdir(), 'parley-sip-tcp-'));
+    try {
+      const pcap = join(dir, 'tone.pcap');
+      await writePcap(pcap, rtpPackets(sineWave(440, 8_000, 8_000, 6_000)));
+      const result = await runSipp({
+        scenario: 'uac-pcap.xml',
+        target: bare.gateway.sipPort,
+        dir,
+        service: '+14155550123',
+        transport: 't1',
+        values: { PCAP: pcap, HOLD_MS: 1_500, MEDIA_PORT: await freeMediaPort() },
+        timeoutMs: 15_000,
+      });
+      expect(result.errors, result.stdout).toBe('');
+      expect(result.code, result.stdout).toBe(0);
+      expect(bare.offers).toBe(1);
+      expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: bare.gateway.health.rtpPortsTotal });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });
