@@ -253,6 +253,7 @@ const CONTROL_PLANE_DOMAINS = [
   'integrations',
   'language-model',
   'payments',
+  'sip',
   'telephony',
   'voices',
   'wallet',

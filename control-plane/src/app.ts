@@ -42,6 +42,7 @@ import walletRoutes from './routes/v1/wallet/index.ts';
 import billingRoutes from './routes/v1/billing/index.ts';
 import payPageRoutes from './routes/pages/pay.ts';
 import paymentRoutes from './routes/v1/payments/index.ts';
+import sipConfigRoutes from './routes/v1/sip-config/index.ts';
 import { RazorpayClient } from './integrations/payments/razorpay.ts';
 import type { PaymentSetup } from './payments/payment-setup.ts';
 import { createPhoneCalls, type PhoneCalls } from './calls/launch/phone-calls.ts';
@@ -218,6 +219,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       });
       await v1.register(walletRoutes);
       await v1.register(billingRoutes);
+      await v1.register(sipConfigRoutes, { keyRing: deps.secrets });
     },
     { prefix: API_PREFIX },
   );

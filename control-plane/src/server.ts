@@ -20,6 +20,8 @@ import { CallSweeper } from './calls/jobs/call-sweeper.ts';
 import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
+import { SipInboundResponder } from './calls/jobs/sip-inbound-responder.ts';
+import { SipCallControl } from './calls/jobs/sip-call-control.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
@@ -108,6 +110,11 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       phoneLog[level](detail, message);
     const carrierControl = new CarrierCallControl(app.phoneCalls.carrierCalls, logPhone).listen(bus);
     closers.push(() => carrierControl.close());
+    // SIP trunks (docs/architecture.md §12): the gateways' INVITEs routed to agents.
+    const sipInbound = new SipInboundResponder(app.phoneCalls.sipCalls, logPhone).listen(bus);
+    closers.push(() => sipInbound.close());
+    const sipControl = new SipCallControl(database.sql, bus, logPhone);
+    closers.push(() => sipControl.close());
     const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();
     closers.push(() => scheduler.stop());
     const callLog = log.child({ job: 'call-events' });
@@ -115,7 +122,10 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       database.sql,
       (level, message, detail) => callLog[level](detail, message),
       {
-        onApplied: carrierControl.onEventApplied,
+        onApplied: (callId, event) => {
+          carrierControl.onEventApplied(callId, event);
+          sipControl.onEventApplied(callId, event);
+        },
       },
     ).listen(bus);
     closers.push(() => persister.close());

@@ -1,4 +1,7 @@
-/** The scopes of spec document 3; the same list serves API keys and MCP connections. */
+/**
+ * The scopes of spec document 3; the same list serves API keys and MCP connections. `sip:write` is Parley's own: the
+ * spec shows SIP configurations read-only (sip:read), and their writes need a scope of their own.
+ */
 export const SCOPES = [
   'agents:read',
   'agents:write',
@@ -18,6 +21,7 @@ export const SCOPES = [
   'org:read',
   'org:write',
   'sip:read',
+  'sip:write',
   'analytics:read',
   'ai:enhance',
   'webhooks:read',

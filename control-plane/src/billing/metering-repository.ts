@@ -15,6 +15,11 @@ export interface CallToMeter {
   durationMs: number | null;
   isBilled: boolean;
   terms: BillingTerms;
+  /**
+   * The per-minute surcharge of the SIP configuration the call went over, for its direction (minor units ×10⁴ of
+   * the currency that pays, like the rate); 0 for calls over no SIP configuration.
+   */
+  surchargePerMinuteE4: number;
 }
 
 /** How an organisation pays for usage: its billing model, pay-as-you-go rate, plan and wallets' currencies. */
@@ -47,18 +52,22 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
       plan_currency: string | null;
       wallet_currency: string | null;
       billing_country: string | null;
+      sip_surcharge_e4: string | null;
     }[]
   >`
     select c.id, c.organisation_id, c.room_name, c.call_direction, c.answered_at, c.created_at, c.ended_at,
            c.call_duration, c.is_billed, b.billing_model, b.rate_per_minute_e4, p.tier as plan_tier,
            p.currency as plan_currency,
            (select currency from ledger_accounts where organisation_id = c.organisation_id and kind = 'WALLET') as wallet_currency,
-           o.billing_country
+           o.billing_country,
+           case c.call_direction when 'INBOUND' then sc.customer_inbound_surcharge_per_min_minor_e4
+                                 else sc.customer_outbound_surcharge_per_min_minor_e4 end as sip_surcharge_e4
       from call_records c
       join organisations o on o.id = c.organisation_id
       left join billing_accounts b on b.organisation_id = c.organisation_id
       left join billing_subscriptions s on s.organisation_id = c.organisation_id and s.status <> 'CANCELLED'
       left join billing_plans p on p.id = s.plan_id
+      left join sip_configurations sc on sc.id = c.sip_configuration_id
      where c.id = ${callId}`;
   return (
     row && {
@@ -78,6 +87,7 @@ export async function findCallToMeter(tx: Queryable, callId: string): Promise<Ca
         walletCurrency: row.wallet_currency,
         billingCountry: row.billing_country,
       },
+      surchargePerMinuteE4: row.sip_surcharge_e4 == null ? 0 : Number(row.sip_surcharge_e4),
     }
   );
 }

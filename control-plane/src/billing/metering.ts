@@ -10,7 +10,8 @@
  * (LEGACY_USD) pays from the USD wallet at the organisation's ratePerMinute (billing_accounts.rate_per_minute_e4,
  * else the STARTER USD line), rounded up to a whole cent; plan billing (WALLET) pays from the plan wallet of the
  * billing country's currency at the plan tier's price, exactly (4 decimals). A wallet that cannot pay leaves the record unpaid:
- * settlement.ts pays it at the next credit, and until then the organisation cannot place calls.
+ * settlement.ts pays it at the next credit, and until then the organisation cannot place calls. A call over a SIP
+ * configuration adds the configuration's customer surcharge for its direction to the per-minute rate.
  */
 import type { Queryable } from '../db/database.ts';
 import type { WalletKind } from '../wallet/ledger-types.ts';
@@ -51,7 +52,9 @@ export async function meterCall(tx: Queryable, callId: string, end: CallEndFacts
   const durationSeconds = Math.ceil(Math.max(0, end.engineDurationMs ?? call.durationMs ?? 0) / MS_PER_SECOND);
   const pricing = await callPricing(tx, call.terms, call.answeredAt ?? call.createdAt);
   if ('unpriced' in pricing) return { status: 'unpriced', currency: pricing.currency, tier: pricing.tier };
-  const { line, rateE4, wallet } = pricing;
+  const { line, wallet } = pricing;
+  // A SIP configuration's surcharge for the call's direction is part of its per-minute price (docs/architecture.md §12).
+  const rateE4 = pricing.rateE4 + call.surchargePerMinuteE4;
   const seconds = billedSeconds(durationSeconds, line.pulseSeconds, line.minimumSeconds);
   const usage = await insertUsage(tx, {
     organisationId: call.organisationId,

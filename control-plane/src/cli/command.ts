@@ -28,6 +28,16 @@ export interface CommandArgs {
     reason?: string;
     amount?: string;
     actor?: string;
+    host?: string;
+    port?: string;
+    transport?: string;
+    username?: string;
+    sources?: string;
+    trunk?: string;
+    type?: string;
+    number?: string;
+    'max-calls'?: string;
+    'max-queue'?: string;
     json?: boolean;
     help?: boolean;
   };

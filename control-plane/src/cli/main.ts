@@ -10,6 +10,7 @@ import { runDb } from './commands/db.ts';
 import { runKeys } from './commands/keys.ts';
 import { runMigrate } from './commands/migrate.ts';
 import { runOrg } from './commands/org.ts';
+import { runSip } from './commands/sip.ts';
 import { runStart } from './commands/start.ts';
 import { runWallet } from './commands/wallet.ts';
 import { CliError, type CommandArgs } from './command.ts';
@@ -41,6 +42,11 @@ export const USAGE = `Usage: parley <command>
                                         put an organisation on plan billing (its first allowance at once)
   billing suspend --org ID --reason TEXT | billing resume --org ID
                                         refuse (402, with the reason) or allow the organisation's calls again
+  sip trunk --org ID --name N --host H [--port P] [--transport udp|tcp] [--username U] [--sources a,b] [--json]
+                                        add a SIP trunk; its digest password is read from PARLEY_SIP_TRUNK_PASSWORD
+  sip config --org ID --trunk ID --type INBOUND|OUTBOUND --number E164 [--agent ID] [--max-calls N]
+             [--max-queue N] [--json]   put a trunk's number to work: answered by an agent, or dialled out from
+  sip list --org ID [--json]            the organisation's SIP trunks and configurations
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
 
@@ -64,6 +70,16 @@ const OPTIONS = {
   reason: { type: 'string' },
   amount: { type: 'string' },
   actor: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  transport: { type: 'string' },
+  username: { type: 'string' },
+  sources: { type: 'string' },
+  trunk: { type: 'string' },
+  type: { type: 'string' },
+  number: { type: 'string' },
+  'max-calls': { type: 'string' },
+  'max-queue': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -101,6 +117,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runBilling(sub);
       case 'wallet':
         return await runWallet(sub);
+      case 'sip':
+        return await runSip(sub);
       default:
         throw new CliError(`unknown command "${command}"`);
     }

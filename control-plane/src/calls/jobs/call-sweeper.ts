@@ -4,7 +4,8 @@
  * ENGINE_SILENCE_MS, or that have run past their maximum duration plus MAX_DURATION_MARGIN_MS, and finishes them
  * itself: COMPLETED when they were answered (FAILED otherwise), metaData.endReason `engine_silent` or
  * `max_duration_exceeded`, post-call analysis queued, the call billed (billing/metering.ts). Calls left QUEUED by an
- * instance that died while placing them are finished FAILED (`placement_lost`). It also tells the engine to hang up, in case it is alive.
+ * instance that died while placing them are finished FAILED (`placement_lost`). It also tells the engine to hang up, in case it is alive,
+ * and the SIP gateway holding a SIP call's leg (`v1.sip.<callId>.control`).
  *
  * Calls are claimed with FOR UPDATE SKIP LOCKED, so control-plane instances sweeping together never finish one twice.
  */
@@ -16,6 +17,7 @@ import { finishCall } from '../repository/call-repository.ts';
 import { meterCall } from '../../billing/metering.ts';
 import { claimLostPlacements, claimStaleCalls } from '../repository/job-repository.ts';
 import { QUEUED_HOLDS_LINE_MS } from '../../billing/call-admission.ts';
+import { hangUpSipLeg } from '../launch/sip-calls.ts';
 
 /**
  * Engine silence after which a live call is taken for lost, ms. A call in conversation publishes a state change at
@@ -82,6 +84,8 @@ export class CallSweeper {
         limit: SWEEP_BATCH_SIZE,
       });
       const ids: string[] = [];
+      /** Calls whose SIP leg the gateway must hang up too. */
+      const sipLegs: string[] = [];
       // A call still QUEUED long after it was recorded was being placed by an instance that died: it never reached
       // an engine. It stops holding a line (billing/call-admission.ts) either way; finished, it is also off the books.
       for (const id of await claimLostPlacements(tx, QUEUED_HOLDS_LINE_MS, SWEEP_BATCH_SIZE)) {
@@ -93,6 +97,7 @@ export class CallSweeper {
           analyse: false,
         });
         if (done) ids.push(id);
+        if (done?.row.sip_configuration_id) sipLegs.push(id);
       }
       // Billing each call locks its organisation's wallet until commit: taken in one order (organisation, then
       // call), two instances sweeping at once never wait on each other's wallets in a cycle.
@@ -113,17 +118,19 @@ export class CallSweeper {
         // The engine's `ended` will never come (or comes later and finds the call billed): bill it now.
         await meterCall(tx, call.id);
         ids.push(call.id);
+        if (done.row.sip_configuration_id) sipLegs.push(call.id);
       }
-      return ids;
+      return { ids, sipLegs };
     });
-    for (const id of finished) {
+    for (const id of finished.sipLegs) hangUpSipLeg(this.#bus, id, 'finalised_by_control_plane');
+    for (const id of finished.ids) {
       // A live but mute engine hangs up; a dead one never hears it.
       this.#bus.publish(
         subjects.callControl(id),
         callCodecs.control.encode({ type: 'end', reason: 'finalised_by_control_plane' }),
       );
     }
-    if (finished.length) this.#log('info', 'lost calls finished', { calls: finished });
-    return finished;
+    if (finished.ids.length) this.#log('info', 'lost calls finished', { calls: finished.ids });
+    return finished.ids;
   }
 }

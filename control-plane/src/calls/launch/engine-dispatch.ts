@@ -19,6 +19,13 @@ export const DISPATCH_TIMEOUT_MS = 10_000;
 export const NO_ENGINE =
   'no engine accepted the call (is a process with the engine role running? parley start runs one)';
 
+/** What an engine answered a bridged dispatch with. */
+export interface BridgedDispatch {
+  engineId: string;
+  /** The engine's one-use token, presented in the media bridge's `start`. */
+  streamToken: string;
+}
+
 export type PlacementLog = (level: 'info' | 'warn' | 'error', message: string, detail: object) => void;
 
 export class EngineDispatcher {
@@ -34,39 +41,58 @@ export class EngineDispatcher {
 
   /** Dispatches the call; answers the URL the carrier streams it to, speaking `media`'s protocol. */
   async dispatch(spec: CallSpec, media: MediaCarrier): Promise<string> {
-    /** @param reason what the 503 tells the caller: the engine's refusal, or that no engine answered */
-    const fail = async (detail: string, reason: string, cause?: unknown): Promise<never> => {
-      await finishCall(this.#sql, spec.callId, {
-        status: 'FAILED',
-        outcome: 'failed',
-        outcomeDetail: detail,
-        reason: 'engine_unavailable',
-        analyse: false,
-      });
-      this.#log('warn', 'no engine took the call', { callId: spec.callId, detail });
-      throw new ApiError('unavailable', `The real-time media service is unavailable: ${reason}`, { cause });
-    };
-    let reply;
-    try {
-      const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), {
-        timeoutMs: DISPATCH_TIMEOUT_MS,
-      });
-      reply = callCodecs.dispatchReply.decode(answer.data);
-    } catch (error) {
-      return fail(isBusError(error) ? error.code : String(error), NO_ENGINE, error);
-    }
-    // The engine says why in words the user can act on (a missing recogniser or voice: engine/src/roles/missing-worker.ts).
-    if (!reply.ok) return fail(`${reply.code}: ${reply.message}`, reply.message);
-    if (!reply.mediaUrl) {
+    const accepted = await this.#request(spec, DISPATCH_TIMEOUT_MS);
+    if (!accepted.mediaUrl) {
       this.end(spec.callId, 'no_media_server');
       const detail = 'the engine that accepted the call runs no media server (PARLEY_MEDIA_URL)';
-      return fail(detail, detail);
+      return this.#fail(spec.callId, detail, detail);
     }
-    await markDispatched(this.#sql, spec.callId, {
-      engineId: reply.engineId,
-      maxDurationMs: spec.limits.maxDurationMs,
+    await this.#dispatched(spec, accepted.engineId);
+    return mediaStreamUrl(accepted.mediaUrl, media, accepted.streamToken);
+  }
+
+  /**
+   * Dispatches a call whose media reaches the engine over the bus (the SIP gateway's media bridge, protocol/sip.ts):
+   * no media server is needed, the stream token is the whole answer. `timeoutMs` lets a caller that is itself
+   * being waited for (an INVITE) give the engine only the time it has left.
+   */
+  async dispatchBridged(spec: CallSpec, timeoutMs = DISPATCH_TIMEOUT_MS): Promise<BridgedDispatch> {
+    const accepted = await this.#request(spec, timeoutMs);
+    await this.#dispatched(spec, accepted.engineId);
+    return { engineId: accepted.engineId, streamToken: accepted.streamToken };
+  }
+
+  async #request(
+    spec: CallSpec,
+    timeoutMs: number,
+  ): Promise<{ engineId: string; streamToken: string; mediaUrl?: string }> {
+    let reply;
+    try {
+      const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs });
+      reply = callCodecs.dispatchReply.decode(answer.data);
+    } catch (error) {
+      return this.#fail(spec.callId, isBusError(error) ? error.code : String(error), NO_ENGINE, error);
+    }
+    // The engine says why in words the user can act on (a missing recogniser or voice: engine/src/roles/missing-worker.ts).
+    if (!reply.ok) return this.#fail(spec.callId, `${reply.code}: ${reply.message}`, reply.message);
+    return reply;
+  }
+
+  async #dispatched(spec: CallSpec, engineId: string): Promise<void> {
+    await markDispatched(this.#sql, spec.callId, { engineId, maxDurationMs: spec.limits.maxDurationMs });
+  }
+
+  /** Finishes the call FAILED and throws the 503. @param reason what the 503 tells the caller */
+  async #fail(callId: string, detail: string, reason: string, cause?: unknown): Promise<never> {
+    await finishCall(this.#sql, callId, {
+      status: 'FAILED',
+      outcome: 'failed',
+      outcomeDetail: detail,
+      reason: 'engine_unavailable',
+      analyse: false,
     });
-    return mediaStreamUrl(reply.mediaUrl, media, reply.streamToken);
+    this.#log('warn', 'no engine took the call', { callId, detail });
+    throw new ApiError('unavailable', `The real-time media service is unavailable: ${reason}`, { cause });
   }
 
   /** Tells the engine running the call to hang up (a no-op when none runs it). */

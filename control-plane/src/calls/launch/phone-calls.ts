@@ -11,12 +11,15 @@ import { IntegrationStore } from '../../telephony/integration-repository.ts';
 import { CarrierCalls } from './carrier-calls.ts';
 import type { PlacementLog } from './engine-dispatch.ts';
 import { CallPlacement } from './placement.ts';
+import type { SipCalls } from './sip-calls.ts';
 import { VoiceAccounts } from '../../carriers/voice-accounts.ts';
 import type { AdmissionLimits } from '../../billing/call-admission.ts';
 
 export interface PhoneCalls {
   placement: CallPlacement;
   carrierCalls: CarrierCalls;
+  /** Calls over SIP trunks (the SIP gateway's INVITEs, dials and hang-ups). */
+  sipCalls: SipCalls;
 }
 
 export interface PhoneCallsOptions {
@@ -43,5 +46,5 @@ export function createPhoneCalls(options: PhoneCallsOptions): PhoneCalls {
     admission: options.admission,
     log: options.log,
   });
-  return { placement, carrierCalls };
+  return { placement, carrierCalls, sipCalls: placement.sip };
 }

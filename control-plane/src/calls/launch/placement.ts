@@ -19,7 +19,7 @@ import { CarrierError } from '../../telephony/carrier.ts';
 import { isVoiceCarrier, voiceCarriers } from '../../carriers/voice-carriers.ts';
 import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
-import type { Sql } from '../../db/database.ts';
+import type { Queryable, Sql } from '../../db/database.ts';
 import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
@@ -42,6 +42,8 @@ import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
+import { lineFree, SipCalls } from './sip-calls.ts';
+import { findOutboundFor, findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -64,7 +66,10 @@ interface OutboundCall {
   participantName: string;
   participantNumber: string;
   callingNumber: string;
-  carrier: VoiceCarrierName;
+  /** The calling number's carrier; undefined when the call goes over an OUTBOUND SIP configuration instead. */
+  carrier: VoiceCarrierName | undefined;
+  /** The OUTBOUND SIP configuration (with its trunk) of an agent without a carrier number. */
+  sip: RoutableConfiguration | undefined;
   /** Opened while checking a call placed now; a scheduled call opens it when due. */
   account: VoiceAccount | undefined;
   scheduledAt: Date | undefined;
@@ -89,10 +94,20 @@ interface CarrierLaunch {
 export class CallPlacement {
   readonly #options: PlacementOptions;
   readonly dispatcher: EngineDispatcher;
+  /** Calls over SIP trunks: inbound routing, outbound dials through the SIP gateway. */
+  readonly sip: SipCalls;
 
   constructor(options: PlacementOptions) {
     this.#options = options;
     this.dispatcher = new EngineDispatcher(options.sql, options.bus, options.log);
+    this.sip = new SipCalls({
+      sql: options.sql,
+      bus: options.bus,
+      dispatcher: this.dispatcher,
+      keyRing: options.keyRing,
+      admission: options.admission,
+      log: options.log,
+    });
   }
 
   get publicUrl(): string {
@@ -227,6 +242,7 @@ export class CallPlacement {
     const { sql } = this.#options;
     const call = await findCall(sql, callId);
     if (!call || call.ended_at) return;
+    if (call.sip_configuration_id) return this.#startRecordedSip(call, call.sip_configuration_id);
     const carrier = call.meta_data.carrier;
     if (typeof carrier !== 'string' || !isVoiceCarrier(carrier))
       throw new ApiError('invalid_state', `The call names no carrier it can be placed with (${String(carrier)})`);
@@ -256,6 +272,30 @@ export class CallPlacement {
     await this.#launch(launch);
   }
 
+  /** A scheduled call over an OUTBOUND SIP configuration, come due: checked again, then dialled by a gateway. */
+  async #startRecordedSip(call: CallRow, sipConfigurationId: string): Promise<void> {
+    const { sql } = this.#options;
+    let config: RoutableConfiguration;
+    let spec: CallSpec;
+    try {
+      await assertMayCall(sql, call.organisation_id);
+      const found = await findRoutable(sql, sipConfigurationId);
+      if (!found?.is_active)
+        throw new ApiError('invalid_state', 'The SIP configuration of the call was removed or deactivated');
+      config = found;
+      await sql.begin(async (tx) => {
+        await admitCall(tx, call.organisation_id, this.#options.admission);
+        await assertLineFree(tx, config);
+        await queueScheduledCall(tx, call.id);
+      });
+      spec = this.#recordedSpec(call, await this.#voiceAgent(call.organisation_id, call.agent_id));
+    } catch (error) {
+      await this.#failed(call.id, error instanceof Error ? error.message : String(error), 'not_placeable');
+      throw error;
+    }
+    await this.sip.launchOutbound(spec, config, call.phone_number!);
+  }
+
   /** A call checked and recorded a moment ago: launched with what the request loaded. */
   async #startChecked(callId: string, organisationId: string, call: OutboundCall): Promise<void> {
     const spec = buildCallSpec({
@@ -269,9 +309,10 @@ export class CallPlacement {
       tools: call.tools,
       masterSettings: call.masterSettings,
     });
+    if (call.sip) return this.sip.launchOutbound(spec, call.sip, call.participantNumber);
     await this.#launch({
       callId,
-      carrier: call.carrier,
+      carrier: call.carrier!,
       account: call.account!,
       spec,
       to: call.participantNumber,
@@ -330,18 +371,16 @@ export class CallPlacement {
 
   /** The checks before anything is recorded: a call that cannot be placed leaves no record behind. */
   async #checked(
-    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account'> & { callingNumber: string | undefined },
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip'> & { callingNumber: string | undefined },
     organisationId: string,
   ): Promise<OutboundCall> {
     const { sql } = this.#options;
-    if (!call.callingNumber)
-      throw new ApiError('invalid_state', 'No calling number: send callingNumber or give the agent a callingNumber');
-    const number = await findActiveNumberByValue(sql, organisationId, call.callingNumber);
-    if (!number)
-      throw new ApiError(
-        'invalid_state',
-        `callingNumber ${call.callingNumber} is not one of the organisation's active numbers`,
-      );
+    const number = call.callingNumber
+      ? await findActiveNumberByValue(sql, organisationId, call.callingNumber)
+      : undefined;
+    // Not a carrier number: the call goes over an OUTBOUND SIP configuration (spec document 2: "no calling number or
+    // SIP configuration" is a 400).
+    if (!number) return this.#checkedSip(call, organisationId);
     const carrier = number.provider;
     if (!isVoiceCarrier(carrier))
       throw new ApiError(
@@ -356,7 +395,31 @@ export class CallPlacement {
     });
     await assertMayCall(sql, organisationId);
     const account = call.scheduledAt ? undefined : await this.#options.accounts.require(sql, organisationId, carrier);
-    return { ...call, callingNumber: number.phone_number, carrier, account };
+    return { ...call, callingNumber: number.phone_number, carrier, account, sip: undefined };
+  }
+
+  /** The checks of a call over the organisation's OUTBOUND SIP configuration for the agent (its number, when named). */
+  async #checkedSip(
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip'> & { callingNumber: string | undefined },
+    organisationId: string,
+  ): Promise<OutboundCall> {
+    const { sql } = this.#options;
+    const sip = await findOutboundFor(sql, organisationId, call.agent.id, call.callingNumber);
+    if (!sip)
+      throw new ApiError(
+        'invalid_state',
+        call.callingNumber
+          ? `callingNumber ${call.callingNumber} is neither one of the organisation's active numbers nor the number of an active OUTBOUND SIP configuration`
+          : 'No calling number or SIP configuration: send callingNumber, give the agent a callingNumber, or add an active OUTBOUND SIP configuration (POST /sip-config)',
+      );
+    assertDestinationAllowed({
+      from: sip.phone_number,
+      to: call.participantNumber,
+      scope: sip.calling_scope,
+      allowedCountries: sip.allowed_countries,
+    });
+    await assertMayCall(sql, organisationId);
+    return { ...call, callingNumber: sip.phone_number, carrier: undefined, account: undefined, sip };
   }
 
   /** Records the call, refusing the same agent + number + key owner within DUPLICATE_WINDOW_MS (409). */
@@ -377,6 +440,7 @@ export class CallPlacement {
         );
       // A call placed now holds one of the organisation's lines from its record on (QUEUED, then INITIATED).
       if (!call.scheduledAt) await admitCall(tx, principal.organisationId, this.#options.admission);
+      if (!call.scheduledAt && call.sip) await assertLineFree(tx, call.sip);
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
@@ -390,12 +454,13 @@ export class CallPlacement {
         campaignId,
         customVariables: call.customVariables,
         metaData: {
-          carrier: call.carrier,
+          ...(call.carrier ? { carrier: call.carrier } : { sip: { sipTrunkId: call.sip!.sip_trunk_id } }),
           ...call.extraMeta,
           ...(call.masterSettings && { masterSettings: call.masterSettings }),
           ...(call.tools && { functionToolsOverridden: true }),
         },
         functionTools: call.tools,
+        sipConfigurationId: call.sip?.id ?? null,
         callingNumber: call.callingNumber,
         scheduledTime: call.scheduledAt ?? null,
         scheduledStatus: call.scheduledAt ? 'PENDING' : null,
@@ -422,6 +487,16 @@ export class CallPlacement {
       masterSettings: call.meta_data.masterSettings as Record<string, unknown> | undefined,
     });
   }
+}
+
+/** 409 when every one of the SIP configuration's maxConcurrentCalls is live (locks it for the transaction). */
+async function assertLineFree(tx: Queryable, config: RoutableConfiguration): Promise<void> {
+  if (!(await lineFree(tx, config)))
+    throw new ApiError(
+      'limit_reached',
+      `All ${config.max_concurrent_calls} lines of the SIP configuration for ${config.phone_number} are in use ` +
+        '(its maxConcurrentCalls): wait for a call to end, or raise the limit',
+    );
 }
 
 /** Only an active VOICE agent places and takes phone calls. */

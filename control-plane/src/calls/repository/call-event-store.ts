@@ -9,13 +9,16 @@
  * the call (billing/metering.ts) in the same transaction, unless an earlier end did.
  */
 import { createHash } from 'node:crypto';
-import type { CallEvent, CallState } from '@parley/engine/protocol';
+import type { CallEvent, CallState, SipLegStatus } from '@parley/engine/protocol';
 import type { Queryable, Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { withAction } from './call-actions.ts';
 import type { ActionItem, AgentResult, CallActions, CallStatus } from './call-records.ts';
-import { json, queueAnalysis } from './call-repository.ts';
+import { finishCall, json, queueAnalysis } from './call-repository.ts';
 import { meterCall, meterRecording } from '../../billing/metering.ts';
+
+/** The engine's `ended` reason for a call whose media never reached it (engine/src/roles/engine-role.ts). */
+const MEDIA_NEVER_CONNECTED = 'media_never_connected';
 
 export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 
@@ -120,7 +123,49 @@ async function apply(tx: Queryable, call: LockedCall, event: CallEvent): Promise
       return;
     case 'ended':
       return applyEnded(tx, call, event);
+    case 'telephony':
+      return applyTelephony(tx, call, event);
   }
+}
+
+/** The outcome of a SIP leg that ended before anyone spoke (spec document 2's outcome classes). */
+const OUTCOME_OF_LEG: Partial<Record<SipLegStatus, string>> = {
+  busy: 'busy',
+  no_answer: 'no_answer',
+  rejected: 'rejected',
+  failed: 'failed',
+  // The leg was cancelled before answer (by Parley's hang-up, or the caller hung up while it rang).
+  cancelled: 'no_answer',
+};
+
+/**
+ * The SIP gateway's report of the phone leg (docs/architecture.md §12): ringing → RINGING, answered → IN_PROGRESS
+ * with answeredAt; a leg that ended unanswered (busy, no answer, rejected, failed, cancelled) ends the call FAILED
+ * with that outcome; completed or transferred ends it if the engine's `ended` has not. An end here meters the
+ * call like any other end (nothing for an unanswered one).
+ */
+async function applyTelephony(
+  tx: Queryable,
+  call: LockedCall,
+  event: Extract<CallEvent, { type: 'telephony' }>,
+): Promise<void> {
+  if (event.status === 'ringing') return applyState(tx, call, 'connecting');
+  if (event.status === 'answered') return applyState(tx, call, 'greeting');
+  const detail = event.sipStatus ? `SIP ${event.sipStatus}${event.reason ? ` ${event.reason}` : ''}` : event.reason;
+  const unanswered = OUTCOME_OF_LEG[event.status];
+  const [answered] = await tx<{ at: Date | null }[]>`select answered_at as at from call_records where id = ${call.id}`;
+  const wasAnswered = answered?.at != null;
+  // Unanswered, or a leg that failed even after answer (media lost): FAILED. Otherwise the conversation took place.
+  const failed = event.status === 'failed' || (unanswered !== undefined && !wasAnswered);
+  const done = await finishCall(tx, call.id, {
+    status: failed || !wasAnswered ? 'FAILED' : 'COMPLETED',
+    outcome: failed ? (unanswered ?? 'failed') : wasAnswered ? 'completed' : 'no_answer',
+    outcomeDetail: detail ?? null,
+    reason: event.status === 'transferred' ? 'transferred' : `sip_${event.status}`,
+    analyse: wasAnswered,
+  });
+  // Billed with the end that applied it: once, whichever end came first (an unanswered leg bills nothing).
+  if (done) await meterCall(tx, call.id);
 }
 
 async function applyState(tx: Queryable, call: LockedCall, state: CallState): Promise<void> {
@@ -151,6 +196,9 @@ async function applyEnded(
   call: LockedCall,
   event: Extract<CallEvent, { type: 'ended' }>,
 ): Promise<void> {
+  // A session that never ran (its media never came) knows less than the end already applied — a busy or
+  // unanswered leg the carrier or the SIP gateway reported: that end stays as it is.
+  if (call.ended_at && event.reason === MEDIA_NEVER_CONNECTED) return;
   const status: CallStatus = event.outcome === 'failed' ? 'FAILED' : 'COMPLETED';
   await tx`update call_records set
       call_status = ${status},

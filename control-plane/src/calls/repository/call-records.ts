@@ -103,6 +103,8 @@ export interface CallRow {
   /** The call's own webhook tools, bearer tokens sealed (POST /voice/session functionTools). */
   function_tools: unknown;
   engine_id: string | null;
+  /** The SIP configuration the call went over (migration 013); null for carrier and websocket calls. */
+  sip_configuration_id: string | null;
   dispatched_at: Date | null;
   answered_at: Date | null;
   ended_at: Date | null;

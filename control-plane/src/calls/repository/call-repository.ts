@@ -67,6 +67,8 @@ interface NewCallFields {
   maxDurationMs?: number | null;
   /** The call's own webhook tools, bearer tokens sealed (used instead of the agent's when a scheduled call starts). */
   functionTools?: unknown;
+  /** The SIP configuration the call goes over (its maxConcurrentCalls counts it; the SIP gateway holds its leg). */
+  sipConfigurationId?: string | null;
 }
 
 /** A new call names its agent by id (read here), or hands over the agent it loaded (not read again). */
@@ -124,6 +126,7 @@ export async function createCall(sql: Queryable, call: NewCall): Promise<string>
       use_case: call.useCase ?? null,
       max_duration_ms: call.maxDurationMs ?? null,
       function_tools: call.functionTools === undefined ? null : json(sql, call.functionTools),
+      sip_configuration_id: call.sipConfigurationId ?? null,
     } as never)}`;
   } catch (error) {
     if (isUniqueViolation(error))

@@ -10,6 +10,7 @@ import { isPersonOf } from '../../accounts/repository.ts';
 import { agentType as findAgentType } from '../../agents/repository.ts';
 import { badField, notFound } from '../../errors.ts';
 import { createCall, findCallById, findCallByRoom, finishCall } from '../repository/call-repository.ts';
+import { hangUpSipLeg } from '../launch/sip-calls.ts';
 import { meterCall } from '../../billing/metering.ts';
 import { countCalls, findCallRelations, listCalls, type CallStats } from '../repository/session-repository.ts';
 import {
@@ -119,6 +120,9 @@ export class VoiceSessionService {
         callCodecs.control.encode({ type: 'end', reason: body.reason ?? 'ended_by_api' }),
       );
     }
+    // A SIP leg may ring or talk with no session to end it (the engine's pending call waits for media): the gateway hangs it up.
+    if (finished.done?.row.sip_configuration_id)
+      hangUpSipLeg(this.#bus, finished.row.id, body.reason ?? 'ended_by_api');
     return { call: callRecord(finished.done?.row ?? finished.row), ended: finished.done !== undefined };
   }
 

@@ -22,6 +22,7 @@ const TAGS = [
   { name: 'results', description: 'What calls achieved, per agent (resultsConfig).' },
   { name: 'analytics', description: 'Analysis of calls by the language model.' },
   { name: 'telephony', description: 'Carriers, phone numbers and their agents.' },
+  { name: 'sip', description: 'SIP trunks and SIP configurations: phone calls over business phone systems.' },
   { name: 'wallet', description: 'The pay-as-you-go wallet (US dollars) and the history of both wallets.' },
   {
     name: 'billing',

@@ -26,6 +26,7 @@ export const ID_FIELDS: Record<string, keyof TenantIds> = {
   // Room names are a call's Call ID: the tenant's own call, by path or body (analytics spells it room_name).
   roomName: 'roomName',
   room_name: 'roomName',
+  sipTrunkId: 'sipTrunkId',
 };
 
 /** Ids of a path `:id` by the route's family (its first segment after /api/v1). */
@@ -34,6 +35,9 @@ export const ID_BY_FAMILY: Record<string, keyof TenantIds> = {
   invitations: 'invitationId',
   agents: 'agentId',
   numbers: 'phoneNumberId',
+  // /sip-config/trunks/:id is a trunk, /sip-config/:id a configuration.
+  trunks: 'sipTrunkId',
+  'sip-config': 'sipConfigurationId',
 };
 
 /**
@@ -52,6 +56,8 @@ export const EXTRA_BODY_FIELDS: Record<string, Record<string, unknown>> = {
   'POST /api/v1/voice/session': { participantNumber: '+15555550100' },
   // A supported ISO country code (the schema takes any short text; the list is checked by the service).
   'PUT /api/v1/billing/country/:organisationId': { billingCountry: 'US' },
+  // A host name (the schema takes any short text; the form is checked by the service).
+  'POST /api/v1/sip-config/trunks': { host: 'pbx.example.com' },
 };
 
 export interface SynthesisedRequest {

@@ -43,6 +43,9 @@ export interface TenantIds {
   callId: string;
   /** That call's room name (its Call ID). */
   roomName: string;
+  /** A SIP trunk and an INBOUND SIP configuration on it (answered by the VOICE agent). */
+  sipTrunkId: string;
+  sipConfigurationId: string;
 }
 
 export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
@@ -82,6 +85,14 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
   await sql`insert into call_analysis_reports (id, organisation_id, call_id, room_name, status, transcript_text, parsed_analysis, token_usage, model)
             values (${newId()}, ${org.organisationId}, ${callId}, ${roomName}, 'ready', 'Agent: Hello', ${sql.json({ summary: 'A call' })},
                     ${sql.json({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })}, 'default')`;
+  const sipTrunkId = newId();
+  await sql`insert into sip_trunks (id, organisation_id, name, host, source_addresses)
+            values (${sipTrunkId}, ${org.organisationId}, 'PBX', 'pbx.example.com', ${['203.0.113.9']})`;
+  const sipConfigurationId = newId();
+  await sql`insert into sip_configurations (id, organisation_id, sip_trunk_id, type, provider_id, agent_id, phone_number)
+            values (${sipConfigurationId}, ${org.organisationId}, ${sipTrunkId}, 'INBOUND',
+                    (select id from sip_providers where name = 'generic'), ${agentId},
+                    ${`+1556${Math.floor(1_000_000 + Math.random() * 8_999_999)}`})`;
   const invitationId = newId();
   const invitationToken = newId() + newId() + newId().slice(0, 16);
   await sql`insert into invitations (id, organisation_id, email, name, role, invited_by_id, status, token, expires_at)
@@ -105,6 +116,8 @@ export async function seedTenant(sql: Sql, name: string): Promise<Tenant> {
       phoneNumber,
       callId,
       roomName,
+      sipTrunkId,
+      sipConfigurationId,
     },
   };
 }

@@ -14,7 +14,7 @@ export const PlaceCallBody = Type.Object({
   participantName: Type.String({ minLength: 1, maxLength: 255 }),
   callType: StringEnum(['sip', 'web', 'websocket'] as const, {
     description:
-      "sip places a phone call over the calling number's carrier (carrier-a, carrier-b or carrier-c); websocket answers a one-use websocketUrl the client streams the call over (Media Streams format: μ-law 8 kHz in base64 JSON, marks, clear); web (WebRTC) is not supported yet (400)",
+      "sip places a phone call over the calling number's carrier (carrier-a, carrier-b or carrier-c), or, for a calling number that is no carrier number (or none), over the organisation's active OUTBOUND SIP configuration (GET /sip-config/organisation/{organisationId}) through the SIP gateway; websocket answers a one-use websocketUrl the client streams the call over (Media Streams format: μ-law 8 kHz in base64 JSON, marks, clear); web (WebRTC) is not supported yet (400)",
   }),
   participantNumber: Type.Optional(
     Type.String({ maxLength: 16, description: 'E.164; required when callType is sip, optional for websocket' }),
@@ -34,7 +34,8 @@ export const PlaceCallBody = Type.Object({
   callingNumber: Type.Optional(
     Type.String({
       maxLength: 16,
-      description: "One of the organisation's active numbers; default the agent's callingNumber",
+      description:
+        "One of the organisation's active numbers, or the phoneNumber of an active OUTBOUND SIP configuration; default the agent's callingNumber",
     }),
   ),
   callTime: Type.Optional(
@@ -78,6 +79,10 @@ export const placeCall = {
     "per cycle, or as many calls in progress as its plan allows at once: the plan's concurrentCalls, on pay-as-you-go " +
     'PARLEY_DEFAULT_CONCURRENT_CALLS, default 10) and the 5-second duplicate window (409), records the call, hands ' +
     'it to an engine (503 when none answers) and asks the carrier to place it (502 when it refuses; the record is then FAILED). ' +
+    'An agent without a carrier number calls over an active OUTBOUND SIP configuration instead (that of callingNumber, ' +
+    'else one assigned to the agent, else one of no agent; 400 "no calling number or SIP configuration" when there is ' +
+    'none): its callingScope and allowedCountries (403), its maxConcurrentCalls (409), an engine (503) and then a SIP ' +
+    'gateway (503 naming that no gateway took the call; 502 when it refused) place it. ' +
     'A future callTime only records the call (SCHEDULED); the scheduler places it when due, checking the wallet and the ' +
     'concurrent-call limit again (a call refused then is FAILED). The call is billed when it ends, if it was answered.',
   body: PlaceCallBody,
