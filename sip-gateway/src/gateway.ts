@@ -50,7 +50,6 @@ export interface SipGatewayHealth {
 }
 
 export class SipGateway {
-  readonly gatewayId = `sip-gateway-${randomBytes(6).toString('hex')}`;
   readonly #context: GatewayContext;
   readonly #dial: Subscription;
 
