@@ -90,6 +90,18 @@ describe('SIP dialogs and transactions', () => {
     expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: free });
   }, 15_000);
 
+  it('hangs up a call whose RTP stops (RTP timeout) and frees its port', async () => {
+    const { bare, sip } = await setUp({ rtpTimeoutMs: 600 });
+    const call = new RawCall(sip);
+    sip.send(call.request('INVITE', { body: call.sdp(49_180) }));
+    const ok = await sip.waitFor((m) => m.status === 200);
+    call.toTag = toTagOf(ok.text);
+    sip.send(call.request('ACK'));
+    const bye = await sip.waitFor((m) => m.method === 'BYE', 5_000);
+    expect(bye.text).toMatch(/text="rtp_timeout"/);
+    expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: bare.gateway.health.rtpPortsTotal });
+  });
+
   it("retransmits a refusal until its ACK (Timer G) and sends the control plane's status", async () => {
     const { bare, sip } = await setUp();
     bare.answer = () => ({
