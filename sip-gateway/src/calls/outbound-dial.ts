@@ -10,19 +10,20 @@
  *   hangup while ringing (control) → CANCEL, then cancelled
  *   408, 480, 487 (not ours) → no_answer;  403, 404, 603, other 4xx/6xx → rejected;  5xx, no response → failed
  */
+import { randomBytes } from 'node:crypto';
 import type { SipDialRequest } from '@parley/engine/protocol';
 import { sipCodecs, subjects } from '@parley/engine/protocol';
 import type { Subscription } from '@parley/engine/bus';
 import type { PortLease } from '../rtp/port-pool.ts';
 import { digestAuthorization, parseChallenge } from '../sip/digest.ts';
-import { Dialog, viaHeader, hostPort } from '../sip/dialog.ts';
+import { Dialog, viaHeader, hostPort, type LocalContact } from '../sip/dialog.ts';
+import { newBranch } from '../sip/transactions.ts';
 import { header, headers, type SipRequest, type SipResponse } from '../sip/message.ts';
 import { negotiate, offerSdp, parseSdp } from '../sip/sdp.ts';
 import type { ClientTransaction } from '../sip/transactions.ts';
 import type { Peer } from '../sip/transport.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { SipCall } from './sip-call.ts';
-import { randomBytes } from 'node:crypto';
 
 type Outcome = 'busy' | 'no_answer' | 'rejected' | 'cancelled' | 'failed';
 
@@ -40,6 +41,8 @@ export class OutboundDial {
   readonly #lease: PortLease;
   readonly #peer: Peer;
   #invite: SipRequest | undefined;
+  /** Where the trunk reaches us (Via, Contact, SDP). */
+  #contact: LocalContact | undefined;
   #transaction: ClientTransaction | undefined;
   #ringTimer: NodeJS.Timeout | undefined;
   #control: Subscription | undefined;
@@ -61,6 +64,7 @@ export class OutboundDial {
   async start(): Promise<void> {
     const context = this.#context;
     const contact = await context.ua.contactFor(this.#peer);
+    this.#contact = contact;
     const { trunk, to } = this.#request;
     const target = `sip:${to}@${hostPort({ address: trunk.host, port: trunk.port })}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
     const display = trunk.fromDisplayName ? `"${trunk.fromDisplayName.replace(/"/g, "'")}" ` : '';
@@ -171,8 +175,7 @@ export class OutboundDial {
           ...invite,
           headers: [
             ...invite.headers.map(([name, value]): [string, string] => {
-              if (name === 'Via')
-                return [name, value.replace(/branch=[^;]+/, `branch=z9hG4bK${randomBytes(8).toString('hex')}`)];
+              if (name === 'Via') return [name, value.replace(/branch=[^;]+/, `branch=${newBranch()}`)];
               if (name === 'CSeq') return [name, `${seq} INVITE`];
               return [name, value];
             }),
@@ -198,25 +201,17 @@ export class OutboundDial {
   }
 
   #ackAndMaybeBye(invite: SipRequest, response: SipResponse): void {
-    const dialog = Dialog.asClient(invite, response, this.#peer, {
-      address: header(invite, 'Via')!.split(/\s+/)[1]!.split(';')[0]!.replace(/:\d+$/, ''),
-      port: this.#context.ua.port,
-    });
-    const seq = Number(header(invite, 'CSeq')!.split(/\s+/)[0]);
-    this.#context.ua.ack2xx(dialog, seq);
-    if (
-      !this.#context.calls.get(this.#request.callId)?.dialog ||
-      this.#context.calls.get(this.#request.callId)?.dialog.remoteTag !== dialog.remoteTag
-    )
+    const dialog = Dialog.asClient(invite, response, this.#peer, this.#contact!);
+    this.#context.ua.ack2xx(dialog, Number(header(invite, 'CSeq')!.split(/\s+/)[0]));
+    // The 2xx of the dialog that became the call is only a retransmission; any other is a fork we hang up.
+    if (this.#context.calls.get(this.#request.callId)?.dialog.remoteTag !== dialog.remoteTag)
       void this.#context.ua.requestInDialog(dialog, dialog.request('BYE'));
   }
 
   #answered(invite: SipRequest, response: SipResponse): void {
     const context = this.#context;
     const seq = Number(header(invite, 'CSeq')!.split(/\s+/)[0]);
-    const viaHost = header(invite, 'Via')!.split(/\s+/)[1]!.split(';')[0]!;
-    const contact = { address: viaHost.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''), port: context.ua.port };
-    const dialog = Dialog.asClient(invite, response, this.#peer, contact);
+    const dialog = Dialog.asClient(invite, response, this.#peer, this.#contact!);
     context.ua.ack2xx(dialog, seq);
     const answer = response.body.length > 0 ? parseSdp(response.body.toString('latin1')) : undefined;
     const negotiated = answer && negotiate(answer);
