@@ -102,6 +102,44 @@ describe('SIP dialogs and transactions', () => {
     expect(bare.gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: bare.gateway.health.rtpPortsTotal });
   });
 
+  it('takes a late offer: an INVITE without SDP gets our offer in the 200, and the ACK’s answer starts RTP', async () => {
+    const { bare, sip } = await setUp();
+    const rtp = createSocket('udp4');
+    await new Promise<void>((resolve) => rtp.bind(0, '127.0.0.1', resolve));
+    const payloadTypes: number[] = [];
+    rtp.on('message', (data) => payloadTypes.push(data[1]! & 0x7f));
+    const media = bare.bus.subscribe('v1.media.*.in');
+    const fromGateway: string[] = [];
+    void (async () => {
+      for await (const message of media) if (message.data[0] === 0x7b) fromGateway.push(message.string());
+    })();
+    const call = new RawCall(sip);
+    sip.send(call.request('INVITE'));
+    const ok = await sip.waitFor((m) => m.status === 200);
+    expect(ok.text).toMatch(/m=audio \d+ RTP\/AVP 0 8 101/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(payloadTypes).toEqual([]); // no answer yet: nowhere to send
+    call.toTag = toTagOf(ok.text);
+    // The answer takes PCMA.
+    const answer = call.sdp(rtp.address().port).replace('RTP/AVP 8 0 101', 'RTP/AVP 8 101');
+    sip.send(call.request('ACK', { body: answer }));
+    await expect.poll(() => payloadTypes.length, { timeout: 2_000 }).toBeGreaterThan(5);
+    expect(new Set(payloadTypes)).toEqual(new Set([8]));
+
+    // A key pressed as SIP INFO (application/dtmf-relay) reaches the bridge like an RFC 4733 one.
+    call.cseq = 2;
+    sip.send(call.request('INFO', { contentType: 'application/dtmf-relay', body: 'Signal=9\r\nDuration=160\r\n' }));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 2 INFO/.test(m.text));
+    await expect
+      .poll(() => fromGateway.some((m) => m === '{"type":"dtmf","digit":"9"}'), { timeout: 2_000 })
+      .toBe(true);
+    call.cseq = 3;
+    sip.send(call.request('BYE'));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 3 BYE/.test(m.text));
+    media.unsubscribe();
+    rtp.close();
+  });
+
   it("retransmits a refusal until its ACK (Timer G) and sends the control plane's status", async () => {
     const { bare, sip } = await setUp();
     bare.answer = () => ({

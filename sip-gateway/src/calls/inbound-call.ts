@@ -9,8 +9,9 @@ import { MediaBridge } from '../bridge/media-bridge.ts';
 import type { PortLease } from '../rtp/port-pool.ts';
 import { Dialog } from '../sip/dialog.ts';
 import { header, nameAddr, parseUri, responseTo } from '../sip/message.ts';
-import { negotiate, parseSdp } from '../sip/sdp.ts';
+import { negotiate, OFFER_TELEPHONE_EVENT_PT, parseSdp, type Negotiated } from '../sip/sdp.ts';
 import type { ServerTransaction } from '../sip/transactions.ts';
+import { ALLOWED_METHODS } from '../sip/user-agent.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { SipCall } from './sip-call.ts';
 
@@ -24,6 +25,15 @@ export function phoneOrUser(user: string | undefined): string {
   return `+${digits}`;
 }
 
+/** What a late-offer call holds until the ACK's answer: no address to send to (port 0), our first codec. */
+const LATE_OFFER_REMOTE = { address: '0.0.0.0', port: 0 };
+const LATE_OFFER_CHOICE = {
+  codec: 'PCMU',
+  payloadType: 0,
+  telephoneEvent: OFFER_TELEPHONE_EVENT_PT,
+  direction: 'sendrecv',
+} as const satisfies Negotiated;
+
 export async function answerInvite(context: GatewayContext, transaction: ServerTransaction): Promise<void> {
   const request = transaction.request;
   const toTag = context.ua.newTag();
@@ -31,12 +41,19 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
     transaction.respond(responseTo(request, status, { toTag, headers: extra, ...(reason && { reason }) }));
 
   const contentType = header(request, 'Content-Type');
-  if (request.body.length === 0) return refuse(488, 'Not Acceptable Here (an SDP offer is required)');
-  if (contentType && !/^application\/sdp\b/i.test(contentType))
+  if (contentType && request.body.length > 0 && !/^application\/sdp\b/i.test(contentType))
     return refuse(415, undefined, [['Accept', 'application/sdp']]);
-  const offer = parseSdp(request.body.toString('latin1'));
-  const negotiated = offer && negotiate(offer);
-  if (!offer || !negotiated) return refuse(488, 'Not Acceptable Here (no PCMU or PCMA audio offered)');
+  // No body: a late offer. We offer in the 200; until the ACK's answer, PCMU is assumed and nothing is sent.
+  const lateOffer = request.body.length === 0;
+  let remote = LATE_OFFER_REMOTE;
+  let negotiated: Negotiated = LATE_OFFER_CHOICE;
+  if (!lateOffer) {
+    const offer = parseSdp(request.body.toString('latin1'));
+    const chosen = offer && negotiate(offer);
+    if (!offer || !chosen) return refuse(488, 'Not Acceptable Here (no PCMU or PCMA audio offered)');
+    remote = { address: offer.address, port: offer.port };
+    negotiated = chosen;
+  }
 
   let cancelled = false;
   context.pending.set(transaction.key, {
@@ -113,8 +130,9 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       dialog,
       lease,
       negotiated,
-      remote: { address: offer.address, port: offer.port },
+      remote,
       referEnabled: reply.referEnabled,
+      offerInAck: lateOffer,
       rtpTimeoutMs: context.rtpTimeoutMs,
       telephony: undefined,
       log: context.log,
@@ -129,7 +147,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
         toTag,
         headers: [
           ['Contact', dialog.contactHeader()],
-          ['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, NOTIFY, REFER'],
+          ['Allow', ALLOWED_METHODS.join(', ')],
           ['Content-Type', 'application/sdp'],
         ],
         body: call.localSdp(contact.address),

@@ -18,6 +18,7 @@ import type { PortLease } from '../rtp/port-pool.ts';
 import { digestAuthorization, parseChallenge } from '../sip/digest.ts';
 import { Dialog, viaHeader, hostPort, type LocalContact } from '../sip/dialog.ts';
 import { newBranch } from '../sip/transactions.ts';
+import { ALLOWED_METHODS } from '../sip/user-agent.ts';
 import { header, headers, type SipRequest, type SipResponse } from '../sip/message.ts';
 import { negotiate, offerSdp, parseSdp } from '../sip/sdp.ts';
 import type { ClientTransaction } from '../sip/transactions.ts';
@@ -87,7 +88,7 @@ export class OutboundDial {
         ['Call-ID', `${randomBytes(12).toString('hex')}@${contact.address}`],
         ['CSeq', '1 INVITE'],
         ['Contact', `<sip:parley@${hostPort(contact)};transport=${this.#peer.transport}>`],
-        ['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, NOTIFY, REFER'],
+        ['Allow', ALLOWED_METHODS.join(', ')],
         ['Content-Type', 'application/sdp'],
       ],
       body: Buffer.from(sdp),

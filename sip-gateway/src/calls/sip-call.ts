@@ -12,7 +12,16 @@ import type { PortLease } from '../rtp/port-pool.ts';
 import { RtpSession } from '../rtp/rtp-session.ts';
 import type { Dialog } from '../sip/dialog.ts';
 import { header, parseUri, responseTo, type SipRequest, type SipResponse } from '../sip/message.ts';
-import { answerSdp, negotiate, parseSdp, weSend, type Direction, type Negotiated } from '../sip/sdp.ts';
+import {
+  answerSdp,
+  negotiate,
+  offerSdp,
+  parseSdp,
+  weSend,
+  type Direction,
+  type MediaDescription,
+  type Negotiated,
+} from '../sip/sdp.ts';
 import type { ServerTransaction } from '../sip/transactions.ts';
 import type { DialogOwner, UserAgent } from '../sip/user-agent.ts';
 import type { TelephonyReporter } from './telephony-events.ts';
@@ -31,6 +40,11 @@ export interface SipCallOptions {
   negotiated: Negotiated;
   remote: { address: string; port: number };
   referEnabled: boolean;
+  /**
+   * The INVITE carried no SDP (a "late offer", RFC 3261 §13.2.1): our 200 carries the offer, its ACK the answer.
+   * Until the answer, `negotiated` is our first choice and no RTP is sent.
+   */
+  offerInAck?: boolean;
   /** RTP silent this long (while the peer is not on hold) ends the call, ms. */
   rtpTimeoutMs: number;
   /** Outbound legs report their end as `telephony` events; inbound legs end through the engine's own events. */
@@ -55,6 +69,8 @@ export class SipCall implements DialogOwner {
   #ended = false;
   #endReason: string | undefined;
   #transferring = false;
+  /** Our last 2xx carried an offer: the ACK brings the answer. */
+  #awaitingAnswer: boolean;
 
   constructor(options: SipCallOptions) {
     this.#options = options;
@@ -62,6 +78,7 @@ export class SipCall implements DialogOwner {
     this.dialog = options.dialog;
     this.#negotiated = options.negotiated;
     this.#direction = options.negotiated.direction;
+    this.#awaitingAnswer = options.offerInAck ?? false;
     this.bridge = new MediaBridge(options.bus, options.callId, {
       play: (samples) => this.rtp.send(samples),
       mark: (name) => this.rtp.mark(name),
@@ -109,18 +126,14 @@ export class SipCall implements DialogOwner {
 
   /** Our SDP as it stands (the answer we gave, or for re-offers, our current view). */
   localSdp(address: string): Buffer {
-    return Buffer.from(
-      answerSdp(
-        {
-          address,
-          port: this.rtp.port,
-          version: this.#sessionVersion,
-          sessionId: this.#sessionId,
-          direction: this.#direction,
-        },
-        this.#negotiated,
-      ),
-    );
+    const options = {
+      address,
+      port: this.rtp.port,
+      version: this.#sessionVersion,
+      sessionId: this.#sessionId,
+      direction: this.#direction,
+    };
+    return Buffer.from(this.#awaitingAnswer ? offerSdp(options) : answerSdp(options, this.#negotiated));
   }
 
   /**
@@ -156,10 +169,28 @@ export class SipCall implements DialogOwner {
 
   ack(request: SipRequest): void {
     const seq = Number(header(request, 'CSeq')!.split(/\s+/)[0]);
-    if (this.#awaitingAck && this.#awaitingAck.seq === seq) {
-      this.#awaitingAck.stop();
-      this.#awaitingAck = undefined;
-    }
+    if (!this.#awaitingAck || this.#awaitingAck.seq !== seq) return;
+    this.#awaitingAck.stop();
+    this.#awaitingAck = undefined;
+    if (!this.#awaitingAnswer) return;
+    this.#awaitingAnswer = false;
+    const answer = request.body.length > 0 ? parseSdp(request.body.toString('latin1')) : undefined;
+    const negotiated = answer && negotiate(answer);
+    if (!answer || !negotiated) return this.hangup('no usable SDP answer in the ACK');
+    this.#apply(answer, negotiated);
+  }
+
+  /** Takes a new offer's or answer's address, codec and direction (hold, resume, a late answer). */
+  #apply(sdp: MediaDescription, negotiated: Negotiated): void {
+    this.#negotiated = negotiated;
+    this.#direction = negotiated.direction;
+    this.rtp.update(
+      { address: sdp.address === '0.0.0.0' ? this.rtp.remote.address : sdp.address, port: sdp.port },
+      negotiated.codec,
+      negotiated.payloadType,
+      negotiated.telephoneEvent,
+      weSend(negotiated.direction),
+    );
   }
 
   bye(transaction: ServerTransaction): void {
@@ -172,20 +203,16 @@ export class SipCall implements DialogOwner {
     const request = transaction.request;
     if (this.#ended) return transaction.respond(responseTo(request, 481));
     if (this.#awaitingAck) return transaction.respond(responseTo(request, 491));
-    const offer = request.body.length > 0 ? parseSdp(request.body.toString('latin1')) : undefined;
     if (request.body.length > 0) {
+      const offer = parseSdp(request.body.toString('latin1'));
       const negotiated = offer && negotiate(offer);
       if (!offer || !negotiated) return transaction.respond(responseTo(request, 488));
-      this.#negotiated = negotiated;
-      this.#direction = negotiated.direction;
-      this.rtp.update(
-        { address: offer.address === '0.0.0.0' ? this.rtp.remote.address : offer.address, port: offer.port },
-        negotiated.codec,
-        negotiated.payloadType,
-        negotiated.telephoneEvent,
-        weSend(negotiated.direction),
-      );
+      this.#apply(offer, negotiated);
       this.#options.log('re-INVITE', { callId: this.callId, direction: negotiated.direction });
+    } else {
+      // A re-INVITE without an offer asks for ours; the answer comes in the ACK.
+      this.#awaitingAnswer = true;
+      this.#direction = 'sendrecv';
     }
     this.#sessionVersion += 1;
     const response = responseTo(request, 200, {
@@ -198,11 +225,25 @@ export class SipCall implements DialogOwner {
     this.send2xx(transaction, response);
   }
 
-  /** NOTIFY of a REFER's progress; anything else in the dialog is answered and ignored. */
+  /**
+   * NOTIFY of a REFER's progress; INFO with a key press (application/dtmf-relay `Signal=5`, or application/dtmf),
+   * which some PBXs send instead of RFC 4733 events; a REFER from the far end is refused.
+   */
   other(transaction: ServerTransaction): void {
     const request = transaction.request;
     if (request.method === 'REFER') return transaction.respond(responseTo(request, 403));
     transaction.respond(responseTo(request, 200));
+    if (request.method === 'INFO') {
+      const type = (header(request, 'Content-Type') ?? '').toLowerCase();
+      const body = request.body.toString('latin1');
+      const key = type.startsWith('application/dtmf-relay')
+        ? /^Signal\s*=\s*([0-9*#A-Da-d])\s*$/m.exec(body)?.[1]
+        : type.startsWith('application/dtmf')
+          ? /^\s*([0-9*#A-Da-d])\s*$/.exec(body)?.[1]
+          : undefined;
+      if (key) this.bridge.dtmf(key.toUpperCase());
+      return;
+    }
     if (request.method !== 'NOTIFY' || !this.#transferring) return;
     const frag = /^SIP\/2\.0 (\d{3})/.exec(request.body.toString('latin1'))?.[1];
     if (!frag || Number(frag) < 200) return;

@@ -35,9 +35,9 @@ import type { SourceRateLimit } from './rate-limit.ts';
 import { SipTransport, type Peer } from './transport.ts';
 
 /** What we do, as the Allow header says. */
-export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'NOTIFY', 'REFER'] as const;
+export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'NOTIFY', 'REFER', 'INFO'] as const;
 /** Methods SIP defines that we do not take outside what ALLOWED_METHODS covers: 405, not 501. */
-const KNOWN_METHODS = new Set(['REGISTER', 'SUBSCRIBE', 'MESSAGE', 'PUBLISH', 'PRACK', 'UPDATE', 'INFO']);
+const KNOWN_METHODS = new Set(['REGISTER', 'SUBSCRIBE', 'MESSAGE', 'PUBLISH', 'PRACK', 'UPDATE']);
 /** Option tags we support (Require naming any other is refused 420). */
 const SUPPORTED = new Set(['replaces', 'norefersub']);
 
@@ -239,6 +239,7 @@ export class UserAgent {
       }
       case 'BYE':
       case 'NOTIFY':
+      case 'INFO':
       case 'REFER': {
         const found = inDialog ? this.#dialogOf(request) : undefined;
         if (!found) {

@@ -101,7 +101,10 @@ export class RawCall {
     return `z9hG4bK${randomBytes(6).toString('hex')}`;
   }
 
-  request(method: string, options: { branch?: string; cseq?: number; body?: string; headers?: string[] } = {}): string {
+  request(
+    method: string,
+    options: { branch?: string; cseq?: number; body?: string; contentType?: string; headers?: string[] } = {},
+  ): string {
     const body = options.body ?? '';
     const port = this.#sip.port;
     return [
@@ -114,7 +117,7 @@ export class RawCall {
       `CSeq: ${options.cseq ?? this.cseq} ${method}`,
       `Contact: <sip:raw@127.0.0.1:${port}>`,
       ...(options.headers ?? []),
-      ...(body ? ['Content-Type: application/sdp'] : []),
+      ...(body ? [`Content-Type: ${options.contentType ?? 'application/sdp'}`] : []),
       `Content-Length: ${Buffer.byteLength(body, 'latin1')}`,
       '',
       body,

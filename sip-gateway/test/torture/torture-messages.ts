@@ -168,7 +168,6 @@ export const TORTURE: TortureCase[] = [
     message: msg('BYE sip:x@127.0.0.1 SIP/2.0', [...without(base('BYE'), 'To'), `${TO};tag=gone`]),
     expect: 481,
   },
-  { name: 'INVITE without a body', message: invite(base('INVITE'), '', ''), expect: 488 },
   { name: 'INVITE with a text/plain body', message: invite(base('INVITE'), 'hello', 'text/plain'), expect: 415 },
   {
     name: 'INVITE with SDP that has no m= line',
