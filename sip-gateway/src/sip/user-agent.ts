@@ -218,12 +218,13 @@ export class UserAgent {
         return;
       case 'CANCEL': {
         const invite = this.transactions.inviteFor(request);
-        if (!invite || invite.finalStatus !== undefined) {
+        if (!invite) {
           answer(481);
           return;
         }
+        // §9.2: a CANCEL of an INVITE already answered is answered 200 and changes nothing.
         answer(200);
-        this.#handlers.cancel(invite);
+        if (invite.finalStatus === undefined) this.#handlers.cancel(invite);
         return;
       }
       case 'INVITE': {
