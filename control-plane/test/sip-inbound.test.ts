@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineRole, startSttWorkerRole, type EngineRole, type WorkerRoleHandle } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
-import { sipCodecs, subjects } from '@parley/engine/protocol';
+import { callCodecs, sipCodecs, subjects, type CallEvent } from '@parley/engine/protocol';
 import { SipInboundResponder } from '../src/calls/jobs/sip-inbound-responder.ts';
+import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus, OFFLINE_SPEECH, startTestTts } from './support/workers.ts';
@@ -30,11 +31,18 @@ let engine: EngineRole;
 let tts: WorkerRoleHandle;
 let stt: WorkerRoleHandle;
 let responder: SipInboundResponder;
+let persister: CallEventPersister;
+const appliedWaiters: { callId: string; type: string; done: () => void }[] = [];
 
 beforeAll(async () => {
   bus = await createIsolatedBus();
   t = await startTestApp({ bus, languageModel: false });
   responder = new SipInboundResponder(t.app.phoneCalls.sipCalls).listen(bus);
+  persister = new CallEventPersister(t.db.sql, () => {}, {
+    onApplied: (callId, event) => {
+      for (const waiter of appliedWaiters.filter((w) => w.callId === callId && w.type === event.type)) waiter.done();
+    },
+  }).listen(bus);
   tts = await startTestTts(bus);
   stt = await startSttWorkerRole(OFFLINE_SPEECH, bus, () => {});
   engine = await startEngineRole(
@@ -49,6 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await persister?.close();
   await responder?.close();
   await engine?.close();
   await stt?.close();
@@ -122,6 +131,41 @@ describe('an INVITE a configuration answers', () => {
   });
 });
 
+describe('the bill of an inbound SIP call', () => {
+  it('bills an answered call once, with the INBOUND surcharge (not the OUTBOUND one)', async () => {
+    const config = await inboundConfiguration({
+      customerInboundSurchargePerMin: 0.02,
+      customerOutboundSurchargePerMin: 0.5,
+    });
+    await t.db
+      .sql`insert into billing_accounts (organisation_id, rate_per_minute_e4) values (${org.organisationId}, 50000)
+      on conflict (organisation_id) do update set rate_per_minute_e4 = 50000`;
+    const reply = await offerInvite(bus, inviteOffer(config.phoneNumber));
+    if (!reply.ok) throw new Error(`refused: ${reply.reason}`);
+    await publishApplied(reply.callId, { type: 'telephony', status: 'answered', atEpochMs: Date.now() });
+    await publishApplied(reply.callId, { type: 'telephony', status: 'completed', atEpochMs: Date.now() });
+    // Reported twice (the gateway retried): the second end changes nothing.
+    bus.publish(
+      subjects.callEvents(reply.callId),
+      callCodecs.event.encode({ type: 'telephony', status: 'completed', atEpochMs: 1 }),
+    );
+    await publishApplied(reply.callId, {
+      type: 'ended',
+      reason: 'caller_hangup',
+      outcome: 'completed',
+      durationMs: 61_000,
+      latency: { turns: [] },
+    });
+    const usage = await t.db.sql<{ rate_e4: string }[]>`select rate_e4 from usage_records
+      where voice_session_id = ${reply.callId} and usage_type = 'VOICE_CALL'`;
+    expect(usage).toHaveLength(1);
+    // 5 cents a minute, plus 2 cents of inbound surcharge (×10⁴).
+    expect(Number(usage[0]!.rate_e4)).toBe(70_000);
+    const [call] = await t.db.sql`select call_status, is_billed from call_records where id = ${reply.callId}`;
+    expect(call).toMatchObject({ call_status: 'COMPLETED', is_billed: true });
+  });
+});
+
 describe('an INVITE nobody answers', () => {
   it('404 for a number no active INBOUND configuration has', async () => {
     const config = await inboundConfiguration({ isActive: false });
@@ -173,6 +217,20 @@ describe('an INVITE nobody answers', () => {
     const [counted] = await t.db.sql<{ count: number }[]>`
       select count(*)::int as count from call_records where organisation_id = ${poor.organisationId}`;
     expect(counted!.count).toBe(0);
+  });
+
+  it('keeps a hostile From header storable (no NUL, bounded)', async () => {
+    const config = await inboundConfiguration();
+    const reply = await offerInvite(
+      bus,
+      inviteOffer(config.phoneNumber, { from: '+1415\u00005559002', fromName: `Eve${'x'.repeat(1_000)}\u0000` }),
+    );
+    if (!reply.ok) throw new Error(`refused: ${reply.reason}`);
+    const [call] = await t.db.sql`select participant_name, phone_number from call_records where id = ${reply.callId}`;
+    expect(call!.phone_number).toBe('+14155559002');
+    expect(call!.participant_name).toMatch(/^Evex+$/);
+    expect(call!.participant_name.length).toBe(255);
+    await endCall(reply.callId);
   });
 
   it('400 for a malformed offer', async () => {
@@ -276,6 +334,13 @@ describe('without an engine', () => {
     }
   });
 });
+
+/** Publishes `event` as its source would and waits until the persister applied it. */
+async function publishApplied(callId: string, event: CallEvent): Promise<void> {
+  const applied = new Promise<void>((done) => appliedWaiters.push({ callId, type: event.type, done }));
+  bus.publish(subjects.callEvents(callId), callCodecs.event.encode(event));
+  await applied;
+}
 
 async function countCalls(): Promise<number> {
   const [counted] = await t.db.sql<{ count: number }[]>`select count(*)::int as count from call_records`;

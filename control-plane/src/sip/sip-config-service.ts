@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { findAgent } from '../agents/repository.ts';
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { newId } from '../db/ids.ts';
 import { ApiError, badField, notFound } from '../errors.ts';
@@ -117,7 +117,7 @@ export class SipConfigService {
   async create(organisationId: string, input: ConfigurationInput): Promise<SipConfigurationRecord> {
     const id = newId();
     await this.#sql.begin(async (tx) => {
-      const fields = await this.#configurationFields(tx as unknown as Sql, organisationId, input, undefined);
+      const fields = await this.#configurationFields(tx, organisationId, input, undefined);
       await conflictIfTaken(() => insertConfiguration(tx, id, organisationId, fields), fields.phoneNumber);
     });
     return this.get(organisationId, id);
@@ -126,7 +126,7 @@ export class SipConfigService {
   async update(organisationId: string, id: string, input: ConfigurationInput): Promise<SipConfigurationRecord> {
     const current = await this.get(organisationId, id);
     await this.#sql.begin(async (tx) => {
-      const fields = await this.#configurationFields(tx as unknown as Sql, organisationId, input, current);
+      const fields = await this.#configurationFields(tx, organisationId, input, current);
       await conflictIfTaken(() => updateConfiguration(tx, id, fields), fields.phoneNumber);
     });
     return this.get(organisationId, id);
@@ -216,7 +216,7 @@ export class SipConfigService {
   }
 
   async #configurationFields(
-    sql: Sql,
+    sql: Queryable,
     organisationId: string,
     input: ConfigurationInput,
     current: SipConfigurationRecord | undefined,

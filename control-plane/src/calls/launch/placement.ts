@@ -19,7 +19,7 @@ import { CarrierError } from '../../telephony/carrier.ts';
 import { isVoiceCarrier, voiceCarriers } from '../../carriers/voice-carriers.ts';
 import type { VoiceAccount, VoiceCarrierName } from '../../carriers/voice-carrier.ts';
 import type { VoiceAccounts } from '../../carriers/voice-accounts.ts';
-import type { Queryable, Sql } from '../../db/database.ts';
+import type { Sql } from '../../db/database.ts';
 import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
@@ -42,8 +42,8 @@ import { EngineDispatcher, type PlacementLog } from './engine-dispatch.ts';
 import { E164_EXAMPLE, isE164 } from '../../http/e164.ts';
 import type { CallbackRequest, PlaceCallRequest, PlacedCall, PlacedCallback, PlacedWebsocketCall } from './types.ts';
 import { placeWebsocketCall } from './websocket-placement.ts';
-import { lineFree, SipCalls } from './sip-calls.ts';
-import { findOutboundFor, findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
+import { assertLineFree, SipCalls } from './sip-calls.ts';
+import { findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
 
 /** Same agent, number and key owner within this window is the same request sent twice (spec: 409). */
 export const DUPLICATE_WINDOW_MS = 5_000;
@@ -403,22 +403,8 @@ export class CallPlacement {
     call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip'> & { callingNumber: string | undefined },
     organisationId: string,
   ): Promise<OutboundCall> {
-    const { sql } = this.#options;
-    const sip = await findOutboundFor(sql, organisationId, call.agent.id, call.callingNumber);
-    if (!sip)
-      throw new ApiError(
-        'invalid_state',
-        call.callingNumber
-          ? `callingNumber ${call.callingNumber} is neither one of the organisation's active numbers nor the number of an active OUTBOUND SIP configuration`
-          : 'No calling number or SIP configuration: send callingNumber, give the agent a callingNumber, or add an active OUTBOUND SIP configuration (POST /sip-config)',
-      );
-    assertDestinationAllowed({
-      from: sip.phone_number,
-      to: call.participantNumber,
-      scope: sip.calling_scope,
-      allowedCountries: sip.allowed_countries,
-    });
-    await assertMayCall(sql, organisationId);
+    const sip = await this.sip.outboundConfiguration(organisationId, call.agent.id, call);
+    await assertMayCall(this.#options.sql, organisationId);
     return { ...call, callingNumber: sip.phone_number, carrier: undefined, account: undefined, sip };
   }
 
@@ -487,16 +473,6 @@ export class CallPlacement {
       masterSettings: call.meta_data.masterSettings as Record<string, unknown> | undefined,
     });
   }
-}
-
-/** 409 when every one of the SIP configuration's maxConcurrentCalls is live (locks it for the transaction). */
-async function assertLineFree(tx: Queryable, config: RoutableConfiguration): Promise<void> {
-  if (!(await lineFree(tx, config)))
-    throw new ApiError(
-      'limit_reached',
-      `All ${config.max_concurrent_calls} lines of the SIP configuration for ${config.phone_number} are in use ` +
-        '(its maxConcurrentCalls): wait for a call to end, or raise the limit',
-    );
 }
 
 /** Only an active VOICE agent places and takes phone calls. */

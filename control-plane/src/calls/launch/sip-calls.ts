@@ -32,7 +32,13 @@ import type { Queryable, Sql } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { findInboundByNumber, lockAndCountLive, type RoutableConfiguration } from '../../sip/sip-repository.ts';
+import {
+  findInboundByNumber,
+  findOutboundFor,
+  lockAndCountLive,
+  type RoutableConfiguration,
+} from '../../sip/sip-repository.ts';
+import { assertDestinationAllowed } from './calling-scope.ts';
 import { openTrunkPassword } from '../../sip/trunk-secrets.ts';
 import { roomNameFor } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';
@@ -51,6 +57,19 @@ export const SIP_DIAL_TIMEOUT_MS = 5_000;
 /** The 503's reason when no gateway took the dial. */
 export const NO_SIP_GATEWAY =
   'no SIP gateway took the call (is a process with the sip-gateway role running? parley start --roles sip-gateway)';
+
+/** The caller's name on the record when the INVITE gives neither a display name nor a user part. */
+const UNKNOWN_CALLER = 'Unknown caller';
+/** The longest caller name or number kept from an INVITE's From header, characters (a header can be kilobytes). */
+const MAX_FROM_LENGTH = 255;
+
+/** What of a From header value Postgres can store: no NUL, no lone surrogate (§7.4), bounded. */
+function storable(value: string | undefined): string {
+  return (value ?? '')
+    .replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .slice(0, MAX_FROM_LENGTH)
+    .trim();
+}
 
 /** SIP refusals of an organisation that may not call (callPermission): closed for good, or until it pays. */
 const SIP_STATUS_OF_REFUSAL: Record<CallRefusalReason, number> = {
@@ -109,7 +128,7 @@ export class SipCalls {
       agent,
       keyRing: this.#options.keyRing,
       direction: 'INBOUND',
-      participant: { name: offer.fromName, phoneNumber: offer.from },
+      participant: { name: storable(offer.fromName) || undefined, phoneNumber: storable(offer.from) || undefined },
     });
     const waitUntil = receivedAt + Math.min(config.call_timeout_ms, MAX_INBOUND_QUEUE_WAIT_MS);
     let queued;
@@ -173,8 +192,8 @@ export class SipCalls {
         organisationId: config.organisation_id,
         agent,
         roomName: roomNameFor(id),
-        participantName: offer.fromName || offer.from,
-        phoneNumber: offer.from,
+        participantName: storable(offer.fromName) || storable(offer.from) || UNKNOWN_CALLER,
+        phoneNumber: storable(offer.from) || null,
         callType: 'sip',
         callDirection: 'INBOUND',
         metaData: { sip: { sipCallId: offer.sipCallId, gatewayId: offer.gatewayId, source: offer.sourceAddress } },
@@ -186,6 +205,33 @@ export class SipCalls {
       });
       return true as const;
     }) as Promise<true | undefined>;
+  }
+
+  /**
+   * The OUTBOUND configuration an outbound call of `agentId` goes over — that of `callingNumber`, else one assigned to
+   * the agent, else one of no agent — checked against the destination: 400 when there is none (spec document 2: "no
+   * calling number or SIP configuration"), 403 when its callingScope blocks the destination.
+   */
+  async outboundConfiguration(
+    organisationId: string,
+    agentId: string,
+    call: { callingNumber: string | undefined; participantNumber: string },
+  ): Promise<RoutableConfiguration> {
+    const sip = await findOutboundFor(this.#options.sql, organisationId, agentId, call.callingNumber);
+    if (!sip)
+      throw new ApiError(
+        'invalid_state',
+        call.callingNumber
+          ? `callingNumber ${call.callingNumber} is neither one of the organisation's active numbers nor the number of an active OUTBOUND SIP configuration`
+          : 'No calling number or SIP configuration: send callingNumber, give the agent a callingNumber, or add an active OUTBOUND SIP configuration (POST /sip-config)',
+      );
+    assertDestinationAllowed({
+      from: sip.phone_number,
+      to: call.participantNumber,
+      scope: sip.calling_scope,
+      allowedCountries: sip.allowed_countries,
+    });
+    return sip;
   }
 
   /**
@@ -260,6 +306,16 @@ export class SipCalls {
  */
 export function hangUpSipLeg(bus: Bus, callId: string, reason: string): void {
   bus.publish(subjects.sipCallControl(callId), sipCodecs.control.encode({ type: 'hangup', reason }));
+}
+
+/** 409 when every one of the SIP configuration's maxConcurrentCalls is live (locks it for the transaction). */
+export async function assertLineFree(tx: Queryable, config: RoutableConfiguration): Promise<void> {
+  if (!(await lineFree(tx, config)))
+    throw new ApiError(
+      'limit_reached',
+      `All ${config.max_concurrent_calls} lines of the SIP configuration for ${config.phone_number} are in use ` +
+        '(its maxConcurrentCalls): wait for a call to end, or raise the limit',
+    );
 }
 
 /** Whether one of the configuration's maxConcurrentCalls is free (locks the configuration for the transaction). */
