@@ -6,12 +6,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { createServer, connect, type Socket as TcpSocket } from 'node:net';
 import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sineWave } from '@parley/engine/audio';
+import { sipCodecs, subjects } from '@parley/engine/protocol';
 import { startBareGateway, type BareGateway } from './support/bare-gateway.ts';
 import { rtpPackets, writePcap } from './support/pcap.ts';
 import { header, RawCall, RawSip } from './support/raw-sip.ts';
@@ -138,6 +140,42 @@ describe('SIP dialogs and transactions', () => {
     await sip.waitFor((m) => m.status === 200 && /CSeq: 3 BYE/.test(m.text));
     media.unsubscribe();
     rtp.close();
+  });
+
+  it('over TCP, reaches the caller at its Contact once the connection the call came on has closed', async () => {
+    const { bare } = await setUp();
+    const inbox: string[] = [];
+    const accepted: TcpSocket[] = [];
+    const listener = createServer((socket) => {
+      accepted.push(socket);
+      socket.on('data', (data) => inbox.push(data.toString('latin1')));
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const contactPort = (listener.address() as { port: number }).port;
+    const client: TcpSocket = connect(bare.gateway.sipPort, '127.0.0.1');
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+    let received = '';
+    client.on('data', (data) => (received += data.toString('latin1')));
+    const call = new RawCall({ port: client.localPort! } as RawSip);
+    const tcp = (text: string) =>
+      text
+        .replace('SIP/2.0/UDP', 'SIP/2.0/TCP')
+        .replace(/Contact: <[^>]+>/, `Contact: <sip:raw@127.0.0.1:${contactPort};transport=tcp>`);
+    client.write(tcp(call.request('INVITE', { body: call.sdp(4_000) })));
+    await expect.poll(() => received, { timeout: 3_000 }).toMatch(/SIP\/2\.0 200 OK/);
+    call.toTag = toTagOf(received.slice(received.indexOf('SIP/2.0 200')));
+    client.write(tcp(call.request('ACK')));
+    await new Promise((r) => setTimeout(r, 100));
+    client.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    const callId = [...bare.gateway.calls.keys()][0]!;
+    bare.bus.publish(subjects.mediaOut(callId), sipCodecs.bridgeOut.encode({ type: 'hangup', reason: 'done' }));
+    await expect
+      .poll(() => inbox.join(''), { timeout: 3_000 })
+      .toMatch(/^BYE sip:raw@127\.0\.0\.1:\d+;transport=tcp SIP\/2\.0/);
+    expect(bare.gateway.health.activeCalls).toBe(0);
+    for (const socket of accepted) socket.destroy();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
   });
 
   it("retransmits a refusal until its ACK (Timer G) and sends the control plane's status", async () => {

@@ -130,6 +130,13 @@ export class SipTransport {
     }
   }
 
+  /** Whether a TCP connection to `peer` is open (UDP: always true, there is nothing to lose). */
+  connected(peer: Peer): boolean {
+    if (peer.transport === 'udp') return true;
+    const socket = this.#connections.get(peerKey(peer));
+    return socket !== undefined && !socket.destroyed;
+  }
+
   /** Sends `data` to `peer`: a datagram, or over the TCP connection to it (opened when there is none). */
   send(peer: Peer, data: Buffer): void {
     if (peer.transport === 'udp') {

@@ -16,6 +16,7 @@ import {
   header,
   headerValues,
   parseMessage,
+  parseUri,
   responseTo,
   serialize,
   tagOf,
@@ -38,6 +39,8 @@ import { SipTransport, type Peer } from './transport.ts';
 export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'NOTIFY', 'REFER', 'INFO'] as const;
 /** Methods SIP defines that we do not take outside what ALLOWED_METHODS covers: 405, not 501. */
 const KNOWN_METHODS = new Set(['REGISTER', 'SUBSCRIBE', 'MESSAGE', 'PUBLISH', 'PRACK', 'UPDATE']);
+/** Where SIP listens when a URI names no port (RFC 3261 §19.1.2). */
+const SIP_DEFAULT_PORT = 5060;
 /** Option tags we support (Require naming any other is refused 420). */
 const SUPPORTED = new Set(['replaces', 'norefersub']);
 
@@ -136,7 +139,7 @@ export class UserAgent {
   /** Sends a request inside `dialog` and resolves with its final response, or undefined on timeout. */
   requestInDialog(dialog: Dialog, request: SipRequest): Promise<SipResponse | undefined> {
     return new Promise((resolve) => {
-      this.request(request, dialog.peer, {
+      this.request(request, this.#flowOf(dialog), {
         response: (response) => {
           if (response.status >= 200) resolve(response);
         },
@@ -147,7 +150,18 @@ export class UserAgent {
 
   /** The ACK of a 2xx to our INVITE (§13.2.2.4): a transaction of its own, inside the dialog. */
   ack2xx(dialog: Dialog, inviteSeq: number, extra: HeaderList = []): void {
-    this.send(dialog.peer, dialog.request('ACK', extra, undefined, inviteSeq));
+    this.send(this.#flowOf(dialog), dialog.request('ACK', extra, undefined, inviteSeq));
+  }
+
+  /**
+   * Where a request inside `dialog` goes: the flow the dialog came on; over TCP, once that connection has closed,
+   * the far end's Contact (a TCP peer's source port is an ephemeral one nobody listens on).
+   */
+  #flowOf(dialog: Dialog): Peer {
+    if (this.#transport.connected(dialog.peer)) return dialog.peer;
+    const target = parseUri(dialog.remoteTarget);
+    if (!target) return dialog.peer;
+    return { transport: 'tcp', address: target.host.replace(/^\[|\]$/g, ''), port: target.port ?? SIP_DEFAULT_PORT };
   }
 
   async close(): Promise<void> {
