@@ -82,10 +82,11 @@ const engineOnlyThroughExports = () => [
 ];
 
 /**
- * The engine's vendor fakes and carrier simulator (`@parley/engine/testing`) are for tests: other workspaces' source
- * folders may not import them (bench, a harness itself, may).
+ * The engine's vendor fakes and carrier simulator (`@parley/engine/testing`) and the SIP gateway's SIPp and pcap
+ * helpers (`@parley/sip-gateway/testing`) are for tests: other workspaces' source folders may not import them
+ * (bench, a harness itself, may).
  */
-const TEST_ONLY_EXPORTS = ['@parley/engine/testing'];
+const TEST_ONLY_EXPORTS = ['@parley/engine/testing', '@parley/sip-gateway/testing'];
 const testOnlyExportsStayInTests = () => [
   {
     group: TEST_ONLY_EXPORTS,

@@ -28,6 +28,10 @@ const SYSTEM_PACKAGES = [
   { name: 'sox', neededBy: 'audio codec tests' },
   // openssl makes the certificate of the HTTPS server that serves OAuth client metadata documents (mcp-oauth tests)
   { name: 'openssl', neededBy: 'MCP sign-in tests' },
+  // SIPp 3.6.1 with pcap play: the SIP gateway's callers and trunks (sip-gateway/test/*-call.test.ts)
+  { name: 'sip-tester', neededBy: 'SIP gateway tests' },
+  // sipsak sends OPTIONS pings to the SIP gateway (sip-gateway/test/sip-dialogs.test.ts)
+  { name: 'sipsak', neededBy: 'SIP gateway tests' },
 ];
 
 function requiredPackages() {

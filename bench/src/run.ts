@@ -14,6 +14,7 @@ import { chatSuite } from './chat/index.ts';
 import { knowledgeSuite } from './knowledge/index.ts';
 import { diallerSuite } from './dialler/index.ts';
 import { webrtcSuite } from './webrtc/index.ts';
+import { sipSuite } from './sip/index.ts';
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, type Suite } from './suite.ts';
 
 /** Every suite, by name. */
@@ -28,6 +29,7 @@ const SUITES: readonly Suite[] = [
   knowledgeSuite,
   diallerSuite,
   webrtcSuite,
+  sipSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -10,6 +10,7 @@ describe('configuration', () => {
       port: 3000,
       enginePort: 3100,
       sipPort: 5060,
+      sipHealthPort: 5070,
       rtpPortMin: 40000,
       rtpPortMax: 40999,
       databaseUrl: undefined,

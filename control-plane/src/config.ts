@@ -22,6 +22,8 @@ export interface Config {
   host: string;
   enginePort: number;
   sipPort: number;
+  /** SIP_HEALTH_PORT: the SIP gateway's own /healthz (docs/architecture.md §11). 0 picks a free port. */
+  sipHealthPort: number;
   rtpPortMin: number;
   rtpPortMax: number;
   dataDir: string;
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: nonEmpty(env.PARLEY_HOST) ?? '0.0.0.0',
     enginePort,
     sipPort: readPort(env, 'SIP_PORT', 5060),
+    sipHealthPort: readPort(env, 'SIP_HEALTH_PORT', 5070),
     rtpPortMin,
     rtpPortMax,
     dataDir: path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'),

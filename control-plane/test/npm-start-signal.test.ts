@@ -67,7 +67,14 @@ it.runIf(process.platform === 'linux')(
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parley-npm-start-'));
     const npm = spawn('npm', ['start'], {
       cwd: REPO_ROOT,
-      env: childEnv({ PORT: '0', ENGINE_PORT: '0', PARLEY_DATA_DIR: dataDir, LOG_LEVEL: 'info' }),
+      env: childEnv({
+        PORT: '0',
+        ENGINE_PORT: '0',
+        SIP_PORT: '0',
+        SIP_HEALTH_PORT: '0',
+        PARLEY_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     leftovers.add(npm.pid!);

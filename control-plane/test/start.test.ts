@@ -99,10 +99,35 @@ describe('parley start on embedded defaults', () => {
     expect(await stop(again)).toBe(0);
   });
 
-  it('refuses roles that this build does not have', async () => {
-    const result = await runCli(['start', '--roles', 'sip-gateway'], { PARLEY_DATA_DIR: await tempDir() });
+  it('runs the SIP gateway role on its own, which reports its calls and RTP ports at its /healthz', async () => {
+    const server = await start({
+      PARLEY_DATA_DIR: await tempDir(),
+      PARLEY_ROLES: 'sip-gateway',
+      PARLEY_HOST: '127.0.0.1',
+      RTP_PORT_MIN: '47000',
+      RTP_PORT_MAX: '47019',
+      LOG_LEVEL: 'info',
+    });
+    // pino writes asynchronously: the line may follow the ready line.
+    const healthPort = () => Number(/"port":(\d+),"msg":"sip gateway health"/.exec(server.output())?.[1] ?? 0);
+    await expect.poll(healthPort, { timeout: 5_000 }).toBeGreaterThan(0);
+    const port = healthPort();
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      status: 'ok',
+      activeCalls: 0,
+      pendingCalls: 0,
+      rtpPortsFree: 10,
+      rtpPortsTotal: 10,
+    });
+    expect(health.sipPort).toBeGreaterThan(0);
+    expect(await stop(server)).toBe(0);
+  });
+
+  it('refuses roles it does not know', async () => {
+    const result = await runCli(['start', '--roles', 'sip-proxy'], { PARLEY_DATA_DIR: await tempDir() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/role sip-gateway is not available/);
+    expect(result.stderr).toMatch(/unknown role "sip-proxy"/);
   });
 });
 

@@ -18,6 +18,10 @@ export function childEnv(env: Env): NodeJS.ProcessEnv {
     'PARLEY_DATA_DIR',
     'PORT',
     'ENGINE_PORT',
+    'SIP_PORT',
+    'SIP_HEALTH_PORT',
+    'RTP_PORT_MIN',
+    'RTP_PORT_MAX',
     'PARLEY_ROLES',
     'PARLEY_PUBLIC_URL',
     'PARLEY_MEDIA_URL',
@@ -73,7 +77,7 @@ export interface RunningServer {
 export function startServer(env: Env, args: string[] = []): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [PARLEY_BIN, 'start', ...args], {
-      env: childEnv({ PORT: '0', ENGINE_PORT: '0', ...env }),
+      env: childEnv({ PORT: '0', ENGINE_PORT: '0', SIP_PORT: '0', SIP_HEALTH_PORT: '0', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

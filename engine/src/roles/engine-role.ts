@@ -27,6 +27,7 @@ import { openWorker } from './missing-worker.ts';
 import { SpentTokens } from './spent-tokens.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
+import { listenForBridge, type BridgeListener } from './bus-media-bridge.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
@@ -41,6 +42,8 @@ interface PendingCall {
   /** Stops the greeting's synthesis when the call is given up before it is answered. */
   abort: AbortController;
   timer: NodeJS.Timeout;
+  /** The SIP gateway's way in: a `start` on `v1.media.<callId>.in` (bus-media-bridge.ts). */
+  bridge?: BridgeListener;
 }
 
 export class EngineRole {
@@ -132,6 +135,7 @@ export class EngineRole {
     if (!pending) return { ok: false, reason: this.#spent.has(streamToken) ? 'reused' : 'unknown' };
     this.#pending.delete(streamToken);
     clearTimeout(pending.timer);
+    pending.bridge?.release();
     this.#spent.spend(streamToken, check.expiresAt);
     let settled = false;
     return {
@@ -178,6 +182,7 @@ export class EngineRole {
     this.#dispatch?.unsubscribe();
     for (const [token, pending] of this.#pending) {
       clearTimeout(pending.timer);
+      pending.bridge?.release();
       this.#closeClients(pending);
       this.#pending.delete(token);
     }
@@ -246,6 +251,7 @@ export class EngineRole {
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
       pending.timer.unref();
       this.#pending.set(streamToken, pending);
+      pending.bridge = listenForBridge(this.#bus, spec.callId, (token) => this.claim(token), this.#log);
       message.respond(
         callCodecs.dispatchReply.encode({
           ok: true,
@@ -292,6 +298,7 @@ export class EngineRole {
     const pending = this.#pending.get(streamToken);
     if (!pending) return;
     this.#pending.delete(streamToken);
+    pending.bridge?.release();
     this.#closeClients(pending);
     this.#publishEnded(pending.spec.callId, 'media_never_connected', 'no_answer');
   }

@@ -13,6 +13,7 @@ import {
   type RoleLog,
 } from '@parley/engine';
 import { connectBus, type Bus } from '@parley/engine/bus';
+import { startSipGatewayRole } from '@parley/sip-gateway';
 import { loadConfig, readRoles, type Config, type Role } from '../../config.ts';
 import { start as startControlPlane, type RoleHandle } from '../../server.ts';
 import { CliError, type CommandArgs } from '../command.ts';
@@ -29,16 +30,30 @@ const engineRole =
     return { role: role.role, close: () => role.close() };
   };
 
-/**
- * The roles this build can run. The SIP gateway registers here when its issue lands; naming a role that is not
- * here is refused rather than silently skipped.
- */
+/** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz on SIP_HEALTH_PORT. */
+const sipGatewayRole: RoleStarter = async (config, bus, log) => {
+  const role = await startSipGatewayRole(
+    {
+      host: config.host,
+      sipPort: config.sipPort,
+      rtpPortMin: config.rtpPortMin,
+      rtpPortMax: config.rtpPortMax,
+      healthPort: config.sipHealthPort,
+    },
+    bus,
+    (event, detail) => log.info(detail ?? {}, event),
+  );
+  return { role: role.role, close: () => role.close() };
+};
+
+/** The roles this build can run; naming a role that is not here is refused rather than silently skipped. */
 const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
   'control-plane': startControlPlane,
   'stt-worker': engineRole(startSttWorkerRole),
   'llm-worker': engineRole(startLlmWorkerRole),
   'tts-worker': engineRole(startTtsWorkerRole),
   engine: engineRole(startEngineRole),
+  'sip-gateway': sipGatewayRole,
 };
 
 export async function runStart(args: CommandArgs): Promise<number> {

@@ -1,0 +1,162 @@
+/**
+ * An INVITE from a trunk (docs/architecture.md §11): check its offer, take an RTP port, ask the control plane who
+ * answers it (`v1.sip.inbound`), then answer 200 with our SDP and open the media bridge with the engine's token —
+ * or refuse with the status the control plane chose (503 when it did not answer in time). A CANCEL at any point
+ * before the 200 ends it 487; an engine call dispatched meanwhile is told `stop` at once, so it ends cleanly.
+ */
+import { sipCodecs, subjects, type SipInboundReply } from '@parley/engine/protocol';
+import { MediaBridge } from '../bridge/media-bridge.ts';
+import type { PortLease } from '../rtp/port-pool.ts';
+import { Dialog } from '../sip/dialog.ts';
+import { header, nameAddr, parseUri, responseTo } from '../sip/message.ts';
+import { negotiate, OFFER_TELEPHONE_EVENT_PT, parseSdp, type Negotiated } from '../sip/sdp.ts';
+import type { ServerTransaction } from '../sip/transactions.ts';
+import { ALLOWED_METHODS } from '../sip/user-agent.ts';
+import type { GatewayContext } from './gateway-context.ts';
+import { SipCall } from './sip-call.ts';
+
+/** A user part that is a phone number: digits, optionally with a leading +, visual separators allowed. */
+const PHONE_USER = /^\+?[0-9][0-9\-.() ]{4,30}$/;
+
+export function phoneOrUser(user: string | undefined): string {
+  if (!user) return '';
+  if (!PHONE_USER.test(user)) return user;
+  const digits = user.replace(/[^0-9]/g, '');
+  return `+${digits}`;
+}
+
+/** What a late-offer call holds until the ACK's answer: no address to send to (port 0), our first codec. */
+const LATE_OFFER_REMOTE = { address: '0.0.0.0', port: 0 };
+const LATE_OFFER_CHOICE = {
+  codec: 'PCMU',
+  payloadType: 0,
+  telephoneEvent: OFFER_TELEPHONE_EVENT_PT,
+  direction: 'sendrecv',
+} as const satisfies Negotiated;
+
+export async function answerInvite(context: GatewayContext, transaction: ServerTransaction): Promise<void> {
+  const request = transaction.request;
+  const toTag = context.ua.newTag();
+  const refuse = (status: number, reason?: string, extra: [string, string][] = []) =>
+    transaction.respond(responseTo(request, status, { toTag, headers: extra, ...(reason && { reason }) }));
+
+  const contentType = header(request, 'Content-Type');
+  if (contentType && request.body.length > 0 && !/^application\/sdp\b/i.test(contentType))
+    return refuse(415, undefined, [['Accept', 'application/sdp']]);
+  // No body: a late offer. We offer in the 200; until the ACK's answer, PCMU is assumed and nothing is sent.
+  const lateOffer = request.body.length === 0;
+  let remote = LATE_OFFER_REMOTE;
+  let negotiated: Negotiated = LATE_OFFER_CHOICE;
+  if (!lateOffer) {
+    const offer = parseSdp(request.body.toString('latin1'));
+    const chosen = offer && negotiate(offer);
+    if (!offer || !chosen) return refuse(488, 'Not Acceptable Here (no PCMU or PCMA audio offered)');
+    remote = { address: offer.address, port: offer.port };
+    negotiated = chosen;
+  }
+
+  let cancelled = false;
+  context.pending.set(transaction.key, {
+    cancel: () => {
+      cancelled = true;
+      refuse(487);
+    },
+  });
+  let lease: PortLease | undefined;
+  try {
+    try {
+      lease = await context.ports.allocate();
+    } catch {
+      return refuse(503, 'Service Unavailable (no free RTP port)');
+    }
+    if (cancelled) return;
+    transaction.respond(responseTo(request, 180, { toTag }));
+
+    const from = nameAddr(header(request, 'From')!)!;
+    const to = nameAddr(header(request, 'To')!)!;
+    const requestUser = parseUri(request.uri)?.user;
+    const peer = transaction.peer;
+    let reply: SipInboundReply;
+    try {
+      const message = await context.bus.request(
+        subjects.sipInbound(),
+        sipCodecs.inboundOffer.encode({
+          gatewayId: context.gatewayId,
+          sipCallId: header(request, 'Call-ID')!,
+          to: phoneOrUser(requestUser ?? parseUri(to.uri)?.user),
+          from: phoneOrUser(parseUri(from.uri)?.user),
+          ...(from.displayName && { fromName: from.displayName }),
+          requestUri: request.uri,
+          sourceAddress: peer.address,
+          sourcePort: peer.port,
+          transport: peer.transport,
+        }),
+        { timeoutMs: context.inboundTimeoutMs },
+      );
+      reply = sipCodecs.inboundReply.decode(message.data);
+    } catch (error) {
+      context.log('inbound offer unanswered', { sipCallId: header(request, 'Call-ID'), error: String(error) });
+      if (!cancelled) refuse(503, 'Service Unavailable (no answer from the control plane)');
+      return;
+    }
+    if (!reply.ok) {
+      context.log('inbound call refused', { sipStatus: reply.sipStatus, code: reply.code });
+      if (!cancelled) refuse(reply.sipStatus, reply.reason.replace(/[\r\n]/g, ' '));
+      return;
+    }
+    if (cancelled) {
+      // The engine already holds the call: open and close its bridge so it ends now, not at its media timeout.
+      const bridge = new MediaBridge(context.bus, reply.callId, {
+        play() {},
+        mark() {},
+        clear() {},
+        sendDigits() {},
+        hangup() {},
+        transfer() {},
+      });
+      bridge.open(reply.streamToken, negotiated.codec, context.gatewayId);
+      bridge.stop('cancelled');
+      return;
+    }
+
+    const contact = await context.ua.contactFor(peer);
+    const dialog = Dialog.asServer(request, toTag, peer, contact);
+    const call = new SipCall({
+      ua: context.ua,
+      bus: context.bus,
+      clock: context.clock,
+      gatewayId: context.gatewayId,
+      callId: reply.callId,
+      dialog,
+      lease,
+      negotiated,
+      remote,
+      referEnabled: reply.referEnabled,
+      offerInAck: lateOffer,
+      rtpTimeoutMs: context.rtpTimeoutMs,
+      telephony: undefined,
+      log: context.log,
+      onEnded: (ended) => context.calls.delete(ended.callId),
+    });
+    lease = undefined; // the call owns the port now
+    context.calls.set(call.callId, call);
+    context.ua.addDialog(dialog, call);
+    call.send2xx(
+      transaction,
+      responseTo(request, 200, {
+        toTag,
+        headers: [
+          ['Contact', dialog.contactHeader()],
+          ['Allow', ALLOWED_METHODS.join(', ')],
+          ['Content-Type', 'application/sdp'],
+        ],
+        body: call.localSdp(contact.address),
+      }),
+    );
+    call.bridge.open(reply.streamToken, negotiated.codec, context.gatewayId);
+    context.log('inbound call answered', { callId: call.callId, codec: negotiated.codec, rtpPort: call.rtp.port });
+  } finally {
+    lease?.release();
+    context.pending.delete(transaction.key);
+  }
+}
