@@ -68,6 +68,11 @@ export const CallSpec = Type.Object({
   /** The call's variables: the agent's defaults merged with the call's own. */
   variables: Type.Record(Type.String(), Type.Unknown()),
   limits: Type.Object({
+    /**
+     * How long the accepted call waits for its media to connect, ms (the stream token lives as long): a leg the SIP
+     * gateway dials rings first, so it needs its ring time on top. Default the engine's MEDIA_CONNECT_TIMEOUT_MS.
+     */
+    mediaConnectMs: Type.Optional(Type.Integer({ minimum: 1_000, maximum: 600_000 })),
     /** The call ends after this long, ms. */
     maxDurationMs: Type.Integer({ minimum: 1_000 }),
     /** Caller silence before a nudge and then the end, ms. */

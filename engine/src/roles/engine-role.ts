@@ -232,7 +232,8 @@ export class EngineRole {
         throw failure.reason;
       }
       const [stt, tts, llm] = await Promise.all(opening);
-      const { token: streamToken } = this.#tokens.issue(spec.callId, this.#mediaTimeoutMs);
+      const mediaTimeoutMs = spec.limits.mediaConnectMs ?? this.#mediaTimeoutMs;
+      const { token: streamToken } = this.#tokens.issue(spec.callId, mediaTimeoutMs);
       const abort = new AbortController();
       const greeting = spec.agent.greetingMessage ? fillTemplate(spec.agent.greetingMessage, spec.variables) : '';
       const pending: PendingCall = {
@@ -246,7 +247,7 @@ export class EngineRole {
               this.#log('greeting from cache', { callId: spec.callId }),
             )
           : undefined,
-        timer: setTimeout(() => this.#expire(streamToken), this.#mediaTimeoutMs),
+        timer: setTimeout(() => this.#expire(streamToken), mediaTimeoutMs),
       };
       pending.greetingAudio?.catch(() => {}); // a failed pre-synthesis falls back to speaking at answer time
       pending.timer.unref();
@@ -262,7 +263,7 @@ export class EngineRole {
       );
       this.#log('call accepted', { callId: spec.callId });
       // LiveKit mode: no media connection will come with the token; the engine claims the call and joins the room.
-      if (spec.livekit) void joinLiveKitRoom(this.claim(streamToken), spec.livekit, this.#log, this.#mediaTimeoutMs);
+      if (spec.livekit) void joinLiveKitRoom(this.claim(streamToken), spec.livekit, this.#log, mediaTimeoutMs);
     } catch (error) {
       const e = error as { code?: string; retryable?: boolean; message?: string };
       this.#log('call refused', { callId: spec.callId, code: e.code, reason: e.message ?? String(error) }, 'warn');

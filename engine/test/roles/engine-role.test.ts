@@ -110,6 +110,31 @@ describe('the engine role', () => {
       .toMatchObject({ reason: 'media_never_connected', outcome: 'no_answer' });
   });
 
+  it("waits for a call's media as long as its spec asks (a dialled leg rings first), then gives it up", async () => {
+    const { role, events, dispatch } = await engine({ mediaTimeoutMs: 300 });
+    const spec = callSpec();
+    const reply = await dispatch(
+      callCodecs.spec.encode({ ...spec, limits: { ...spec.limits, mediaConnectMs: 1_500 } }),
+    );
+    if (!reply.ok) throw new Error(reply.message);
+    // Past the engine's own 300 ms the call is still waiting, and its token still claims it.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(events.some((e) => e.type === 'ended')).toBe(false);
+    const { transport, caller } = memoryTransport();
+    const running = role.attach(reply.streamToken, transport);
+    caller.hangup();
+    expect((await running).reason).toBe('caller_hangup');
+
+    // One never claimed is given up at its own time, not the engine's.
+    const late = await dispatch(
+      callCodecs.spec.encode({ ...callSpec(), limits: { ...spec.limits, mediaConnectMs: 1_000 } }),
+    );
+    expect(late.ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(events.filter((e) => e.type === 'ended')).toHaveLength(1);
+    await expect.poll(() => events.filter((e) => e.type === 'ended').length, { timeout: 3_000 }).toBe(2);
+  });
+
   it('follows control messages: say, then end', async () => {
     const { bus, role, tts, dispatch } = await engine();
     const spec = callSpec({ greetingMessage: null });

@@ -47,6 +47,9 @@ import { DISPATCH_TIMEOUT_MS, type EngineDispatcher, type PlacementLog } from '.
 import { SipLineQueue } from './sip-line-queue.ts';
 
 /** The longest an INVITE waits in a configuration's queue, ms: half the gateway's wait, the rest is the engine's. */
+
+/** After the callee answers, the gateway opens the media bridge within this, ms (a 200 OK, an ACK, one bus hop). */
+const ANSWER_TO_MEDIA_MS = 15_000;
 export const MAX_INBOUND_QUEUE_WAIT_MS = SIP_INBOUND_TIMEOUT_MS / 2;
 /** Kept back from the gateway's wait for our reply to travel and be acted on, ms. */
 const INBOUND_REPLY_MARGIN_MS = 500;
@@ -240,7 +243,9 @@ export class SipCalls {
    */
   async launchOutbound(spec: CallSpec, config: RoutableConfiguration, to: string): Promise<void> {
     const { dispatcher, bus, keyRing } = this.#options;
-    const { streamToken } = await dispatcher.dispatchBridged(spec);
+    // The engine keeps the call for its media while the callee rings, plus the gateway's time to answer after.
+    const mediaConnectMs = config.call_timeout_ms + ANSWER_TO_MEDIA_MS;
+    const { streamToken } = await dispatcher.dispatchBridged({ ...spec, limits: { ...spec.limits, mediaConnectMs } });
     const password = config.trunk_password_secret
       ? openTrunkPassword(keyRing, config.organisation_id, config.sip_trunk_id, config.trunk_password_secret)
       : undefined;
