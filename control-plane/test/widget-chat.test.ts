@@ -12,6 +12,11 @@ import { seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation 
 import { createIsolatedBus, startTestLlm, type TestLlm } from './support/workers.ts';
 import { createWidgetAgent, type WidgetAgent } from './support/widget.ts';
 import { LLM_OPEN_WAIT_MS } from '../src/chat/chat-replies.ts';
+import { KbSearchResponder } from '../src/knowledge/kb-search-responder.ts';
+import { KnowledgeJob } from '../src/knowledge/knowledge-job.ts';
+import { KnowledgeService } from '../src/knowledge/knowledge-service.ts';
+import { WEBSITE_MD } from './support/knowledge-content.ts';
+import pino from 'pino';
 
 let t: TestApp;
 let llm: TestLlm;
@@ -356,6 +361,47 @@ describe('chat over HTTP', () => {
     } finally {
       await lonely.close();
       await lonelyBus.close();
+    }
+  });
+
+  it("searches the agent's knowledge base as a call does (knowledge_search over v1.kb.search)", async () => {
+    const responder = new KbSearchResponder(t.db.sql, t.bus, () => {}).listen();
+    try {
+      const document = await new KnowledgeService(t.db.sql).create(org.organisationId, {
+        name: 'Café website',
+        description: undefined,
+        text: WEBSITE_MD,
+        language: 'en',
+        files: [],
+      });
+      await new KnowledgeJob(t.db.sql, pino({ level: 'silent' })).runOnce();
+      const informed = await createWidgetAgent(t, org, {
+        name: 'Informed helper',
+        customVariables: { knowledge_base_ids: [document.id] },
+      });
+      const who = { participantName: 'Kim', phoneNumber: '+44 113 496 0001', roomName: `web-kb-${Date.now()}` };
+      const boot = await bootstrap(informed.token, { agentId: informed.agentId, ...who });
+      llm.fake.chat.enqueue(
+        {
+          toolCalls: [
+            { id: 'kb-1', name: 'knowledge_search', arguments: JSON.stringify({ query: 'open on Sundays' }) },
+          ],
+        },
+        { tokens: ['We open at ten on Sundays.'] },
+      );
+      const asked = llm.fake.chat.requests.length;
+      const res = await send(boot.json().data.metadata.agentToken, 'k1', 'What time do you open on Sundays?');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.reply).toBe('We open at ten on Sundays.');
+      const offered = (llm.fake.chat.requests[asked]!.body as { tools: { function: { name: string } }[] }).tools;
+      expect(offered.map((tool) => tool.function.name)).toContain('knowledge_search');
+      const toolAnswer = (llm.fake.chat.requests[asked + 1]!.body as { messages: { content: string }[] }).messages.at(
+        -1,
+      );
+      expect(toolAnswer!.content).toContain('Café website');
+      expect(toolAnswer!.content).toMatch(/Sunday/);
+    } finally {
+      responder.close();
     }
   });
 

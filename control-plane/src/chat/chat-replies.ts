@@ -9,7 +9,7 @@
  * (same messageId) gets the stored reply back and is not billed again.
  */
 import type { Bus } from '@parley/engine/bus';
-import { buildSystemPrompt, runTextTurn, type WebhookTool } from '@parley/engine/agent';
+import { buildSystemPrompt, runTextTurn, searchTools, type WebhookTool } from '@parley/engine/agent';
 import type { ChatMessage, LlmClient } from '@parley/engine/clients';
 import { findAgent } from '../agents/repository.ts';
 import { agentRecord, type AgentRecord } from '../agents/records.ts';
@@ -222,7 +222,10 @@ export class ChatReplies {
       const result = await runTextTurn({
         messages,
         tools: spec.agent.functionTools as WebhookTool[],
-        hostTools: [callbackTool(session, this.#deps.callbacks)].filter((tool) => tool !== undefined),
+        // The agent's knowledge bases and catalogues are searched as in a call: over v1.kb.search (§14).
+        hostTools: [callbackTool(session, this.#deps.callbacks), ...searchTools(spec, this.#deps.bus)].filter(
+          (tool) => tool !== undefined,
+        ),
         model,
         signal: deadline,
         onToken,
