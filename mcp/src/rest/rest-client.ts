@@ -5,6 +5,7 @@
  * Embedded in the control plane's HTTP server the requests go through Fastify's `inject` (no socket, same process);
  * a stand-alone MCP server would use `fetchRestClient` against the control plane's public URL.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -14,7 +15,10 @@ export interface RestRequest {
   /** Path under the REST root, starting with `/` (e.g. `/voice/agents`); query values are encoded here. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** A JSON body. */
   body?: unknown;
+  /** A multipart/form-data body instead (an upload route): its text fields and files. */
+  form?: RestForm;
   /** The caller's bearer token, sent on as it came. */
   token: string;
   /**
@@ -22,6 +26,11 @@ export interface RestRequest {
    * MCP connection, not the MCP server itself.
    */
   clientAddress?: string;
+}
+
+export interface RestForm {
+  fields: Record<string, string>;
+  files: { field: string; filename: string; contentType: string; data: Uint8Array }[];
 }
 
 export interface RestResponse {
@@ -51,20 +60,52 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   }
 }
 
-function headersOf(request: RestRequest): Record<string, string> {
+/** The request's body as sent, with its content type: JSON, a multipart form, or none. */
+function encodedBody(request: RestRequest): { contentType?: string; payload?: string | Buffer } {
+  if (request.form) return multipart(request.form);
+  if (request.body !== undefined) return { contentType: 'application/json', payload: JSON.stringify(request.body) };
+  return {};
+}
+
+/** RFC 7578 multipart/form-data, written out: a boundary no part contains, each field and file a part. */
+function multipart(form: RestForm): { contentType: string; payload: Buffer } {
+  const boundary = `parley-mcp-${randomUUID()}`;
+  const quoted = (value: string) => value.replace(/["\r\n]/g, '_');
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(form.fields)) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  for (const file of form.files) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.filename)}"\r\n` +
+          `Content-Type: ${file.contentType}\r\n\r\n`,
+      ),
+      Buffer.from(file.data),
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, payload: Buffer.concat(parts) };
+}
+
+function headersOf(request: RestRequest, contentType: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { authorization: `Bearer ${request.token}` };
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  if (contentType) headers['content-type'] = contentType;
   return headers;
 }
 
 /** In-process: the control plane's own routes, reached without a socket. */
 export function injectRestClient(app: FastifyInstance, prefix: string): RestClient {
   return async (request) => {
+    const { contentType, payload } = encodedBody(request);
     const response = await app.inject({
       method: request.method,
       url: prefix + pathWithQuery(request.path, request.query),
-      headers: headersOf(request),
-      payload: request.body === undefined ? undefined : JSON.stringify(request.body),
+      headers: headersOf(request, contentType),
+      payload,
       ...(request.clientAddress ? { remoteAddress: request.clientAddress } : {}),
     });
     return {
@@ -78,13 +119,14 @@ export function injectRestClient(app: FastifyInstance, prefix: string): RestClie
 export function fetchRestClient(restRoot: string): RestClient {
   const root = restRoot.replace(/\/+$/, '');
   return async (request) => {
-    const headers = headersOf(request);
+    const { contentType, payload } = encodedBody(request);
+    const headers = headersOf(request, contentType);
     // Counted as the client's host only when the control plane trusts this proxy hop (Fastify's trustProxy).
     if (request.clientAddress) headers['x-forwarded-for'] = request.clientAddress;
     const response = await fetch(root + pathWithQuery(request.path, request.query), {
       method: request.method,
       headers,
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      body: payload,
     });
     return {
       status: response.status,
