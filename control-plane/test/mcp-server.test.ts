@@ -32,6 +32,15 @@ const EXPECTED_TOOLS = [
   'agents_delete',
   'agents_duplicate',
   'agents_list_voices',
+  'campaigns_list',
+  'campaigns_get',
+  'campaigns_create',
+  'campaigns_contacts_list',
+  'campaigns_contacts_add',
+  'campaigns_start',
+  'campaigns_pause',
+  'campaigns_complete',
+  'campaigns_stats',
   'calls_list',
   'calls_get',
   'calls_get_transcript',
@@ -112,7 +121,7 @@ describe('the endpoint', () => {
       status: 'ok',
       name: 'parley',
       tools: EXPECTED_TOOLS.length,
-      prompts: 1,
+      prompts: 2,
     });
   });
 
@@ -218,6 +227,8 @@ describe('tools/list and prompts', () => {
       'account_topup',
       'agents_delete',
       'calls_place',
+      'campaigns_complete',
+      'campaigns_start',
       'knowledge_delete',
       'numbers_assign',
       'numbers_purchase',
@@ -231,7 +242,7 @@ describe('tools/list and prompts', () => {
   it('ships create_voice_agent, filling in what the user already said', async () => {
     const client = await connect(org.key);
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((prompt) => prompt.name)).toEqual(['create_voice_agent']);
+    expect(prompts.map((prompt) => prompt.name)).toEqual(['create_voice_agent', 'launch_campaign']);
     const prompt = await client.getPrompt({
       name: 'create_voice_agent',
       arguments: { purpose: 'book dental appointments' },

@@ -1,11 +1,11 @@
 /**
- * Every tool the server offers today: those of spec document 2 whose REST routes Parley has (agents, calls,
- * sessions, numbers with carrier-a search and purchase, knowledge documents, wallet, billing and top-ups,
- * organisations, help). The campaigns tools are still to come.
+ * Every tool of spec document 2's table, in its order: agents, campaigns, calls, sessions, numbers (with carrier-a
+ * search and purchase), knowledge documents, the account (wallet, billing, organisations, top-ups), help.
  */
 import { accountTools } from './account.ts';
 import { agentTools } from './agents.ts';
 import { callTools } from './calls.ts';
+import { campaignTools } from './campaigns.ts';
 import { helpTools } from './help.ts';
 import { knowledgeTools } from './knowledge.ts';
 import { numberTools } from './numbers.ts';
@@ -14,6 +14,7 @@ import type { Tool } from './tool.ts';
 
 export const TOOLS: readonly Tool[] = [
   ...agentTools,
+  ...campaignTools,
   ...callTools,
   ...sessionTools,
   ...numberTools,
