@@ -70,7 +70,7 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
     await t?.bus.close();
   });
 
-  it('chats with streamed replies, resumes the conversation after a reload, and hides the call button', async () => {
+  it('chats with streamed replies, resumes the conversation after a reload, and offers a call for a web-calling agent', async () => {
     const page = await browser.newPage({ viewport: { width: 900, height: 640 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -91,8 +91,9 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
     await expect.poll(() => last.textContent(), poll).toMatch(/^We fix boilers(?! every day from 8\.)/);
     await page.locator('.bubble.agent[data-complete="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await last.textContent()).toBe('We fix boilers every day from 8.');
-    // Web calls cannot be placed yet (no WebRTC path), so the call button stays hidden although webCallEnabled.
-    expect(await page.locator('.call').isHidden()).toBe(true);
+    // The agent has webCallEnabled: the header offers a call (placing one is tested in web-call.test.ts).
+    expect(await page.locator('.call').isVisible()).toBe(true);
+    expect(await page.locator('.call').textContent()).toBe('Call');
     fs.mkdirSync(ARTEFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTEFACTS, 'widget-chat.png') });
 
