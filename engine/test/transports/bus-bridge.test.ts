@@ -20,7 +20,13 @@ for (const fabric of fabrics()) {
     let gateway: Bus;
 
     beforeAll(async () => {
-      engine = await startMediaEngine(fabric, { stt: scriptedStt([]), tts: toneTts(), llm: scriptedChat([]) });
+      // The caller's DTMF starts a turn: the model has an answer for it (an empty script would fail the turn, and the
+      // call would end `failed` whenever that came before the caller's hang-up).
+      engine = await startMediaEngine(fabric, {
+        stt: scriptedStt([]),
+        tts: toneTts(),
+        llm: scriptedChat([{ text: 'You pressed seven.' }]),
+      });
       gateway = await fabric.connect();
     });
 
@@ -75,7 +81,7 @@ for (const fabric of fabrics()) {
       await engine.waitFor(spec.callId, (e) => e.type === 'dtmf' && e.digit === '7');
       gateway.publish(subjects.mediaIn(spec.callId), sipCodecs.bridgeIn.encode({ type: 'stop', reason: 'remote_bye' }));
       const ended = await engine.waitFor(spec.callId, (e) => e.type === 'ended');
-      expect(ended).toMatchObject({ type: 'ended', outcome: 'completed' });
+      expect(ended).toMatchObject({ type: 'ended', reason: 'caller_hangup', outcome: 'completed' });
     });
 
     it('rejects a bad token without spending the call, which a good one then claims', async () => {
