@@ -6,18 +6,17 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PUBLIC_URL, startTestApp, type TestApp } from './support/app.ts';
 import { seedMember, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
 import { setBillingModel, setCountry } from './support/billing.ts';
 import { RazorpayFake } from './fakes/payments/razorpay-fake.ts';
+import { McpHosts, toolJson, toolText } from './support/mcp-client.ts';
 
 let fake: RazorpayFake;
 let t: TestApp;
 let baseUrl: string;
-const clients: Client[] = [];
+let hosts: McpHosts;
 
 beforeAll(async () => {
   fake = await RazorpayFake.start();
@@ -34,33 +33,14 @@ beforeAll(async () => {
     },
   });
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  hosts = new McpHosts(baseUrl);
   fake.webhookUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/webhooks/payments/razorpay`;
 });
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
+  await hosts?.closeAll();
   await t?.close();
   await fake?.close();
 });
-
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'parley-test-host', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-function text(result: unknown): string {
-  return (result as CallToolResult).content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
-
-function json(result: unknown): Record<string, unknown> {
-  expect((result as CallToolResult).isError, text(result)).toBeFalsy();
-  return JSON.parse(text(result)) as Record<string, unknown>;
-}
 
 async function organisation(country: string, model: 'LEGACY_USD' | 'WALLET'): Promise<SeededOrganisation> {
   const org = await seedOrganisation(t.db.sql, `Top-up ${country} ${model}`);
@@ -76,14 +56,14 @@ const payments = (organisationId: string) =>
 describe('account_topup', () => {
   it('prices first, then returns a checkout link that opens the page; the wallet is credited when paid', async () => {
     const org = await organisation('US', 'LEGACY_USD');
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
 
-    const preview = json(await client.callTool({ name: 'account_topup', arguments: { amount: 25 } }));
+    const preview = toolJson(await client.callTool({ name: 'account_topup', arguments: { amount: 25 } }));
     expect(preview).toMatchObject({ dryRun: true, target: { wallet: 'pay-as-you-go wallet' } });
     expect(preview.effects).toEqual(expect.arrayContaining([expect.stringMatching(/the wallet receives 25 USD/)]));
     expect(await payments(org.organisationId)).toEqual([]);
 
-    const done = json(await client.callTool({ name: 'account_topup', arguments: { amount: 25, confirm: true } }));
+    const done = toolJson(await client.callTool({ name: 'account_topup', arguments: { amount: 25, confirm: true } }));
     const checkoutUrl = done.checkoutUrl as string;
     // Whole, not redacted: the user must be able to open it.
     expect(checkoutUrl).not.toContain('[redacted]');
@@ -100,11 +80,11 @@ describe('account_topup', () => {
 
   it('on plan billing creates a plan-wallet checkout', async () => {
     const org = await organisation('US', 'WALLET');
-    const client = await connect(org.key);
-    const preview = json(await client.callTool({ name: 'account_topup', arguments: { amount: 12 } }));
+    const client = await hosts.connect(org.key);
+    const preview = toolJson(await client.callTool({ name: 'account_topup', arguments: { amount: 12 } }));
     expect(preview).toMatchObject({ dryRun: true, target: { wallet: 'plan wallet' } });
     expect(await payments(org.organisationId)).toEqual([]);
-    const done = json(await client.callTool({ name: 'account_topup', arguments: { amount: 12, confirm: true } }));
+    const done = toolJson(await client.callTool({ name: 'account_topup', arguments: { amount: 12, confirm: true } }));
     expect(done).toMatchObject({ amountMinor: 1200, currency: 'USD', chargeMinor: 1200 });
     expect(done.checkoutUrl).toMatch(new RegExp(`^${PUBLIC_URL}/pay/`));
     expect(await payments(org.organisationId)).toHaveLength(1);
@@ -113,13 +93,13 @@ describe('account_topup', () => {
   it('refuses a key whose owner is an EDITOR, as the REST API does, and creates nothing', async () => {
     const org = await organisation('US', 'LEGACY_USD');
     const member = await seedMember(t.db.sql, org.organisationId, 'EDITOR', ['wallet:write']);
-    const client = await connect(member.key);
+    const client = await hosts.connect(member.key);
     const result = (await client.callTool({
       name: 'account_topup',
       arguments: { amount: 25, confirm: true },
     })) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^Billing API 403: .*OWNER or ADMIN/);
+    expect(toolText(result)).toMatch(/^Billing API 403: .*OWNER or ADMIN/);
     expect(await payments(org.organisationId)).toEqual([]);
   });
 });

@@ -4,21 +4,21 @@
  * and completed only once confirmed, paused, its statistics read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedOrganisation, seedPhoneNumber, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import { McpHosts, toolJson, toolText } from './support/mcp-client.ts';
 
 let t: TestApp;
 let baseUrl: string;
 let org: SeededOrganisation;
 let agentId: string;
-const clients: Client[] = [];
+let hosts: McpHosts;
 
 beforeAll(async () => {
   t = await startTestApp({ rateLimits: { mcp: 1_000 } });
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  hosts = new McpHosts(baseUrl);
   org = await seedOrganisation(t.db.sql, 'Campaign Org');
   await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 5_000 });
   await seedPhoneNumber(t.db.sql, org.organisationId, { provider: 'carrier-a', phoneNumber: '+14155550120' });
@@ -31,35 +31,15 @@ beforeAll(async () => {
   agentId = agent.json().data.id;
 });
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
+  await hosts?.closeAll();
   await t?.close();
 });
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'parley-test-host', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-function text(result: unknown): string {
-  return (result as CallToolResult).content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
-
-function json(result: unknown): Record<string, unknown> {
-  expect((result as CallToolResult).isError, text(result)).toBeFalsy();
-  return JSON.parse(text(result)) as Record<string, unknown>;
-}
-
 describe('campaigns tools', () => {
   it('create, add and list contacts, start and complete once confirmed, pause, statistics', async () => {
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
     const call = async (name: string, args: Record<string, unknown>) =>
-      json(await client.callTool({ name, arguments: args }));
+      toolJson(await client.callTool({ name, arguments: args }));
     const campaign = await call('campaigns_create', { name: 'Spring reminders', voice_agent_id: agentId });
     expect(campaign).toMatchObject({ status: 'DRAFT', callStartTime: '09:00', callEndTime: '17:00' });
     const id = campaign.id as string;
@@ -94,17 +74,17 @@ describe('campaigns tools', () => {
   });
 
   it('names a bad window by its field, as the REST API does', async () => {
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
     const refused = (await client.callTool({
       name: 'campaigns_create',
       arguments: { name: 'Late', voice_agent_id: agentId, call_start_time: '18:00', call_end_time: '09:00' },
     })) as CallToolResult;
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^Campaigns API 400/);
+    expect(toolText(refused)).toMatch(/^Campaigns API 400/);
   });
 
   it('ships the launch_campaign prompt, which starts nothing without approval', async () => {
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name).sort()).toEqual(['create_voice_agent', 'launch_campaign']);
     const prompt = await client.getPrompt({ name: 'launch_campaign', arguments: { campaign_id: 'c123' } });

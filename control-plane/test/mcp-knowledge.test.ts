@@ -5,60 +5,40 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { KnowledgeJob } from '../src/knowledge/knowledge-job.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { WEBSITE_MD } from './support/knowledge-content.ts';
 import { seedMember, seedOrganisation, type SeededOrganisation } from './support/seed.ts';
+import { McpHosts, toolJson, toolText } from './support/mcp-client.ts';
 
 let t: TestApp;
 let baseUrl: string;
 let org: SeededOrganisation;
-const clients: Client[] = [];
+let hosts: McpHosts;
 
 beforeAll(async () => {
   t = await startTestApp({ rateLimits: { mcp: 1_000 } });
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  hosts = new McpHosts(baseUrl);
   org = await seedOrganisation(t.db.sql, 'Knowledge Org');
 });
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
+  await hosts?.closeAll();
   await t?.close();
 });
-
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'parley-test-host', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-function text(result: unknown): string {
-  return (result as CallToolResult).content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
-
-function json(result: unknown): Record<string, unknown> {
-  expect((result as CallToolResult).isError, text(result)).toBeFalsy();
-  return JSON.parse(text(result)) as Record<string, unknown>;
-}
 
 const processAll = () => new KnowledgeJob(t.db.sql, pino({ level: 'silent' })).runOnce();
 
 describe('knowledge tools', () => {
   it('adds from text and from a base64 file, lists and reads them with their status, deletes only once confirmed', async () => {
-    const client = await connect(org.key);
-    const fromText = json(
+    const client = await hosts.connect(org.key);
+    const fromText = toolJson(
       await client.callTool({ name: 'knowledge_add', arguments: { name: 'Café website', text: WEBSITE_MD } }),
     );
     expect(fromText).toMatchObject({ name: 'Café website', status: 'processing' });
     const csv = 'item,price\nflat white,3.40\ncroissant,2.10\n';
-    const fromFile = json(
+    const fromFile = toolJson(
       await client.callTool({
         name: 'knowledge_add',
         arguments: { name: 'Price list', file_name: 'prices.csv', file_base64: Buffer.from(csv).toString('base64') },
@@ -67,10 +47,10 @@ describe('knowledge tools', () => {
     expect(fromFile).toMatchObject({ name: 'Price list', status: 'processing', file_count: 1 });
 
     await processAll();
-    const read = json(await client.callTool({ name: 'knowledge_get', arguments: { document_id: fromFile.id } }));
+    const read = toolJson(await client.callTool({ name: 'knowledge_get', arguments: { document_id: fromFile.id } }));
     expect(read).toMatchObject({ id: fromFile.id, status: 'ready' });
     expect(read.chunk_count).toBeGreaterThan(0);
-    const listed = json(await client.callTool({ name: 'knowledge_list', arguments: { fields: ['id', 'status'] } }));
+    const listed = toolJson(await client.callTool({ name: 'knowledge_list', arguments: { fields: ['id', 'status'] } }));
     expect(listed.items).toEqual(
       expect.arrayContaining([
         { id: fromText.id, status: 'ready' },
@@ -78,12 +58,14 @@ describe('knowledge tools', () => {
       ]),
     );
 
-    const preview = json(await client.callTool({ name: 'knowledge_delete', arguments: { document_id: fromText.id } }));
+    const preview = toolJson(
+      await client.callTool({ name: 'knowledge_delete', arguments: { document_id: fromText.id } }),
+    );
     expect(preview).toMatchObject({ dryRun: true, target: { id: fromText.id } });
-    expect(json(await client.callTool({ name: 'knowledge_get', arguments: { document_id: fromText.id } })).id).toBe(
+    expect(toolJson(await client.callTool({ name: 'knowledge_get', arguments: { document_id: fromText.id } })).id).toBe(
       fromText.id,
     );
-    const deleted = json(
+    const deleted = toolJson(
       await client.callTool({ name: 'knowledge_delete', arguments: { document_id: fromText.id, confirm: true } }),
     );
     expect(deleted).toEqual({ deleted: true, id: fromText.id });
@@ -92,27 +74,27 @@ describe('knowledge tools', () => {
       arguments: { document_id: fromText.id },
     })) as CallToolResult;
     expect(gone.isError).toBe(true);
-    expect(text(gone)).toMatch(/^Knowledge API 404/);
+    expect(toolText(gone)).toMatch(/^Knowledge API 404/);
   });
 
   it('refuses what the route refuses: no content, an unreadable type, a key without knowledge:write', async () => {
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
     const empty = (await client.callTool({ name: 'knowledge_add', arguments: { name: 'Empty' } })) as CallToolResult;
     expect(empty.isError).toBe(true);
-    expect(text(empty)).toMatch(/^Knowledge API 400: Send text, a file/);
+    expect(toolText(empty)).toMatch(/^Knowledge API 400: Send text, a file/);
     const exe = (await client.callTool({
       name: 'knowledge_add',
       arguments: { name: 'Tool', file_name: 'tool.exe', file_base64: Buffer.from('MZ').toString('base64') },
     })) as CallToolResult;
-    expect(text(exe)).toMatch(/^Knowledge API 400: file_name must end in one of/);
+    expect(toolText(exe)).toMatch(/^Knowledge API 400: file_name must end in one of/);
 
     const reader = await seedMember(t.db.sql, org.organisationId, 'VIEWER', ['knowledge:read']);
-    const readOnly = await connect(reader.key);
+    const readOnly = await hosts.connect(reader.key);
     const refused = (await readOnly.callTool({
       name: 'knowledge_add',
       arguments: { name: 'Nope', text: 'Hello' },
     })) as CallToolResult;
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^Knowledge API 403: Insufficient scope/);
+    expect(toolText(refused)).toMatch(/^Knowledge API 403: Insufficient scope/);
   });
 });

@@ -4,45 +4,27 @@
  * The confirm gate changes nothing before confirm: true.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { insertApiKey } from '../src/auth/api-key-repository.ts';
 import { newId } from '../src/db/ids.ts';
 import { startTelephonyTestApp, type TelephonyTestApp } from './fakes/carriers/telephony-test-app.ts';
 import { PLAN, seedPlanGrant, seedSubscription, setBillingModel } from './support/billing.ts';
 import { enableFeatures, seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
+import { McpHosts, toolJson } from './support/mcp-client.ts';
 
 let t: TelephonyTestApp;
 let baseUrl: string;
-const clients: Client[] = [];
+let hosts: McpHosts;
 
 beforeAll(async () => {
   t = await startTelephonyTestApp({ carrierAServiceAccount: true, rateLimits: { mcp: 1_000 } });
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  hosts = new McpHosts(baseUrl);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
+  await hosts?.closeAll();
   await t?.close();
 });
-
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'parley-test-host', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-function json(result: unknown): Record<string, unknown> {
-  const call = result as CallToolResult;
-  const text = call.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  expect(call.isError, text).toBeFalsy();
-  return JSON.parse(text) as Record<string, unknown>;
-}
 
 async function ownAccountOrg(): Promise<{ org: SeededOrganisation; authId: string }> {
   const org = await seedOrganisation(t.db.sql, 'Own account');
@@ -75,22 +57,22 @@ describe('numbers_search and numbers_purchase', () => {
   it("search and buy on the organisation's own carrier-a account, buying only once confirmed", async () => {
     const { org, authId } = await ownAccountOrg();
     t.carrierA.offer('US', ['+16505550100', '+16505550101']);
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
 
-    const found = json(await client.callTool({ name: 'numbers_search', arguments: { pattern: '650' } }));
+    const found = toolJson(await client.callTool({ name: 'numbers_search', arguments: { pattern: '650' } }));
     expect(found.route).toBe('own_account');
     expect((found.numbers as { phoneNumber: string }[]).map((n) => n.phoneNumber)).toEqual([
       '+16505550100',
       '+16505550101',
     ]);
 
-    const preview = json(
+    const preview = toolJson(
       await client.callTool({ name: 'numbers_purchase', arguments: { phone_number: '+16505550100' } }),
     );
     expect(preview).toMatchObject({ dryRun: true, target: { route: 'own_account' } });
     expect(t.carrierA.numbers(authId).map((n) => n.number)).not.toContain('16505550100');
 
-    const bought = json(
+    const bought = toolJson(
       await client.callTool({ name: 'numbers_purchase', arguments: { phone_number: '+16505550100', confirm: true } }),
     );
     expect(bought).toMatchObject({ phoneNumber: '+16505550100', routingStatus: 'PURCHASED' });
@@ -100,16 +82,16 @@ describe('numbers_search and numbers_purchase', () => {
   it('rents a managed number for an organisation that gets them, the first month from the plan wallet', async () => {
     const org = await managedOrg();
     t.carrierA.offer('IN', ['+912250001111']);
-    const client = await connect(org.key);
+    const client = await hosts.connect(org.key);
 
-    const found = json(await client.callTool({ name: 'numbers_search', arguments: { pattern: '22' } }));
+    const found = toolJson(await client.callTool({ name: 'numbers_search', arguments: { pattern: '22' } }));
     expect(found).toMatchObject({ route: 'managed', currency: 'INR', monthlyPriceMinor: 50_000 });
 
-    const preview = json(
+    const preview = toolJson(
       await client.callTool({ name: 'numbers_purchase', arguments: { phone_number: '+912250001111' } }),
     );
     expect(preview.effects).toEqual(expect.arrayContaining([expect.stringMatching(/50000 INR .* plan wallet/)]));
-    const rented = json(
+    const rented = toolJson(
       await client.callTool({ name: 'numbers_purchase', arguments: { phone_number: '+912250001111', confirm: true } }),
     );
     expect(rented).toMatchObject({ number: { phoneNumber: '+912250001111' }, rental: { status: 'ACTIVE' } });
@@ -123,7 +105,7 @@ describe('numbers_search and numbers_purchase', () => {
       name: 'read only',
       scopes: ['numbers:read'],
     });
-    const client = await connect(key);
+    const client = await hosts.connect(key);
     const result = (await client.callTool({
       name: 'numbers_purchase',
       arguments: { phone_number: '+16505550199', confirm: true },
