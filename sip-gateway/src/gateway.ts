@@ -9,7 +9,7 @@ import type { Bus, Subscription } from '@parley/engine/bus';
 import { queues, SIP_INBOUND_TIMEOUT_MS, sipCodecs, subjects, type SipDialRequest } from '@parley/engine/protocol';
 import type { GatewayContext, GatewayLog } from './calls/gateway-context.ts';
 import { answerInvite } from './calls/inbound-call.ts';
-import { OutboundDial } from './calls/outbound-dial.ts';
+import { dialledCall } from './calls/dialled-call.ts';
 import type { SipCall } from './calls/sip-call.ts';
 import { TelephonyReporter } from './calls/telephony-events.ts';
 import { RtpPortPool, type PortLease } from './rtp/port-pool.ts';
@@ -158,7 +158,7 @@ export class SipGateway {
       return;
     }
     const peer = { transport: request.trunk.transport, address: request.trunk.host, port: request.trunk.port };
-    const dial = new OutboundDial(context, request, lease, peer);
+    const dial = dialledCall(context, request, lease, peer);
     try {
       await dial.start();
     } catch (error) {

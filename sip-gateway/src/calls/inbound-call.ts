@@ -12,6 +12,8 @@ import { header, nameAddr, parseUri, responseTo } from '../sip/message.ts';
 import { negotiate, OFFER_TELEPHONE_EVENT_PT, parseSdp, type Negotiated } from '../sip/sdp.ts';
 import type { ServerTransaction } from '../sip/transactions.ts';
 import { ALLOWED_METHODS } from '../sip/user-agent.ts';
+import type { Peer } from '../sip/transport.ts';
+import { bridgeTransfer, type TransferRoute } from './bridged-transfer.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { SipCall } from './sip-call.ts';
 
@@ -33,6 +35,22 @@ const LATE_OFFER_CHOICE = {
   telephoneEvent: OFFER_TELEPHONE_EVENT_PT,
   direction: 'sendrecv',
 } as const satisfies Negotiated;
+
+/**
+ * Where an inbound call's bridged transfer goes: the configuration's trunk when the control plane named it, else
+ * back where the INVITE came from, presenting the dialled number.
+ */
+function transferRouteOf(reply: SipInboundReply & { ok: true }, source: Peer, dialled: string): TransferRoute {
+  if (reply.trunk)
+    return {
+      trunk: reply.trunk,
+      peer: { transport: reply.trunk.transport, address: reply.trunk.host, port: reply.trunk.port },
+    };
+  return {
+    trunk: { host: source.address, port: source.port, transport: source.transport, fromUser: dialled || 'parley' },
+    peer: source,
+  };
+}
 
 export async function answerInvite(context: GatewayContext, transaction: ServerTransaction): Promise<void> {
   const request = transaction.request;
@@ -99,6 +117,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       if (!cancelled) refuse(503, 'Service Unavailable (no answer from the control plane)');
       return;
     }
+    const dialled = phoneOrUser(requestUser ?? parseUri(to.uri)?.user);
     if (!reply.ok) {
       context.log('inbound call refused', { sipStatus: reply.sipStatus, code: reply.code });
       if (!cancelled) refuse(reply.sipStatus, reply.reason.replace(/[\r\n]/g, ' '));
@@ -132,6 +151,8 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       negotiated,
       remote,
       referEnabled: reply.referEnabled,
+      bridgedTransfer: (answered, target) =>
+        bridgeTransfer(context, answered, target, transferRouteOf(reply, peer, dialled)),
       offerInAck: lateOffer,
       rtpTimeoutMs: context.rtpTimeoutMs,
       telephony: undefined,
