@@ -4,7 +4,7 @@
  * trunk demanding digest auth) and, once it answers, tells the engine `transfer_result` ok and `stop`s the bridge,
  * then relays audio and keys between the two SIPp instances. Each side's capture socket receives the other side's
  * speech (not the idle silence) and the caller's key; the caller's BYE ends both legs; every RTP port is freed.
- * A busy target leaves the caller with the agent and says why.
+ * A busy target, or one no trunk can dial, leaves the caller with the agent and says why.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
@@ -183,6 +183,11 @@ describe('transfer by a bridged new leg when REFER is not allowed', () => {
     await until(() => messages.some((m) => m.type === 'transfer_result'), 10_000, 'the transfer result');
     expect(messages.find((m) => m.type === 'transfer_result')).toMatchObject({ ok: false, sipStatus: 486 });
     expect(messages.some((m) => m.type === 'stop')).toBe(false);
+    expect(bare.gateway.calls.get(callId)?.ended).toBe(false);
+    // A target no trunk can dial is refused before any SIP is sent (484), and the call goes on too.
+    bare.bus.publish(subjects.mediaOut(callId), sipCodecs.bridgeOut.encode({ type: 'transfer', to: 'not a number!' }));
+    await until(() => messages.filter((m) => m.type === 'transfer_result').length === 2, 5_000, 'the second result');
+    expect(messages.filter((m) => m.type === 'transfer_result')[1]).toMatchObject({ ok: false, sipStatus: 484 });
     expect(bare.gateway.calls.get(callId)?.ended).toBe(false);
     expect((await target).code).toBe(0);
     const callerResult = await caller;

@@ -7,6 +7,7 @@
  */
 import { SIP_TRANSFER_TIMEOUT_MS, type SipTrunkTarget } from '@parley/engine/protocol';
 import type { PortLease } from '../rtp/port-pool.ts';
+import { parseUri } from '../sip/message.ts';
 import type { Peer } from '../sip/transport.ts';
 import { answeredLeg } from './answered-leg.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -28,6 +29,10 @@ export async function bridgeTransfer(
   to: string,
   route: TransferRoute,
 ): Promise<TransferResult> {
+  // The trunk is dialled as for any call (`sip:<user>@<trunk>`): a SIP URI target lends only its user part.
+  const callee = /^sips?:/i.test(to) ? parseUri(to)?.user : to;
+  if (!callee || !/^[A-Za-z0-9+*#._-]{1,64}$/.test(callee))
+    return { ok: false, sipStatus: 484, reason: `${to} is not a number or user the trunk can dial` };
   let lease: PortLease;
   try {
     lease = await context.ports.allocate();
@@ -42,7 +47,7 @@ export async function bridgeTransfer(
   return new Promise<TransferResult>((resolve) => {
     const dial = new OutboundDial(
       context,
-      { key, to, trunk: route.trunk, ringTimeoutMs: SIP_TRANSFER_TIMEOUT_MS, control: false },
+      { key, to: callee, trunk: route.trunk, ringTimeoutMs: SIP_TRANSFER_TIMEOUT_MS, control: false },
       lease,
       route.peer,
       {

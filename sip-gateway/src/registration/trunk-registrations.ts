@@ -20,7 +20,7 @@ import {
 
 /** How often the list is asked for again without being told, ms. */
 export const REGISTRATIONS_RESYNC_MS = 60_000;
-/** How soon a list that could not be had is asked for again, ms (the control plane may be starting). */
+/** How soon a list that could not be had is asked for again, ms (the control plane may be starting); doubling. */
 const LIST_RETRY_MS = 5_000;
 const LIST_TIMEOUT_MS = 5_000;
 
@@ -50,6 +50,8 @@ export class TrunkRegistrations {
   /** Syncs run one after another, never interleaved. */
   #syncing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Lists asked for in vain in a row: the retry backs off, and only the first failure is logged. */
+  #listFailures = 0;
 
   constructor(ua: UserAgent, bus: Bus, gatewayId: string, log: GatewayLog, options: RegistrationOptions = {}) {
     this.#ua = ua;
@@ -95,11 +97,13 @@ export class TrunkRegistrations {
       );
       targets = sipCodecs.registrationsReply.decode(reply.data).registrations;
     } catch (error) {
-      // Keep what is registered; ask again soon.
-      this.#log('sip registrations not listed', { error: String(error) });
-      this.#schedule(this.#options.listRetryMs);
+      // Keep what is registered; ask again soon, then less often (a gateway without a control plane stays quiet).
+      if (this.#listFailures === 0) this.#log('sip registrations not listed', { error: String(error) });
+      this.#schedule(Math.min(this.#options.listRetryMs * 2 ** this.#listFailures, this.#options.resyncMs));
+      this.#listFailures += 1;
       return;
     }
+    this.#listFailures = 0;
     if (this.#closed) return;
     const wanted = new Map(targets.map((target) => [target.trunkId, target]));
     const leaving: Promise<void>[] = [];
