@@ -3,7 +3,8 @@
  * the engine and asks for a transfer on the media bridge; the gateway INVITEs a second SIPp (the target, behind a
  * trunk demanding digest auth) and, once it answers, tells the engine `transfer_result` ok and `stop`s the bridge,
  * then relays audio and keys between the two SIPp instances. Each side's capture socket receives the other side's
- * speech (not the idle silence) and the caller's key; the caller's BYE ends both legs; every RTP port is freed.
+ * speech (not the idle silence) and the caller's key; the caller's BYE ends both legs, and so does the target's;
+ * every RTP port is freed.
  * A busy target, or one no trunk can dial, leaves the caller with the agent and says why.
  */
 import { createSocket, type Socket } from 'node:dgram';
@@ -161,6 +162,53 @@ describe('transfer by a bridged new leg when REFER is not allowed', () => {
     expect(targetSide.packets.some((p) => p.payloadType === TELEPHONE_EVENT_PT && p.payload[0] === 7)).toBe(true);
     expect(voiced(callerSide.packets)).toBeGreaterThan(25);
   }, 60_000);
+
+  it('ends the caller leg when the transfer target hangs up first', async () => {
+    const free = bare.gateway.health.rtpPortsFree;
+    const callId = `call${randomBytes(6).toString('hex')}`;
+    const trunkPort = await freePort();
+    answerAs(callId, trunkPort);
+    const messages = bridgeMessages(callId);
+    const callerSide = await captureSocket();
+    const targetSide = await captureSocket();
+    // uas-answer.xml: challenged, answered, then its own BYE after HOLD_MS.
+    const target = runSipp({
+      scenario: 'uas-answer.xml',
+      target: 0,
+      uas: { port: trunkPort },
+      dir,
+      values: {
+        PCAP: targetPcap,
+        HOLD_MS: 3_000,
+        MEDIA_PORT: targetSide.socket.address().port,
+        USER: 'parley',
+        PASSWORD: 's3cret',
+      },
+      timeoutMs: 30_000,
+    });
+    const caller = runSipp({
+      scenario: 'uac-await-bye.xml',
+      target: bare.gateway.sipPort,
+      dir,
+      service: '+14155550123',
+      values: { PCAP: callerPcap, MEDIA_PORT: callerSide.socket.address().port },
+      timeoutMs: 30_000,
+    });
+    await until(() => messages.some((m) => m.type === 'start'), 10_000, 'the bridge to open');
+    bare.bus.publish(subjects.mediaOut(callId), sipCodecs.bridgeOut.encode({ type: 'transfer', to: '+14155550777' }));
+    await until(() => messages.some((m) => m.type === 'stop'), 15_000, 'the bridge to stop');
+    const [callerResult, targetResult] = await Promise.all([caller, target]);
+    expect(targetResult.errors, targetResult.stdout).toBe('');
+    expect(targetResult.code, targetResult.stdout).toBe(0);
+    // The caller got the gateway's BYE (its scenario ends only by answering one).
+    expect(callerResult.errors, callerResult.stdout).toBe('');
+    expect(callerResult.code, callerResult.stdout).toBe(0);
+    await until(() => bare.gateway.health.activeCalls === 0, 5_000, 'both legs to end');
+    await until(() => bare.gateway.health.rtpPortsFree === free, 5_000, 'every RTP port free');
+    callerSide.socket.close();
+    targetSide.socket.close();
+    expect(voiced(callerSide.packets)).toBeGreaterThan(25);
+  }, 45_000);
 
   it('keeps the caller with the agent when the target is busy, and says so', async () => {
     const free = bare.gateway.health.rtpPortsFree;
