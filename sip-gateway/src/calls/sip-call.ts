@@ -107,7 +107,6 @@ export class SipCall implements DialogOwner {
       hangup: (reason) => this.hangup(reason),
       transfer: (to) => void this.transfer(to),
     });
-    // `rtp` is assigned below; the callbacks run only once packets flow.
     this.rtp = new RtpSession(options.lease, {
       codec: options.negotiated.codec,
       payloadType: options.negotiated.payloadType,
