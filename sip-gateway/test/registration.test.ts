@@ -19,6 +19,7 @@ import {
 import { startHealthServer } from '../src/health-server.ts';
 import { startBareGateway, type BareGateway } from './support/bare-gateway.ts';
 import { freePort, runSipp } from './support/sipp.ts';
+import { RawCall, RawSip } from './support/raw-sip.ts';
 
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -157,4 +158,29 @@ describe('REGISTER toward a trunk', () => {
     expect(result.code, result.stdout).toBe(0);
     expect(stand.states.at(-1)).toMatchObject({ trunkId: 'trunk-b', state: 'unregistered', sipStatus: 200 });
   }, 40_000);
+
+  it('takes the dialled number from To when a registered trunk sends the call to our Contact', async () => {
+    const bare = await startBareGateway({ registration: { listRetryMs: 60_000 } });
+    const sip = await RawSip.open(bare.gateway.sipPort);
+    try {
+      const offers: string[] = [];
+      const watch = bare.bus.subscribe(subjects.sipInbound());
+      void (async () => {
+        for await (const message of watch) offers.push(sipCodecs.inboundOffer.decode(message.data).to);
+      })();
+      bare.answer = () => ({ ok: false, sipStatus: 404, reason: 'Not Found', code: 'no_configuration' });
+      // The Request-URI is our Contact as registered (user `parley`); the number dialled is in To.
+      const call = new RawCall(sip, '+14155550123');
+      const invite = call
+        .request('INVITE', { body: call.sdp(40_000) })
+        .replace(/^INVITE \S+ SIP\/2\.0/, `INVITE sip:parley@127.0.0.1:${bare.gateway.sipPort} SIP/2.0`);
+      sip.send(invite);
+      await sip.waitFor((m) => m.status === 404, 5_000);
+      expect(offers).toEqual(['+14155550123']);
+      watch.unsubscribe();
+    } finally {
+      sip.close();
+      await bare.close();
+    }
+  });
 });

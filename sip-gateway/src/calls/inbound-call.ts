@@ -27,6 +27,16 @@ export function phoneOrUser(user: string | undefined): string {
   return `+${digits}`;
 }
 
+/**
+ * The dialled number of an INVITE: its Request-URI's user — unless that is not a phone number and the To user is.
+ * A trunk we REGISTERed with sends its calls to our Contact (`sip:<username>@<gateway>`), the number then only in To.
+ */
+export function dialledNumber(requestUser: string | undefined, toUser: string | undefined): string {
+  if (requestUser && PHONE_USER.test(requestUser)) return phoneOrUser(requestUser);
+  if (toUser && PHONE_USER.test(toUser)) return phoneOrUser(toUser);
+  return phoneOrUser(requestUser ?? toUser);
+}
+
 /** What a late-offer call holds until the ACK's answer: no address to send to (port 0), our first codec. */
 const LATE_OFFER_REMOTE = { address: '0.0.0.0', port: 0 };
 const LATE_OFFER_CHOICE = {
@@ -93,6 +103,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
     const from = nameAddr(header(request, 'From')!)!;
     const to = nameAddr(header(request, 'To')!)!;
     const requestUser = parseUri(request.uri)?.user;
+    const dialled = dialledNumber(requestUser, parseUri(to.uri)?.user);
     const peer = transaction.peer;
     let reply: SipInboundReply;
     try {
@@ -101,7 +112,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
         sipCodecs.inboundOffer.encode({
           gatewayId: context.gatewayId,
           sipCallId: header(request, 'Call-ID')!,
-          to: phoneOrUser(requestUser ?? parseUri(to.uri)?.user),
+          to: dialled,
           from: phoneOrUser(parseUri(from.uri)?.user),
           ...(from.displayName && { fromName: from.displayName }),
           requestUri: request.uri,
@@ -117,7 +128,6 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       if (!cancelled) refuse(503, 'Service Unavailable (no answer from the control plane)');
       return;
     }
-    const dialled = phoneOrUser(requestUser ?? parseUri(to.uri)?.user);
     if (!reply.ok) {
       context.log('inbound call refused', { sipStatus: reply.sipStatus, code: reply.code });
       if (!cancelled) refuse(reply.sipStatus, reply.reason.replace(/[\r\n]/g, ' '));
