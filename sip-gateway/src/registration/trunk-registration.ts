@@ -45,6 +45,16 @@ export interface RegistrationSnapshot {
   at: string;
 }
 
+/** A user name as a SIP URI's user part (RFC 3261 §25.1): anything outside its characters %-escaped. */
+export function uriUser(name: string): string {
+  return [...Buffer.from(name, 'utf8')]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return /[A-Za-z0-9\-_.!~*'()&=+$,;?/]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+}
+
 /** When to refresh a grant of `seconds`, ms from now. */
 export function refreshDelayMs(seconds: number): number {
   return (seconds <= 120 ? seconds / 2 : seconds - 60) * 1_000;
@@ -204,10 +214,11 @@ export class TrunkRegistration {
   }
 
   #request(expires: number): SipRequest {
-    const { host, port, transport, username } = this.target;
+    const { host, port, transport } = this.target;
+    const username = uriUser(this.target.username);
     const contact = this.#contact!;
     const registrar = hostPort({ address: host, port });
-    const aor = `<sip:${username}@${host}>`;
+    const aor = `<sip:${username}@${host.includes(':') ? `[${host}]` : host}>`;
     this.#seq += 1;
     return {
       kind: 'request',
