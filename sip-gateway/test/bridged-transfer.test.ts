@@ -12,7 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMulaw, rms } from '@parley/engine/audio';
-import { isAudioFrame, sipCodecs, subjects, type MediaBridgeInbound } from '@parley/engine/protocol';
+import {
+  callCodecs,
+  isAudioFrame,
+  sipCodecs,
+  subjects,
+  type MediaBridgeInbound,
+  type SipDialRequest,
+} from '@parley/engine/protocol';
 import { startBareGateway, type BareGateway } from './support/bare-gateway.ts';
 import { fliteSpeech8k, rtpPackets, TELEPHONE_EVENT_PT, writePcap } from './support/pcap.ts';
 import { freePort, runSipp } from './support/sipp.ts';
@@ -244,4 +251,73 @@ describe('transfer by a bridged new leg when REFER is not allowed', () => {
     await until(() => bare.gateway.health.rtpPortsFree === free, 5_000, 'every RTP port free');
     callerSide.socket.close();
   }, 40_000);
+
+  it('bridges an outbound leg by the dial trunk on the control plane order, reports transferred, and ends both at RTP silence', async () => {
+    // Its own gateway: RTP silent 2.5 s ends a leg, so the bridged pair ends once both SIPp have played their pcap.
+    const own = await startBareGateway({ rtpTimeoutMs: 2_500 });
+    try {
+      const free = own.gateway.health.rtpPortsFree;
+      const callId = `call${randomBytes(6).toString('hex')}`;
+      const telephony: string[] = [];
+      const events = own.bus.subscribe(subjects.callEvents(callId));
+      void (async () => {
+        for await (const message of events) {
+          const event = callCodecs.event.decode(message.data);
+          if (event.type === 'telephony') telephony.push(event.status);
+        }
+      })();
+      // One SIPp is the trunk: the callee's call and then the transfer target's, both challenged, answered, and
+      // waiting for the gateway's BYE.
+      const trunkPort = await freePort();
+      const calleeSide = await captureSocket();
+      const trunk = runSipp({
+        scenario: 'uas-transfer-target.xml',
+        target: 0,
+        uas: { port: trunkPort },
+        calls: 2,
+        dir,
+        values: { PCAP: targetPcap, MEDIA_PORT: calleeSide.socket.address().port, USER: 'parley', PASSWORD: 's3cret' },
+        timeoutMs: 40_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const request: SipDialRequest = {
+        callId,
+        organisationId: 'org',
+        to: '+14155550199',
+        trunk: {
+          host: '127.0.0.1',
+          port: trunkPort,
+          transport: 'udp',
+          fromUser: '+14155550100',
+          username: 'parley',
+          password: 's3cret',
+        },
+        streamToken: 'token-no-engine-holds',
+        ringTimeoutMs: 10_000,
+        sipConfigurationId: 'cfg-out',
+        referEnabled: false,
+      };
+      const reply = sipCodecs.dialReply.decode(
+        (await own.bus.request(subjects.sipDial(), sipCodecs.dialRequest.encode(request), { timeoutMs: 5_000 })).data,
+      );
+      expect(reply.ok).toBe(true);
+      await until(() => telephony.includes('answered'), 10_000, 'the callee to answer');
+      own.bus.publish(
+        subjects.sipCallControl(callId),
+        sipCodecs.control.encode({ type: 'transfer', to: '+14155550777' }),
+      );
+      await until(() => telephony.includes('transferred'), 10_000, 'the transfer');
+      expect(own.gateway.health.activeCalls).toBe(2);
+      const result = await trunk;
+      expect(result.errors, result.stdout).toBe('');
+      expect(result.code, result.stdout).toBe(0);
+      await until(() => own.gateway.health.rtpPortsFree === free, 5_000, 'every RTP port free');
+      // The call record ends at the transfer: the bridged legs' end reports nothing more.
+      expect(telephony).toEqual(['ringing', 'answered', 'transferred']);
+      events.unsubscribe();
+      calleeSide.socket.close();
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
 });
