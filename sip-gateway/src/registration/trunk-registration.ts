@@ -137,7 +137,12 @@ export class TrunkRegistration {
     } catch (error) {
       return this.#failed(attempt, 503, `REGISTER not sent: ${String(error)}`);
     }
-    if (attempt !== this.#attempt || this.#stopped) return;
+    if (attempt !== this.#attempt || this.#stopped) {
+      // Registered just as we were told to stop (before any 2xx, so nothing was unregistered): undo it.
+      if (this.#stopped && !this.#everRegistered && response && response.status >= 200 && response.status < 300)
+        void this.#send(0, this.#attempt, true);
+      return;
+    }
     if (!response) return this.#failed(attempt, 408, 'no response from the registrar');
     if (response.status >= 200 && response.status < 300) {
       const granted = this.#granted(response, expires);
