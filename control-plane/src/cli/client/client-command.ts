@@ -5,8 +5,9 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from '../cli-error.ts';
+import { printJson } from './output.ts';
 import { resolveConnection, type ConnectionFlags } from './profile.ts';
-import { RestApi } from './rest-api.ts';
+import { RestApi, type Method, type RequestOptions } from './rest-api.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 export type Flags = Record<string, string | boolean | undefined>;
@@ -60,10 +61,21 @@ export class ClientContext {
     return this.#api;
   }
 
+  async request<T>(method: Method, path: string, options?: RequestOptions): Promise<T> {
+    return (await this.api()).request<T>(method, path, options);
+  }
+
+  /** Shows a verb's answer: with --json its data as it came, otherwise `render` writes it for a person. Exit 0. */
+  show<T>(data: T, render: (data: T) => void): number {
+    if (this.json) printJson(data);
+    else render(data);
+    return 0;
+  }
+
   /** The organisation the key belongs to: the routes under /organisation/{id} need it spelt out. */
   async organisationId(): Promise<string> {
     if (!this.#organisationId) {
-      const me = await (await this.api()).request<{ organisationId: string }>('GET', '/api-keys/me');
+      const me = await this.request<{ organisationId: string }>('GET', '/api-keys/me');
       this.#organisationId = me.organisationId;
     }
     return this.#organisationId;

@@ -1,7 +1,7 @@
 /** `parley agents …`: the organisation's agents over /voice/agents. */
 import { positional, numberFlag, requiredFlag, type Resource } from '../client-command.ts';
 import { readJsonFile } from '../json-file.ts';
-import { notice, printFields, printJson, printTable } from '../output.ts';
+import { notice, printFields, printTable } from '../output.ts';
 
 interface Agent {
   id: string;
@@ -38,7 +38,7 @@ export const agents: Resource = {
         limit: { type: 'string' },
       },
       async run(context, _positionals, flags) {
-        const page = await (await context.api()).request<AgentPage>('GET', '/voice/agents', {
+        const page = await context.request<AgentPage>('GET', '/voice/agents', {
           query: {
             search: flags.search as string | undefined,
             agentType: flags.type as string | undefined,
@@ -46,48 +46,39 @@ export const agents: Resource = {
             limit: numberFlag(flags, 'limit', 1, 100),
           },
         });
-        if (context.json) {
-          printJson(page);
-          return 0;
-        }
-        printTable(page.items, [
-          { header: 'ID', value: (a) => a.id },
-          { header: 'NAME', value: (a) => a.name },
-          { header: 'TYPE', value: (a) => a.agentType },
-          { header: 'MODE', value: (a) => a.builderMode },
-          { header: 'ACTIVE', value: (a) => (a.isActive ? 'yes' : 'no') },
-          { header: 'NUMBER', value: (a) => a.callingNumber },
-          { header: 'CALLS', value: (a) => a.totalCalls },
-        ]);
-        if (page.totalPages > 1) notice(`page ${page.page} of ${page.totalPages} (${page.total} agents): --page N`);
-        return 0;
+        return context.show(page, () => {
+          printTable(page.items, [
+            { header: 'ID', value: (a) => a.id },
+            { header: 'NAME', value: (a) => a.name },
+            { header: 'TYPE', value: (a) => a.agentType },
+            { header: 'MODE', value: (a) => a.builderMode },
+            { header: 'ACTIVE', value: (a) => (a.isActive ? 'yes' : 'no') },
+            { header: 'NUMBER', value: (a) => a.callingNumber },
+            { header: 'CALLS', value: (a) => a.totalCalls },
+          ]);
+          if (page.totalPages > 1) notice(`page ${page.page} of ${page.totalPages} (${page.total} agents): --page N`);
+        });
       },
     },
     get: {
       usage: 'ID',
       summary: "one agent's settings",
       async run(context, positionals) {
-        const agent = await (await context.api()).request<Agent>(
-          'GET',
-          `/voice/agents/${positional(positionals, 0, 'agent ID')}`,
-        );
-        if (context.json) {
-          printJson(agent);
-          return 0;
-        }
-        printFields([
-          ['id', agent.id],
-          ['name', agent.name],
-          ['type', `${agent.agentType} (${agent.builderMode})`],
-          ['active', agent.isActive],
-          ['language', agent.language],
-          ['voice', agent.voiceId],
-          ['number', agent.callingNumber],
-          ['greeting', agent.greetingMessage],
-          ['calls', agent.totalCalls],
-          ['updated', agent.updatedAt],
-        ]);
-        return 0;
+        const agent = await context.request<Agent>('GET', `/voice/agents/${positional(positionals, 0, 'agent ID')}`);
+        return context.show(agent, () => {
+          printFields([
+            ['id', agent.id],
+            ['name', agent.name],
+            ['type', `${agent.agentType} (${agent.builderMode})`],
+            ['active', agent.isActive],
+            ['language', agent.language],
+            ['voice', agent.voiceId],
+            ['number', agent.callingNumber],
+            ['greeting', agent.greetingMessage],
+            ['calls', agent.totalCalls],
+            ['updated', agent.updatedAt],
+          ]);
+        });
       },
     },
     create: {
@@ -96,14 +87,11 @@ export const agents: Resource = {
       options: { file: { type: 'string' } },
       async run(context, _positionals, flags) {
         const body = await readJsonFile(requiredFlag(flags, 'file'));
-        const agent = await (await context.api()).request<Agent>('POST', '/voice/agents', { json: body });
-        if (context.json) {
-          printJson(agent);
-          return 0;
-        }
-        process.stdout.write(`${agent.id}\n`);
-        notice(`created agent "${agent.name}"`);
-        return 0;
+        const agent = await context.request<Agent>('POST', '/voice/agents', { json: body });
+        return context.show(agent, () => {
+          process.stdout.write(`${agent.id}\n`);
+          notice(`created agent "${agent.name}"`);
+        });
       },
     },
     update: {
@@ -113,13 +101,10 @@ export const agents: Resource = {
       async run(context, positionals, flags) {
         const id = positional(positionals, 0, 'agent ID');
         const body = await readJsonFile(requiredFlag(flags, 'file'));
-        const agent = await (await context.api()).request<Agent>('PUT', `/voice/agents/${id}`, { json: body });
-        if (context.json) {
-          printJson(agent);
-          return 0;
-        }
-        notice(`updated agent "${agent.name}"`);
-        return 0;
+        const agent = await context.request<Agent>('PUT', `/voice/agents/${id}`, { json: body });
+        return context.show(agent, () => {
+          notice(`updated agent "${agent.name}"`);
+        });
       },
     },
     delete: {
@@ -127,13 +112,10 @@ export const agents: Resource = {
       summary: 'delete an agent',
       async run(context, positionals) {
         const id = positional(positionals, 0, 'agent ID');
-        const result = await (await context.api()).request<unknown>('DELETE', `/voice/agents/${id}`);
-        if (context.json) {
-          printJson(result);
-          return 0;
-        }
-        notice(`deleted agent ${id}`);
-        return 0;
+        const result = await context.request<unknown>('DELETE', `/voice/agents/${id}`);
+        return context.show(result, () => {
+          notice(`deleted agent ${id}`);
+        });
       },
     },
   },

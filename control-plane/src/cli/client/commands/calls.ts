@@ -13,7 +13,7 @@ import {
   type Resource,
 } from '../client-command.ts';
 import { download } from '../download.ts';
-import { notice, printFields, printJson, printTable } from '../output.ts';
+import { notice, printFields, printTable } from '../output.ts';
 
 interface PlacedCall {
   sessionId: string;
@@ -77,7 +77,7 @@ function historyQuery(flags: Flags) {
 }
 
 async function record(context: ClientContext, id: string): Promise<CallRecord> {
-  return (await context.api()).request<CallRecord>('GET', `/voice-sessions/${id}`);
+  return context.request<CallRecord>('GET', `/voice-sessions/${id}`);
 }
 
 export const calls: Resource = {
@@ -97,7 +97,7 @@ export const calls: Resource = {
       async run(context, _positionals, flags) {
         const callType = (flags.type as string | undefined) ?? (flags.to ? 'sip' : undefined);
         if (!callType) throw new CliError('say whom to call with --to +E164, or --type websocket or web');
-        const placed = await (await context.api()).request<PlacedCall>('POST', '/voice/session', {
+        const placed = await context.request<PlacedCall>('POST', '/voice/session', {
           json: {
             agentId: requiredFlag(flags, 'agent'),
             callType,
@@ -106,15 +106,12 @@ export const calls: Resource = {
             ...(flags.var ? { customVariables: variables(flags.var as unknown as string[]) } : {}),
           },
         });
-        if (context.json) {
-          printJson(placed);
-          return 0;
-        }
-        process.stdout.write(`${placed.sessionId}\n`);
-        notice(`call ${placed.sessionId} ${placed.status} (${placed.callType})`);
-        const url = placed.websocketUrl ?? placed.wsUrl;
-        if (url) notice(`connect to ${url}`);
-        return 0;
+        return context.show(placed, () => {
+          process.stdout.write(`${placed.sessionId}\n`);
+          notice(`call ${placed.sessionId} ${placed.status} (${placed.callType})`);
+          const url = placed.websocketUrl ?? placed.wsUrl;
+          if (url) notice(`connect to ${url}`);
+        });
       },
     },
     list: {
@@ -124,7 +121,7 @@ export const calls: Resource = {
       options: { ...HISTORY_FILTERS, page: { type: 'string' }, limit: { type: 'string' } },
       async run(context, _positionals, flags) {
         const organisationId = await context.organisationId();
-        const page = await (await context.api()).request<HistoryPage>(
+        const page = await context.request<HistoryPage>(
           'GET',
           `/call-history/sessions/organization/${organisationId}`,
           {
@@ -135,23 +132,20 @@ export const calls: Resource = {
             },
           },
         );
-        if (context.json) {
-          printJson(page);
-          return 0;
-        }
-        printTable(page.sessions, [
-          { header: 'ID', value: (c) => c.id },
-          { header: 'CREATED', value: (c) => c.createdAt },
-          { header: 'AGENT', value: (c) => c.agentName ?? c.agentId },
-          { header: 'TYPE', value: (c) => c.callType },
-          { header: 'WHO', value: (c) => c.phoneNumber ?? c.participantName },
-          { header: 'STATUS', value: (c) => c.callStatus },
-          { header: 'OUTCOME', value: (c) => c.callOutcome },
-          { header: 'SECONDS', value: (c) => c.callDuration },
-        ]);
-        const { page: at, totalPages, total } = page.pagination;
-        if (totalPages > 1) notice(`page ${at} of ${totalPages} (${total} calls): --page N`);
-        return 0;
+        return context.show(page, () => {
+          printTable(page.sessions, [
+            { header: 'ID', value: (c) => c.id },
+            { header: 'CREATED', value: (c) => c.createdAt },
+            { header: 'AGENT', value: (c) => c.agentName ?? c.agentId },
+            { header: 'TYPE', value: (c) => c.callType },
+            { header: 'WHO', value: (c) => c.phoneNumber ?? c.participantName },
+            { header: 'STATUS', value: (c) => c.callStatus },
+            { header: 'OUTCOME', value: (c) => c.callOutcome },
+            { header: 'SECONDS', value: (c) => c.callDuration },
+          ]);
+          const { page: at, totalPages, total } = page.pagination;
+          if (totalPages > 1) notice(`page ${at} of ${totalPages} (${total} calls): --page N`);
+        });
       },
     },
     get: {
@@ -159,25 +153,22 @@ export const calls: Resource = {
       summary: 'one call: who, when, how it ended, its overview',
       async run(context, positionals) {
         const call = await record(context, positional(positionals, 0, 'call ID'));
-        if (context.json) {
-          printJson(call);
-          return 0;
-        }
-        printFields([
-          ['id', call.id],
-          ['call id', call.roomName],
-          ['agent', call.agentName ?? call.agentId],
-          ['type', `${call.callType} ${call.callDirection.toLowerCase()}`],
-          ['who', call.phoneNumber ?? call.participantName],
-          ['status', call.callStatus],
-          ['outcome', call.callOutcome],
-          ['seconds', call.callDuration],
-          ['created', call.createdAt],
-          ['ended', call.endedAt],
-          ['recording', call.recordingUrl ? 'yes (parley calls recording ID)' : 'no'],
-          ['overview', call.overview],
-        ]);
-        return 0;
+        return context.show(call, () => {
+          printFields([
+            ['id', call.id],
+            ['call id', call.roomName],
+            ['agent', call.agentName ?? call.agentId],
+            ['type', `${call.callType} ${call.callDirection.toLowerCase()}`],
+            ['who', call.phoneNumber ?? call.participantName],
+            ['status', call.callStatus],
+            ['outcome', call.callOutcome],
+            ['seconds', call.callDuration],
+            ['created', call.createdAt],
+            ['ended', call.endedAt],
+            ['recording', call.recordingUrl ? 'yes (parley calls recording ID)' : 'no'],
+            ['overview', call.overview],
+          ]);
+        });
       },
     },
     transcript: {
@@ -185,21 +176,18 @@ export const calls: Resource = {
       summary: 'what was said, line by line',
       async run(context, positionals) {
         const call = await record(context, positional(positionals, 0, 'call ID'));
-        const data = await (await context.api()).request<{ transcripts: TranscriptLine[] }>(
+        const data = await context.request<{ transcripts: TranscriptLine[] }>(
           'GET',
           `/call-history/sessions/room/${encodeURIComponent(call.roomName)}/transcripts`,
         );
-        if (context.json) {
-          printJson(data);
-          return 0;
-        }
-        if (data.transcripts.length === 0) notice('(nothing was said on this call)');
-        for (const line of data.transcripts) {
-          const who = line.speaker === 'assistant' ? 'agent ' : 'caller';
-          const at = `${(line.startMs / 1000).toFixed(1).padStart(6)}s`;
-          process.stdout.write(`${at} ${who}: ${line.text}${line.interrupted ? ' [interrupted]' : ''}\n`);
-        }
-        return 0;
+        return context.show(data, () => {
+          if (data.transcripts.length === 0) notice('(nothing was said on this call)');
+          for (const line of data.transcripts) {
+            const who = line.speaker === 'assistant' ? 'agent ' : 'caller';
+            const at = `${(line.startMs / 1000).toFixed(1).padStart(6)}s`;
+            process.stdout.write(`${at} ${who}: ${line.text}${line.interrupted ? ' [interrupted]' : ''}\n`);
+          }
+        });
       },
     },
     end: {
@@ -207,16 +195,13 @@ export const calls: Resource = {
       summary: 'hang up a call in progress',
       async run(context, positionals) {
         const call = await record(context, positional(positionals, 0, 'call ID'));
-        const ended = await (await context.api()).request<CallRecord>(
+        const ended = await context.request<CallRecord>(
           'POST',
           `/voice-sessions/room/${encodeURIComponent(call.roomName)}/end`,
         );
-        if (context.json) {
-          printJson(ended);
-          return 0;
-        }
-        notice(`call ${ended.id}: ${ended.callStatus}`);
-        return 0;
+        return context.show(ended, () => {
+          notice(`call ${ended.id}: ${ended.callStatus}`);
+        });
       },
     },
     recording: {

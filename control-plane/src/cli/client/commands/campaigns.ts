@@ -61,13 +61,10 @@ function transition(action: 'start' | 'pause' | 'complete', summary: string) {
     summary,
     async run(context: ClientContext, positionals: string[]) {
       const id = positional(positionals, 0, 'campaign ID');
-      const campaign = await (await context.api()).request<Campaign>('POST', `/campaigns/${id}/${action}`);
-      if (context.json) {
-        printJson(campaign);
-        return 0;
-      }
-      notice(`campaign "${campaign.name}": ${campaign.status}`);
-      return 0;
+      const campaign = await context.request<Campaign>('POST', `/campaigns/${id}/${action}`);
+      return context.show(campaign, () => {
+        notice(`campaign "${campaign.name}": ${campaign.status}`);
+      });
     },
   };
 }
@@ -82,14 +79,11 @@ export const campaigns: Resource = {
       options: { file: { type: 'string' } },
       async run(context, _positionals, flags) {
         const body = await readJsonFile(requiredFlag(flags, 'file'));
-        const campaign = await (await context.api()).request<Campaign>('POST', '/campaigns', { json: body });
-        if (context.json) {
-          printJson(campaign);
-          return 0;
-        }
-        process.stdout.write(`${campaign.id}\n`);
-        notice(`created campaign "${campaign.name}" (${campaign.status})`);
-        return 0;
+        const campaign = await context.request<Campaign>('POST', '/campaigns', { json: body });
+        return context.show(campaign, () => {
+          process.stdout.write(`${campaign.id}\n`);
+          notice(`created campaign "${campaign.name}" (${campaign.status})`);
+        });
       },
     },
     list: {
@@ -98,7 +92,7 @@ export const campaigns: Resource = {
       options: { page: { type: 'string' }, limit: { type: 'string' } },
       async run(context, _positionals, flags) {
         const organisationId = await context.organisationId();
-        const page = await (await context.api()).request<{
+        const page = await context.request<{
           campaigns: Campaign[];
           total: number;
           totalPages: number;
@@ -106,51 +100,45 @@ export const campaigns: Resource = {
         }>('GET', `/campaigns/organisations/${organisationId}`, {
           query: { page: numberFlag(flags, 'page', 1, 1_000_000), limit: numberFlag(flags, 'limit', 1, 100) },
         });
-        if (context.json) {
-          printJson(page);
-          return 0;
-        }
-        printTable(page.campaigns, [
-          { header: 'ID', value: (c) => c.id },
-          { header: 'NAME', value: (c) => c.name },
-          { header: 'STATUS', value: (c) => c.status },
-          { header: 'CONTACTS', value: (c) => c.totalContacts },
-          { header: 'DONE', value: (c) => c.completedCalls },
-          { header: 'FAILED', value: (c) => c.failedCalls },
-          { header: 'CALLING', value: (c) => c.inProgressCalls },
-          { header: 'WINDOW', value: (c) => `${c.callStartTime}-${c.callEndTime} ${c.timezone}` },
-        ]);
-        if (page.totalPages > 1)
-          notice(`page ${page.currentPage} of ${page.totalPages} (${page.total} campaigns): --page N`);
-        return 0;
+        return context.show(page, () => {
+          printTable(page.campaigns, [
+            { header: 'ID', value: (c) => c.id },
+            { header: 'NAME', value: (c) => c.name },
+            { header: 'STATUS', value: (c) => c.status },
+            { header: 'CONTACTS', value: (c) => c.totalContacts },
+            { header: 'DONE', value: (c) => c.completedCalls },
+            { header: 'FAILED', value: (c) => c.failedCalls },
+            { header: 'CALLING', value: (c) => c.inProgressCalls },
+            { header: 'WINDOW', value: (c) => `${c.callStartTime}-${c.callEndTime} ${c.timezone}` },
+          ]);
+          if (page.totalPages > 1)
+            notice(`page ${page.currentPage} of ${page.totalPages} (${page.total} campaigns): --page N`);
+        });
       },
     },
     get: {
       usage: 'ID',
       summary: 'one campaign',
       async run(context, positionals) {
-        const campaign = await (await context.api()).request<Campaign>(
+        const campaign = await context.request<Campaign>(
           'GET',
           `/campaigns/${positional(positionals, 0, 'campaign ID')}`,
         );
-        if (context.json) {
-          printJson(campaign);
-          return 0;
-        }
-        printFields([
-          ['id', campaign.id],
-          ['name', campaign.name],
-          ['status', campaign.pausedReason ? `${campaign.status} (${campaign.pausedReason})` : campaign.status],
-          ['agent', campaign.voiceAgentId],
-          ['dialling from', campaign.dialingNumber],
-          ['window', `${campaign.callStartTime}-${campaign.callEndTime} ${campaign.timezone}`],
-          ['dates', `${campaign.startDate ?? 'now'} to ${campaign.endDate ?? 'open'}`],
-          ['contacts', campaign.totalContacts],
-          ['completed', campaign.completedCalls],
-          ['failed', campaign.failedCalls],
-          ['calling', campaign.inProgressCalls],
-        ]);
-        return 0;
+        return context.show(campaign, () => {
+          printFields([
+            ['id', campaign.id],
+            ['name', campaign.name],
+            ['status', campaign.pausedReason ? `${campaign.status} (${campaign.pausedReason})` : campaign.status],
+            ['agent', campaign.voiceAgentId],
+            ['dialling from', campaign.dialingNumber],
+            ['window', `${campaign.callStartTime}-${campaign.callEndTime} ${campaign.timezone}`],
+            ['dates', `${campaign.startDate ?? 'now'} to ${campaign.endDate ?? 'open'}`],
+            ['contacts', campaign.totalContacts],
+            ['completed', campaign.completedCalls],
+            ['failed', campaign.failedCalls],
+            ['calling', campaign.inProgressCalls],
+          ]);
+        });
       },
     },
     contacts: {
@@ -211,34 +199,31 @@ export const campaigns: Resource = {
       usage: 'ID',
       summary: 'progress and outcomes',
       async run(context, positionals) {
-        const stats = await (await context.api()).request<CampaignStats>(
+        const stats = await context.request<CampaignStats>(
           'GET',
           `/campaigns/${positional(positionals, 0, 'campaign ID')}/stats`,
         );
-        if (context.json) {
-          printJson(stats);
-          return 0;
-        }
-        const { contacts } = stats;
-        printFields([
-          ['status', stats.pausedReason ? `${stats.status} (${stats.pausedReason})` : stats.status],
-          ['progress', `${Math.round(stats.progress * 100)}%`],
-          [
-            'contacts',
-            `${contacts.total} total, ${contacts.pending} pending, ${contacts.calling} calling, ${contacts.completed} completed, ${contacts.failed} failed`,
-          ],
-          [
-            'calls',
-            `${stats.callsPlaced} placed, ${stats.callsAnswered} answered (${Math.round(stats.answerRate * 100)}%), ${stats.answeredMinutes} minutes`,
-          ],
-          [
-            'outcomes',
-            Object.entries(stats.outcomes)
-              .map(([o, n]) => `${o} ${n}`)
-              .join(', ') || '-',
-          ],
-        ]);
-        return 0;
+        return context.show(stats, () => {
+          const { contacts } = stats;
+          printFields([
+            ['status', stats.pausedReason ? `${stats.status} (${stats.pausedReason})` : stats.status],
+            ['progress', `${Math.round(stats.progress * 100)}%`],
+            [
+              'contacts',
+              `${contacts.total} total, ${contacts.pending} pending, ${contacts.calling} calling, ${contacts.completed} completed, ${contacts.failed} failed`,
+            ],
+            [
+              'calls',
+              `${stats.callsPlaced} placed, ${stats.callsAnswered} answered (${Math.round(stats.answerRate * 100)}%), ${stats.answeredMinutes} minutes`,
+            ],
+            [
+              'outcomes',
+              Object.entries(stats.outcomes)
+                .map(([o, n]) => `${o} ${n}`)
+                .join(', ') || '-',
+            ],
+          ]);
+        });
       },
     },
     export: {

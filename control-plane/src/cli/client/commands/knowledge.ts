@@ -87,44 +87,38 @@ export const knowledge: Resource = {
       usage: '',
       summary: "the organisation's knowledge bases",
       async run(context) {
-        const bases = await (await context.api()).request<KnowledgeBase[]>('GET', '/knowledge-bases');
-        if (context.json) {
-          printJson(bases);
-          return 0;
-        }
-        printTable(bases, [
-          { header: 'ID', value: (b) => b.id },
-          { header: 'NAME', value: (b) => b.name },
-          { header: 'STATUS', value: (b) => b.status },
-          { header: 'FILES', value: (b) => b.file_count },
-          { header: 'CHUNKS', value: (b) => b.chunk_count },
-          { header: 'CREATED', value: (b) => b.created_at },
-        ]);
-        return 0;
+        const bases = await context.request<KnowledgeBase[]>('GET', '/knowledge-bases');
+        return context.show(bases, () => {
+          printTable(bases, [
+            { header: 'ID', value: (b) => b.id },
+            { header: 'NAME', value: (b) => b.name },
+            { header: 'STATUS', value: (b) => b.status },
+            { header: 'FILES', value: (b) => b.file_count },
+            { header: 'CHUNKS', value: (b) => b.chunk_count },
+            { header: 'CREATED', value: (b) => b.created_at },
+          ]);
+        });
       },
     },
     get: {
       usage: 'ID',
       summary: 'one knowledge base and its processing status',
       async run(context, positionals) {
-        const base = await (await context.api()).request<KnowledgeBase>(
+        const base = await context.request<KnowledgeBase>(
           'GET',
           `/knowledge-bases/${positional(positionals, 0, 'knowledge base ID')}`,
         );
-        if (context.json) {
-          printJson(base);
-          return 0;
-        }
-        printFields([
-          ['id', base.id],
-          ['name', base.name],
-          ['description', base.description],
-          ['status', describe(base)],
-          ['language', base.language],
-          ['files', base.file_count],
-          ['created', base.created_at],
-        ]);
-        return 0;
+        return context.show(base, () => {
+          printFields([
+            ['id', base.id],
+            ['name', base.name],
+            ['description', base.description],
+            ['status', describe(base)],
+            ['language', base.language],
+            ['files', base.file_count],
+            ['created', base.created_at],
+          ]);
+        });
       },
     },
     search: {
@@ -134,19 +128,16 @@ export const knowledge: Resource = {
         const id = positional(positionals, 0, 'knowledge base ID');
         const query = positionals.slice(1).join(' ');
         if (!query) throw new CliError('missing the question to search for');
-        const found = await (await context.api()).request<{ results: SearchHit[] }>('POST', '/knowledge-bases/search', {
+        const found = await context.request<{ results: SearchHit[] }>('POST', '/knowledge-bases/search', {
           json: { knowledge_base_ids: [id], query },
         });
-        if (context.json) {
-          printJson(found);
-          return 0;
-        }
-        printTable(found.results, [
-          { header: 'SCORE', value: (h) => h.score.toFixed(3) },
-          { header: 'WHERE', value: (h) => h.heading || h.document_name },
-          { header: 'TEXT', value: (h) => h.text },
-        ]);
-        return 0;
+        return context.show(found, () => {
+          printTable(found.results, [
+            { header: 'SCORE', value: (h) => h.score.toFixed(3) },
+            { header: 'WHERE', value: (h) => h.heading || h.document_name },
+            { header: 'TEXT', value: (h) => h.text },
+          ]);
+        });
       },
     },
     delete: {
@@ -154,13 +145,10 @@ export const knowledge: Resource = {
       summary: 'delete a knowledge base for good (agents using it lose it)',
       async run(context, positionals) {
         const id = positional(positionals, 0, 'knowledge base ID');
-        const deleted = await (await context.api()).request<unknown>('DELETE', `/knowledge-bases/${id}`);
-        if (context.json) {
-          printJson(deleted);
-          return 0;
-        }
-        notice(`deleted knowledge base ${id}`);
-        return 0;
+        const deleted = await context.request<unknown>('DELETE', `/knowledge-bases/${id}`);
+        return context.show(deleted, () => {
+          notice(`deleted knowledge base ${id}`);
+        });
       },
     },
   },

@@ -26,14 +26,11 @@ const login: Verb = {
     const me = await new RestApi(url, key).request<KeyIdentity>('GET', '/api-keys/me');
     const name = profileName({ profile: flags.profile as string | undefined });
     const file = await saveProfile(name, { url, key });
-    if (context.json) {
-      printJson({ profile: name, file, ...me });
-      return 0;
-    }
-    notice(
-      `logged in to ${url} as key "${me.name}" of organisation ${me.organisationId}; saved as profile "${name}" in ${file}`,
-    );
-    return 0;
+    return context.show({ profile: name, file, ...me }, () => {
+      notice(
+        `logged in to ${url} as key "${me.name}" of organisation ${me.organisationId}; saved as profile "${name}" in ${file}`,
+      );
+    });
   },
 };
 
@@ -54,19 +51,16 @@ const whoami: Verb = {
   summary: 'the key in use: its organisation, owner, role and scopes',
   async run(context: ClientContext, _positionals: string[], flags: Flags) {
     const { url } = await resolveConnection(flags as { url?: string; key?: string; profile?: string });
-    const me = await (await context.api()).request<KeyIdentity>('GET', '/api-keys/me');
-    if (context.json) {
-      printJson({ url, ...me });
-      return 0;
-    }
-    printFields([
-      ['url', url],
-      ['key', `${me.name} (${me.keyId})`],
-      ['organisation', me.organisationId],
-      ['user', `${me.userId} (${me.role})`],
-      ['scopes', me.scopes.join(', ')],
-    ]);
-    return 0;
+    const me = await context.request<KeyIdentity>('GET', '/api-keys/me');
+    return context.show({ url, ...me }, () => {
+      printFields([
+        ['url', url],
+        ['key', `${me.name} (${me.keyId})`],
+        ['organisation', me.organisationId],
+        ['user', `${me.userId} (${me.role})`],
+        ['scopes', me.scopes.join(', ')],
+      ]);
+    });
   },
 };
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { positional, type Resource } from '../client-command.ts';
 import { download } from '../download.ts';
-import { notice, printJson, printTable } from '../output.ts';
+import { notice, printTable } from '../output.ts';
 
 interface ResultsSummary {
   calls: number;
@@ -20,22 +20,17 @@ export const results: Resource = {
       options: { from: { type: 'string' }, to: { type: 'string' } },
       async run(context, positionals, flags) {
         const agentId = positional(positionals, 0, 'agent ID');
-        const summary = await (await context.api()).request<ResultsSummary>(
-          'GET',
-          `/voice/agents/${agentId}/results/summary`,
-          { query: { from: flags.from as string | undefined, to: flags.to as string | undefined } },
-        );
-        if (context.json) {
-          printJson(summary);
-          return 0;
-        }
-        printTable(summary.outcomes, [
-          { header: 'OUTCOME', value: (o) => o.key },
-          { header: 'LABEL', value: (o) => o.label },
-          { header: 'CALLS', value: (o) => o.count },
-        ]);
-        notice(`${summary.calls} calls, ${summary.minutes} minutes`);
-        return 0;
+        const summary = await context.request<ResultsSummary>('GET', `/voice/agents/${agentId}/results/summary`, {
+          query: { from: flags.from as string | undefined, to: flags.to as string | undefined },
+        });
+        return context.show(summary, () => {
+          printTable(summary.outcomes, [
+            { header: 'OUTCOME', value: (o) => o.key },
+            { header: 'LABEL', value: (o) => o.label },
+            { header: 'CALLS', value: (o) => o.count },
+          ]);
+          notice(`${summary.calls} calls, ${summary.minutes} minutes`);
+        });
       },
     },
     export: {
