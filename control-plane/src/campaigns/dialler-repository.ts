@@ -73,6 +73,8 @@ export interface RunningCampaign {
   created_by_id: string | null;
   voice_agent_id: string;
   dialing_number: string | null;
+  /** The number its calls go out from: its dialingNumber, else its agent's callingNumber (as placement.ts reads it). */
+  calling_number: string | null;
   call_start_time: string;
   call_end_time: string;
   start_date: Date | null;
@@ -87,10 +89,12 @@ export interface RunningCampaign {
 /** IN_PROGRESS campaigns with contacts due at `now`, oldest started first. */
 export async function runningCampaigns(sql: Queryable, now: Date): Promise<RunningCampaign[]> {
   return sql<RunningCampaign[]>`
-    select c.id, c.organisation_id, c.created_by_id, c.voice_agent_id, c.dialing_number, c.call_start_time,
+    select c.id, c.organisation_id, c.created_by_id, c.voice_agent_id, c.dialing_number,
+           coalesce(c.dialing_number, a.calling_number) as calling_number, c.call_start_time,
            c.call_end_time, c.start_date, c.end_date, c.timezone, c.max_call_duration, c.inactivity_duration,
            d.due
       from campaigns c
+      left join agents a on a.id = c.voice_agent_id
       join lateral (select count(*)::int as due from campaign_contacts cc
                      where cc.campaign_id = c.id and cc.status = 'PENDING'
                        and (cc.next_attempt_at is null or cc.next_attempt_at <= ${now})) d on d.due > 0

@@ -7,9 +7,11 @@
  *    and decides each completed campaign's follow-up round (follow-up.ts);
  * 3. for each IN_PROGRESS campaign inside its daily window in its own time zone, between its dates: asks whether the
  *    organisation may call at all (a wallet that cannot pay pauses its campaigns, saying why), how many lines are
- *    free (the plan's concurrentCalls less its live calls), leases that many due contacts FOR UPDATE SKIP LOCKED and
- *    places each through the one launch path (placement.ts `placeCampaignCall`), where admission counts the live
- *    calls again under the billing row lock — so the plan's limit holds across control planes exactly.
+ *    free — the plan's concurrentCalls less its live calls, and on each campaign's own line (its carrier number's
+ *    cap, or its OUTBOUND SIP configuration's maxConcurrentCalls) that line's limit less its live calls — leases
+ *    that many due contacts FOR UPDATE SKIP LOCKED and places each through the one launch path (placement.ts
+ *    `placeCampaignCall`), where admission counts the live calls again under the billing row lock and the line's
+ *    row lock — so the plan's and the line's limits hold across control planes exactly.
  *
  * The clock is injected: tests drive the dialler through windows, time zones and cooldowns with a simulated one.
  */
@@ -19,6 +21,7 @@ import { freeLines, type AdmissionLimits } from '../billing/call-admission.ts';
 import { callPermission } from '../billing/call-permission.ts';
 import type { CampaignCallRequest } from '../calls/launch/types.ts';
 import type { Sql } from '../db/database.ts';
+import { freeOnLine, outboundLineOf } from '../calls/launch/outbound-line.ts';
 import { ApiError } from '../errors.ts';
 import { insideWindow } from './call-window.ts';
 import { decideFollowUp } from './follow-up.ts';
@@ -219,31 +222,45 @@ export class CampaignDialler {
     if (await this.#stopWhenUnpaid(organisationId, now, report)) return;
     const lines = await freeLines(this.#sql, organisationId, this.#options.admission);
     let free = Math.min(MAX_CALLS_PER_ORGANISATION_PASS, lines);
-    const due = campaigns.reduce((sum, c) => sum + c.due, 0);
-    if (lines > MAX_CALLS_PER_ORGANISATION_PASS && due > MAX_CALLS_PER_ORGANISATION_PASS) report.capped = true;
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
+    // What each line (carrier number or SIP configuration) still takes this pass: campaigns may share one.
+    const lineLeft = new Map<string, number>();
+    let leasedInAll = 0;
     let stop: 'no-line' | 'unpaid' | undefined;
     for (const campaign of campaigns) {
       if (free <= 0 || stop) break;
-      const leased = await leaseContacts(
-        this.#sql,
-        campaign.id,
-        now,
-        Math.min(share, free, campaign.due),
-        this.#instance,
-      );
+      const line = await outboundLineOf(this.#sql, organisationId, campaign.voice_agent_id, campaign.calling_number);
+      // No line at all: its placement says why and pauses the campaign.
+      const lineKey = line && `${line.kind}:${line.id}`;
+      if (lineKey && !lineLeft.has(lineKey)) lineLeft.set(lineKey, await freeOnLine(this.#sql, line!));
+      const onLine = lineKey ? lineLeft.get(lineKey)! : free;
+      const want = Math.min(share, free, campaign.due, onLine);
+      if (want <= 0) continue;
+      const leased = await leaseContacts(this.#sql, campaign.id, now, want, this.#instance);
       free -= leased.length;
+      leasedInAll += leased.length;
+      if (lineKey) lineLeft.set(lineKey, onLine - leased.length);
       let campaignStopped = false;
+      let lineFull = false;
       await eachLimited(leased, this.#placementsAtOnce, async (contact) => {
         // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
-        if (stop || campaignStopped) return releaseContact(this.#sql, contact.id);
+        if (stop || campaignStopped || lineFull) return releaseContact(this.#sql, contact.id);
         const outcome = await this.#place(campaign, contact);
         if (outcome === 'placed') report.placed.push(contact.call_id);
         else if (outcome === 'no-line' || outcome === 'unpaid') stop ??= outcome;
         else if (outcome === 'campaign-stopped') campaignStopped = true;
+        else if (outcome === 'line-full') {
+          // Another instance took the line's last calls since it was counted: the next pass counts again.
+          lineFull = true;
+          if (lineKey) lineLeft.set(lineKey, 0);
+        }
       });
     }
+    // More to place than one pass places: the next pass follows at once.
+    const due = campaigns.reduce((sum, c) => sum + c.due, 0);
+    if (leasedInAll >= MAX_CALLS_PER_ORGANISATION_PASS && lines > leasedInAll && due > leasedInAll)
+      report.capped = true;
     if (stop === 'unpaid') await this.#stopWhenUnpaid(organisationId, now, report);
   }
 
@@ -262,7 +279,7 @@ export class CampaignDialler {
   async #place(
     campaign: RunningCampaign,
     contact: { id: string; phone: string; name: string | null; variables: Record<string, unknown>; call_id: string },
-  ): Promise<'placed' | 'no-line' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
+  ): Promise<'placed' | 'no-line' | 'line-full' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
     try {
       await this.#placer.placeCampaignCall({
         callId: contact.call_id,
@@ -299,6 +316,8 @@ export class CampaignDialler {
       }
       // Not this contact's fault: it waits for a later pass, the try not counted.
       await releaseContact(this.#sql, contact.id);
+      // The campaign's number or SIP configuration has every line live (counted under its lock at placement).
+      if (code === 'limit_reached') return 'line-full';
       if (code === 'payment_required') {
         const permission = await callPermission(this.#sql, campaign.organisation_id);
         return permission.allowed ? 'no-line' : 'unpaid';
