@@ -466,6 +466,44 @@ describe('the campaign dialler', () => {
     await finish(stopped.id);
   }, 60_000);
 
+  it('runs a pass at a window’s opening rather than waiting out its interval', async () => {
+    const { id } = await campaign({ timezone: 'UTC', callStartTime: '09:00', callEndTime: '17:00' }, 1);
+    rig.sim.answerNextWith('busy');
+    // The dialler's clock reaches 09:00 400 ms after it starts; its interval is a minute.
+    const opening = Date.parse('2027-04-08T09:00:00Z');
+    const startedAt = Date.now() + 400;
+    const timed = new CampaignDialler(rig.db.sql, rig.app.phoneCalls.placement, {
+      admission: { defaultConcurrentCalls: LINES },
+      now: () => new Date(opening + (Date.now() - startedAt)),
+      instanceId: 'timed',
+      intervalMs: 60_000,
+    }).start();
+    try {
+      const [record] = await waitFor(
+        () => rig.db.sql<{ id: string; created_at: Date }[]>`
+          select id, created_at from call_records where campaign_id = ${id}`,
+        (rows) => rows.length > 0,
+        'the call at the opening',
+        30_000,
+      );
+      // Placed after the opening, and long before the interval would have come round.
+      expect(record!.created_at.getTime()).toBeGreaterThanOrEqual(startedAt - 50);
+      expect(record!.created_at.getTime() - startedAt).toBeLessThan(30_000);
+      await expect.poll(() => timed.health().callsPlaced, { timeout: 20_000 }).toBe(1);
+    } finally {
+      await timed.stop();
+    }
+    await ended({
+      settled: 0,
+      placed: [(await contactsOf(id))[0]!.call_id!],
+      paused: [],
+      moved: [],
+      followUps: [],
+      capped: false,
+    });
+    await finish(id);
+  }, 60_000);
+
   it('reports its health at /webhooks/campaign/status', async () => {
     const stopped = (await api('GET', '/webhooks/campaign/status')).json();
     expect(stopped).toMatchObject({ success: true, status: 'STOPPED', nextRunAt: null });

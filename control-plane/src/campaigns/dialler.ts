@@ -23,7 +23,8 @@ import type { CampaignCallRequest } from '../calls/launch/types.ts';
 import type { Sql } from '../db/database.ts';
 import { freeOnLine, outboundLineOf } from '../calls/launch/outbound-line.ts';
 import { ApiError } from '../errors.ts';
-import { insideWindow } from './call-window.ts';
+import { insideWindow, nextOpening } from './call-window.ts';
+import { FairSlots } from './fair-slots.ts';
 import { decideFollowUp } from './follow-up.ts';
 import {
   advanceCampaigns,
@@ -36,11 +37,17 @@ import {
   releaseLostLeases,
   runningCampaigns,
   settleEndedCalls,
+  type LeasedContact,
   type RunningCampaign,
 } from './dialler-repository.ts';
 
-/** Between passes, ms: a contact due (or a window opening) waits at most this long for its call. */
+/**
+ * Between passes, ms: a contact due waits at most this long for its call. A window opening within it is not waited
+ * for: the next pass is timed to the opening itself (WINDOW_WAKE_MARGIN_MS after it).
+ */
 export const DIALLER_INTERVAL_MS = 1_000;
+/** A pass timed to a window's opening runs this long after it, ms: timers and clocks may disagree by a millisecond. */
+const WINDOW_WAKE_MARGIN_MS = 5;
 /**
  * A contact CALLING this long without a call record was leased by an instance that died before recording the call,
  * ms: the engine's dispatch timeout (10 s) and the admission lock's wait, with room.
@@ -55,17 +62,29 @@ export const MAX_CALLS_PER_ORGANISATION_PASS = 10;
 /** Passes run back to back while each stops at the cap, at most this long, ms: then the loop's interval again. */
 const BACK_TO_BACK_MS = 5_000;
 /**
- * Placements of one pass running at once: a placement waits on the engine's dispatch and the carrier's create-call
- * request (tens to hundreds of ms), so one at a time would cap a control plane at a few calls per second.
+ * Placements of one campaign's lease running at once: a placement waits on the engine's dispatch and the carrier's
+ * create-call request (tens to hundreds of ms), so one at a time would cap a campaign at a few calls per second.
  */
 export const PLACEMENTS_AT_ONCE = 8;
 /**
- * Organisations dialled at once within a pass: one organisation's placements queue on its billing row lock
- * (admission), so another organisation's calls need not wait behind them.
+ * Placements of a whole pass running at once, across organisations, handed out fairly (fair-slots.ts): each holds a
+ * database connection while it is admitted and recorded, so the pass stays well inside the pool (20).
  */
-export const ORGANISATIONS_AT_ONCE = 8;
+export const PASS_PLACEMENTS_AT_ONCE = 16;
+/**
+ * Organisations readied at once within a pass (their permission, free lines and lease: a few queries each): one
+ * organisation's placements queue on its billing row lock (admission), so another's need not wait behind them, and
+ * with every organisation readied early each gets its first call of the pass early (FairSlots).
+ */
+export const ORGANISATIONS_AT_ONCE = 32;
 /** Follow-up decisions one pass makes at most; the rest wait for the next pass. */
 const FOLLOW_UPS_PER_PASS = 20;
+
+/** What a pass leased for one organisation, to be placed. */
+interface OrganisationLease {
+  organisationId: string;
+  campaigns: { campaign: RunningCampaign; contacts: LeasedContact[]; lineKey: string | undefined }[];
+}
 
 export interface CampaignCallPlacer {
   placeCampaignCall(call: CampaignCallRequest): Promise<void>;
@@ -122,6 +141,8 @@ export class CampaignDialler {
   #nextRunAt: Date | null = null;
   #lastError: string | null = null;
   #callsPlaced = 0;
+  /** The earliest window opening (the dialler's clock) within an interval of the last pass, if any. */
+  #nextOpeningAt: Date | null = null;
 
   constructor(sql: Sql, placer: CampaignCallPlacer, options: DiallerOptions) {
     this.#sql = sql;
@@ -139,10 +160,11 @@ export class CampaignDialler {
           while ((await this.runOnce()).capped && this.#running && Date.now() < until);
           this.#lastError = null;
         } finally {
-          this.#nextRunAt = new Date(Date.now() + this.#intervalMs);
+          this.#nextRunAt = new Date(Date.now() + this.#nextDelayMs());
         }
       },
       intervalMs: this.#intervalMs,
+      nextDelayMs: () => this.#nextDelayMs(),
       onError: (error) => {
         this.#lastError = error instanceof Error ? error.message : String(error);
         this.#log('error', 'dialler pass failed', { error: this.#lastError });
@@ -179,6 +201,13 @@ export class CampaignDialler {
     };
   }
 
+  /** Until the next pass, ms: the interval, or less when a campaign's window opens sooner. */
+  #nextDelayMs(): number {
+    if (!this.#nextOpeningAt) return this.#intervalMs;
+    const untilOpening = this.#nextOpeningAt.getTime() - this.#now().getTime() + WINDOW_WAKE_MARGIN_MS;
+    return Math.max(0, Math.min(this.#intervalMs, untilOpening));
+  }
+
   /** One pass at the clock's now. */
   async runOnce(): Promise<PassReport> {
     const now = this.#now();
@@ -193,43 +222,62 @@ export class CampaignDialler {
     }
     // A round created now may be due at once (delayDays 0).
     if (report.followUps.length) report.moved.push(...(await advanceCampaigns(this.#sql, now)));
-    const open = (await runningCampaigns(this.#sql, now)).filter((c) =>
-      insideWindow(
-        {
-          callStartTime: c.call_start_time,
-          callEndTime: c.call_end_time,
-          timezone: c.timezone,
-          startDate: c.start_date,
-          endDate: c.end_date,
-        },
-        now,
-      ),
-    );
+    const running = (await runningCampaigns(this.#sql, now)).map((c) => ({
+      campaign: c,
+      window: {
+        callStartTime: c.call_start_time,
+        callEndTime: c.call_end_time,
+        timezone: c.timezone,
+        startDate: c.start_date,
+        endDate: c.end_date,
+      },
+    }));
+    const open = running.filter((r) => insideWindow(r.window, now)).map((r) => r.campaign);
+    // A window opening before the next interval's pass: that pass is timed to the opening instead. Only windows
+    // open an interval from now are looked at closely (nextOpening reads the zone's calendar day by day).
+    const later = new Date(now.getTime() + this.#intervalMs);
+    this.#nextOpeningAt = null;
+    for (const { window } of running) {
+      if (insideWindow(window, now) || !insideWindow(window, later)) continue;
+      const opening = nextOpening(window, now);
+      if (opening && (!this.#nextOpeningAt || opening < this.#nextOpeningAt)) this.#nextOpeningAt = opening;
+    }
     const byOrganisation = new Map<string, RunningCampaign[]>();
     for (const campaign of open) {
       const list = byOrganisation.get(campaign.organisation_id) ?? [];
       list.push(campaign);
       byOrganisation.set(campaign.organisation_id, list);
     }
-    // Organisations do not share lines or billing locks: several are dialled at once.
-    await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, ([organisationId, campaigns]) =>
-      this.#dialOrganisation(organisationId, campaigns, now, report),
-    );
+    // Every organisation's contacts are leased first, then placed, the pass's placement slots shared fairly between
+    // organisations: a window opening for many at once gives each its first call before any gets its second.
+    const leased: OrganisationLease[] = [];
+    await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, async ([organisationId, campaigns]) => {
+      const lease = await this.#leaseForOrganisation(organisationId, campaigns, now, report);
+      if (lease) leased.push(lease);
+    });
+    const slots = new FairSlots(PASS_PLACEMENTS_AT_ONCE);
+    await Promise.all(leased.map((lease) => this.#placeForOrganisation(lease, now, report, slots)));
     return report;
   }
 
-  async #dialOrganisation(organisationId: string, campaigns: RunningCampaign[], now: Date, report: PassReport) {
-    if (await this.#stopWhenUnpaid(organisationId, now, report)) return;
+  /** Leases the organisation's share of due contacts for this pass, within its free lines and each campaign's line. */
+  async #leaseForOrganisation(
+    organisationId: string,
+    campaigns: RunningCampaign[],
+    now: Date,
+    report: PassReport,
+  ): Promise<OrganisationLease | undefined> {
+    if (await this.#stopWhenUnpaid(organisationId, now, report)) return undefined;
     const lines = await freeLines(this.#sql, organisationId, this.#options.admission);
     let free = Math.min(MAX_CALLS_PER_ORGANISATION_PASS, lines);
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
+    const lease: OrganisationLease = { organisationId, campaigns: [] };
     // What each line (carrier number or SIP configuration) still takes this pass: campaigns may share one.
     const lineLeft = new Map<string, number>();
     let leasedInAll = 0;
-    let stop: 'no-line' | 'unpaid' | undefined;
     for (const campaign of campaigns) {
-      if (free <= 0 || stop) break;
+      if (free <= 0) break;
       const line = await outboundLineOf(this.#sql, organisationId, campaign.voice_agent_id, campaign.calling_number);
       // No line at all: its placement says why and pauses the campaign.
       const lineKey = line && `${line.kind}:${line.id}`;
@@ -237,31 +285,44 @@ export class CampaignDialler {
       const onLine = lineKey ? lineLeft.get(lineKey)! : free;
       const want = Math.min(share, free, campaign.due, onLine);
       if (want <= 0) continue;
-      const leased = await leaseContacts(this.#sql, campaign.id, now, want, this.#instance);
-      free -= leased.length;
-      leasedInAll += leased.length;
-      if (lineKey) lineLeft.set(lineKey, onLine - leased.length);
-      let campaignStopped = false;
-      let lineFull = false;
-      await eachLimited(leased, this.#placementsAtOnce, async (contact) => {
-        // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
-        if (stop || campaignStopped || lineFull) return releaseContact(this.#sql, contact.id);
-        const outcome = await this.#place(campaign, contact);
-        if (outcome === 'placed') report.placed.push(contact.call_id);
-        else if (outcome === 'no-line' || outcome === 'unpaid') stop ??= outcome;
-        else if (outcome === 'campaign-stopped') campaignStopped = true;
-        else if (outcome === 'line-full') {
-          // Another instance took the line's last calls since it was counted: the next pass counts again.
-          lineFull = true;
-          if (lineKey) lineLeft.set(lineKey, 0);
-        }
-      });
+      const contacts = await leaseContacts(this.#sql, campaign.id, now, want, this.#instance);
+      free -= contacts.length;
+      leasedInAll += contacts.length;
+      if (lineKey) lineLeft.set(lineKey, onLine - contacts.length);
+      if (contacts.length) lease.campaigns.push({ campaign, contacts, lineKey });
     }
     // More to place than one pass places: the next pass follows at once.
     const due = campaigns.reduce((sum, c) => sum + c.due, 0);
     if (leasedInAll >= MAX_CALLS_PER_ORGANISATION_PASS && lines > leasedInAll && due > leasedInAll)
       report.capped = true;
-    if (stop === 'unpaid') await this.#stopWhenUnpaid(organisationId, now, report);
+    return lease;
+  }
+
+  /** Places what was leased, each call in a slot of the pass; what can no longer be placed goes back untouched. */
+  async #placeForOrganisation(lease: OrganisationLease, now: Date, report: PassReport, slots: FairSlots) {
+    let stop: 'no-line' | 'unpaid' | undefined;
+    const fullLines = new Set<string>();
+    // One campaign after another, as they were leased (a test placing one at a time sees them in that order).
+    for (const { campaign, contacts, lineKey } of lease.campaigns) {
+      let campaignStopped = false;
+      const placeOrRelease = async (contact: LeasedContact) => {
+        // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
+        if (stop || campaignStopped || (lineKey && fullLines.has(lineKey))) {
+          await releaseContact(this.#sql, contact.id);
+          return undefined;
+        }
+        return this.#place(campaign, contact);
+      };
+      await eachLimited(contacts, this.#placementsAtOnce, async (contact) => {
+        const outcome = await slots.run(lease.organisationId, () => placeOrRelease(contact));
+        if (outcome === 'placed') report.placed.push(contact.call_id);
+        else if (outcome === 'no-line' || outcome === 'unpaid') stop ??= outcome;
+        else if (outcome === 'campaign-stopped') campaignStopped = true;
+        // Another instance took the line's last calls since it was counted: the next pass counts again.
+        else if (outcome === 'line-full' && lineKey) fullLines.add(lineKey);
+      });
+    }
+    if (stop === 'unpaid') await this.#stopWhenUnpaid(lease.organisationId, now, report);
   }
 
   /** Pauses the organisation's campaigns, saying why, when it may not call at all; answers whether it did. */
@@ -278,7 +339,7 @@ export class CampaignDialler {
 
   async #place(
     campaign: RunningCampaign,
-    contact: { id: string; phone: string; name: string | null; variables: Record<string, unknown>; call_id: string },
+    contact: LeasedContact,
   ): Promise<'placed' | 'no-line' | 'line-full' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
     try {
       await this.#placer.placeCampaignCall({
