@@ -139,18 +139,21 @@ export async function leaseContacts(
   return rows.sort((a, b) => Number(a.position) - Number(b.position)).map(({ position: _, ...contact }) => contact);
 }
 
-/** A leased contact whose call was not placed and not recorded: PENDING again, the try not counted. */
-export async function releaseContact(sql: Queryable, contactId: string): Promise<void> {
+/**
+ * A leased contact whose call was not placed and not recorded: PENDING again, the try not counted. Only while the
+ * lease is still this one (`callId`): a lease another instance took since is left alone.
+ */
+export async function releaseContact(sql: Queryable, contactId: string, callId: string): Promise<void> {
   await sql`update campaign_contacts set status = 'PENDING', attempts = greatest(0, attempts - 1), call_id = null,
               leased_at = null, leased_by = null, updated_at = now()
-             where id = ${contactId} and status = 'CALLING'`;
+             where id = ${contactId} and status = 'CALLING' and call_id = ${callId}`;
 }
 
 /** A leased contact that cannot be called (its number is outside the caller's calling scope, …): FAILED. */
-export async function failContact(sql: Queryable, contactId: string, reason: string): Promise<void> {
+export async function failContact(sql: Queryable, contactId: string, callId: string, reason: string): Promise<void> {
   await sql`update campaign_contacts set status = 'FAILED', failure_reason = ${reason}, last_outcome = 'not_placed',
               leased_at = null, leased_by = null, updated_at = now()
-             where id = ${contactId} and status = 'CALLING'`;
+             where id = ${contactId} and status = 'CALLING' and call_id = ${callId}`;
 }
 
 export async function callRecorded(sql: Queryable, callId: string): Promise<boolean> {

@@ -59,6 +59,17 @@ export const LOST_LEASE_MS = 2 * 60_000;
  * the next one at once (`start`).
  */
 export const MAX_CALLS_PER_ORGANISATION_PASS = 10;
+/**
+ * Contacts one pass leases at most, across organisations, before placing them: each organisation gets an equal
+ * share (at least 1, at most MAX_CALLS_PER_ORGANISATION_PASS), so the last lease of a pass is placed within seconds
+ * of being taken — far inside LOST_LEASE_MS.
+ */
+export const PASS_LEASE_BUDGET = 200;
+/**
+ * A lease waiting longer than this for its placement slot is given back rather than placed, ms: well before
+ * LOST_LEASE_MS, after which another instance may take the contact again.
+ */
+const PLACE_WITHIN_MS = LOST_LEASE_MS / 4;
 /** Passes run back to back while each stops at the cap, at most this long, ms: then the loop's interval again. */
 const BACK_TO_BACK_MS = 5_000;
 /**
@@ -84,6 +95,8 @@ const FOLLOW_UPS_PER_PASS = 20;
 interface OrganisationLease {
   organisationId: string;
   campaigns: { campaign: RunningCampaign; contacts: LeasedContact[]; lineKey: string | undefined }[];
+  /** When the leases were taken (this process's clock), ms. */
+  leasedAt: number;
 }
 
 export interface CampaignCallPlacer {
@@ -122,7 +135,10 @@ export interface PassReport {
   moved: { id: string; status: string }[];
   /** Follow-up rounds created this pass: the new campaigns' ids. */
   followUps: string[];
-  /** Some organisation had more due contacts and free lines than one pass places (MAX_CALLS_PER_ORGANISATION_PASS). */
+  /**
+   * Some organisation had more due contacts and free lines than one pass places for it (its share of
+   * PASS_LEASE_BUDGET, at most MAX_CALLS_PER_ORGANISATION_PASS).
+   */
   capped: boolean;
 }
 
@@ -251,8 +267,12 @@ export class CampaignDialler {
     // Every organisation's contacts are leased first, then placed, the pass's placement slots shared fairly between
     // organisations: a window opening for many at once gives each its first call before any gets its second.
     const leased: OrganisationLease[] = [];
+    const perOrganisation = Math.max(
+      1,
+      Math.min(MAX_CALLS_PER_ORGANISATION_PASS, Math.floor(PASS_LEASE_BUDGET / Math.max(1, byOrganisation.size))),
+    );
     await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, async ([organisationId, campaigns]) => {
-      const lease = await this.#leaseForOrganisation(organisationId, campaigns, now, report);
+      const lease = await this.#leaseForOrganisation(organisationId, campaigns, now, report, perOrganisation);
       if (lease) leased.push(lease);
     });
     const slots = new FairSlots(PASS_PLACEMENTS_AT_ONCE);
@@ -266,13 +286,14 @@ export class CampaignDialler {
     campaigns: RunningCampaign[],
     now: Date,
     report: PassReport,
+    most: number,
   ): Promise<OrganisationLease | undefined> {
     if (await this.#stopWhenUnpaid(organisationId, now, report)) return undefined;
     const lines = await freeLines(this.#sql, organisationId, this.#options.admission);
-    let free = Math.min(MAX_CALLS_PER_ORGANISATION_PASS, lines);
+    let free = Math.min(most, lines);
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
-    const lease: OrganisationLease = { organisationId, campaigns: [] };
+    const lease: OrganisationLease = { organisationId, campaigns: [], leasedAt: Date.now() };
     // What each line (carrier number or SIP configuration) still takes this pass: campaigns may share one.
     const lineLeft = new Map<string, number>();
     let leasedInAll = 0;
@@ -293,8 +314,7 @@ export class CampaignDialler {
     }
     // More to place than one pass places: the next pass follows at once.
     const due = campaigns.reduce((sum, c) => sum + c.due, 0);
-    if (leasedInAll >= MAX_CALLS_PER_ORGANISATION_PASS && lines > leasedInAll && due > leasedInAll)
-      report.capped = true;
+    if (leasedInAll >= most && lines > leasedInAll && due > leasedInAll) report.capped = true;
     return lease;
   }
 
@@ -306,9 +326,10 @@ export class CampaignDialler {
     for (const { campaign, contacts, lineKey } of lease.campaigns) {
       let campaignStopped = false;
       const placeOrRelease = async (contact: LeasedContact) => {
-        // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
-        if (stop || campaignStopped || (lineKey && fullLines.has(lineKey))) {
-          await releaseContact(this.#sql, contact.id);
+        // No line, no money, a campaign that cannot call, or a lease kept waiting too long: it goes back untouched.
+        const stale = Date.now() - lease.leasedAt > PLACE_WITHIN_MS;
+        if (stop || campaignStopped || (lineKey && fullLines.has(lineKey)) || stale) {
+          await releaseContact(this.#sql, contact.id, contact.call_id);
           return undefined;
         }
         return this.#place(campaign, contact);
@@ -372,11 +393,11 @@ export class CampaignDialler {
       const code = error instanceof ApiError ? error.code : 'internal';
       if (code === 'forbidden' || code === 'validation_failed') {
         // This number only: outside the caller's calling scope, or not a number a carrier takes.
-        await failContact(this.#sql, contact.id, message);
+        await failContact(this.#sql, contact.id, contact.call_id, message);
         return 'contact-failed';
       }
       // Not this contact's fault: it waits for a later pass, the try not counted.
-      await releaseContact(this.#sql, contact.id);
+      await releaseContact(this.#sql, contact.id, contact.call_id);
       // The campaign's number or SIP configuration has every line live (counted under its lock at placement).
       if (code === 'limit_reached') return 'line-full';
       if (code === 'payment_required') {
