@@ -278,6 +278,65 @@ describe('the campaign dialler', () => {
     expect((await read(id)).status).toBe('COMPLETED');
   }, 90_000);
 
+  it('keeps to the number’s own line cap, two instances counting under its lock', async () => {
+    const organisationId = rig.org.organisationId;
+    const numbers = (await api('GET', `/telephony/numbers/${organisationId}`)).json().data as {
+      id: string;
+      phoneNumber: string;
+      maxConcurrentCalls: number | null;
+    }[];
+    const number = numbers.find((n) => n.phoneNumber === OUR_NUMBER)!;
+    expect(number.maxConcurrentCalls).toBeNull();
+    const limit = (maxConcurrentCalls: unknown) =>
+      api('PUT', `/telephony/numbers/${number.id}/call-limit`, { organisationId, maxConcurrentCalls });
+    const refused = await limit(0);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.body).toMatch(/maxConcurrentCalls/);
+    const set = await limit(2);
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().data.maxConcurrentCalls).toBe(2);
+    try {
+      // Within the plan's 3 lines, the number's 2 bound the campaign.
+      const { id } = await campaign({ timezone: 'UTC', callStartTime: '00:00', callEndTime: '23:59' }, 4);
+      rig.sim.answerNextWith('answer', 'answer', 'busy', 'busy');
+      clock = new Date('2027-04-03T12:00:00Z');
+      const reports = await Promise.all(
+        ['line-a', 'line-b'].map((name) => newDialler(name, PLACEMENTS_AT_ONCE).runOnce()),
+      );
+      const first = reports.flatMap((r) => r.placed);
+      expect(first).toHaveLength(2);
+      // Whatever either instance leased beyond the line went back untouched.
+      expect((await contactsOf(id)).filter((c) => c.status === 'PENDING').map((c) => [c.attempts, c.call_id])).toEqual([
+        [0, null],
+        [0, null],
+      ]);
+      const held = await Promise.all(
+        first.map(async (callId) => simCallTo(String((await rig.record(callId)).phone_number))),
+      );
+      for (const call of held) await call.stream;
+      // The number's lines are full for every placement, not only the dialler's.
+      const direct = await rig.place({ agentId, participantNumber: rig.nextNumber(), callingNumber: OUR_NUMBER });
+      expect(direct.statusCode, direct.body).toBe(409);
+      expect(direct.json().code).toBe('limit_reached');
+      expect((await pass('2027-04-03T12:01:00Z')).placed).toEqual([]);
+      await held[0]!.hangup();
+      await ended({ ...reports[0]!, placed: [first[0]!] });
+      const next = await pass('2027-04-03T12:02:00Z');
+      expect(next.placed).toHaveLength(1);
+      await ended(next);
+      const last = await pass('2027-04-03T12:03:00Z');
+      expect(last.placed).toHaveLength(1);
+      await ended(last);
+      await held[1]!.hangup();
+      await ended({ ...reports[0]!, placed: first });
+      await pass('2027-04-03T12:04:00Z');
+      expect(await read(id)).toMatchObject({ status: 'COMPLETED', completedCalls: 2, failedCalls: 2 });
+    } finally {
+      const cleared = await limit(null);
+      expect(cleared.json().data.maxConcurrentCalls).toBeNull();
+    }
+  }, 90_000);
+
   it('stops when the wallet can no longer pay, and says so on the campaign', async () => {
     const { id } = await campaign({ timezone: 'UTC', callStartTime: '00:00', callEndTime: '23:59' }, 1);
     await seedWallet(rig.db.sql, rig.org.organisationId, { balanceMinor: 0 });
@@ -405,6 +464,44 @@ describe('the campaign dialler', () => {
       ['PENDING', 0],
     ]);
     await finish(stopped.id);
+  }, 60_000);
+
+  it('runs a pass at a window’s opening rather than waiting out its interval', async () => {
+    const { id } = await campaign({ timezone: 'UTC', callStartTime: '09:00', callEndTime: '17:00' }, 1);
+    rig.sim.answerNextWith('busy');
+    // The dialler's clock reaches 09:00 400 ms after it starts; its interval is a minute.
+    const opening = Date.parse('2027-04-08T09:00:00Z');
+    const startedAt = Date.now() + 400;
+    const timed = new CampaignDialler(rig.db.sql, rig.app.phoneCalls.placement, {
+      admission: { defaultConcurrentCalls: LINES },
+      now: () => new Date(opening + (Date.now() - startedAt)),
+      instanceId: 'timed',
+      intervalMs: 60_000,
+    }).start();
+    try {
+      const [record] = await waitFor(
+        () => rig.db.sql<{ id: string; created_at: Date }[]>`
+          select id, created_at from call_records where campaign_id = ${id}`,
+        (rows) => rows.length > 0,
+        'the call at the opening',
+        30_000,
+      );
+      // Placed after the opening, and long before the interval would have come round.
+      expect(record!.created_at.getTime()).toBeGreaterThanOrEqual(startedAt - 50);
+      expect(record!.created_at.getTime() - startedAt).toBeLessThan(30_000);
+      await expect.poll(() => timed.health().callsPlaced, { timeout: 20_000 }).toBe(1);
+    } finally {
+      await timed.stop();
+    }
+    await ended({
+      settled: 0,
+      placed: [(await contactsOf(id))[0]!.call_id!],
+      paused: [],
+      moved: [],
+      followUps: [],
+      capped: false,
+    });
+    await finish(id);
   }, 60_000);
 
   it('reports its health at /webhooks/campaign/status', async () => {

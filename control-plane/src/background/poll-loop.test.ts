@@ -100,4 +100,24 @@ describe('PollLoop', () => {
     await sleep(30);
     expect(job.runs.length).toBe(count);
   });
+
+  it('waits what nextDelayMs answers after a pass, never longer than the interval', async () => {
+    const job = recordingPass();
+    const delays = [40, -5, 60_000];
+    const loop = new PollLoop({
+      pass: job.pass,
+      intervalMs: 200,
+      nextDelayMs: () => delays.shift() ?? 60_000,
+      onError: () => {},
+    });
+    loop.start();
+    await expect.poll(() => job.runs.length, { timeout: 2_000 }).toBeGreaterThanOrEqual(4);
+    await loop.stop();
+    const gaps = job.runs.slice(1).map((at, i) => at - job.runs[i]!);
+    // 40 ms as asked; a negative wait is none; a wait past the interval is the interval.
+    expect(gaps[0]).toBeGreaterThanOrEqual(35);
+    expect(gaps[0]).toBeLessThan(190);
+    expect(gaps[1]).toBeLessThan(190);
+    expect(gaps[2]).toBeGreaterThanOrEqual(190);
+  });
 });

@@ -9,6 +9,11 @@ export interface PollLoopOptions {
   pass: () => Promise<unknown>;
   /** Between the end of a pass and the start of the next, ms. */
   intervalMs: number;
+  /**
+   * The wait after a pass when the job knows of work due sooner than `intervalMs` (the dialler: a call window
+   * opening), ms; asked once each pass ends, kept within 0..intervalMs. Default: intervalMs.
+   */
+  nextDelayMs?: () => number;
   /** Before the first pass, ms; default 0 (at once). */
   firstDelayMs?: number;
   /** A pass that threw: logged by the job; the loop carries on. */
@@ -42,6 +47,13 @@ export class PollLoop {
     await this.#passInFlight;
   }
 
+  #nextDelay(): number {
+    const { intervalMs, nextDelayMs } = this.#options;
+    if (!nextDelayMs) return intervalMs;
+    const wanted = nextDelayMs();
+    return Number.isFinite(wanted) ? Math.min(intervalMs, Math.max(0, wanted)) : intervalMs;
+  }
+
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
@@ -51,7 +63,7 @@ export class PollLoop {
         .catch(this.#options.onError)
         .finally(() => {
           this.#passInFlight = undefined;
-          this.#schedule(this.#options.intervalMs);
+          this.#schedule(this.#nextDelay());
         });
     }, delayMs);
     // A waiting loop never keeps the process alive on its own.

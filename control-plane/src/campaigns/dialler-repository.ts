@@ -73,6 +73,8 @@ export interface RunningCampaign {
   created_by_id: string | null;
   voice_agent_id: string;
   dialing_number: string | null;
+  /** The number its calls go out from: its dialingNumber, else its agent's callingNumber (as placement.ts reads it). */
+  calling_number: string | null;
   call_start_time: string;
   call_end_time: string;
   start_date: Date | null;
@@ -87,10 +89,12 @@ export interface RunningCampaign {
 /** IN_PROGRESS campaigns with contacts due at `now`, oldest started first. */
 export async function runningCampaigns(sql: Queryable, now: Date): Promise<RunningCampaign[]> {
   return sql<RunningCampaign[]>`
-    select c.id, c.organisation_id, c.created_by_id, c.voice_agent_id, c.dialing_number, c.call_start_time,
+    select c.id, c.organisation_id, c.created_by_id, c.voice_agent_id, c.dialing_number,
+           coalesce(c.dialing_number, a.calling_number) as calling_number, c.call_start_time,
            c.call_end_time, c.start_date, c.end_date, c.timezone, c.max_call_duration, c.inactivity_duration,
            d.due
       from campaigns c
+      left join agents a on a.id = c.voice_agent_id
       join lateral (select count(*)::int as due from campaign_contacts cc
                      where cc.campaign_id = c.id and cc.status = 'PENDING'
                        and (cc.next_attempt_at is null or cc.next_attempt_at <= ${now})) d on d.due > 0
@@ -135,18 +139,21 @@ export async function leaseContacts(
   return rows.sort((a, b) => Number(a.position) - Number(b.position)).map(({ position: _, ...contact }) => contact);
 }
 
-/** A leased contact whose call was not placed and not recorded: PENDING again, the try not counted. */
-export async function releaseContact(sql: Queryable, contactId: string): Promise<void> {
+/**
+ * A leased contact whose call was not placed and not recorded: PENDING again, the try not counted. Only while the
+ * lease is still this one (`callId`): a lease another instance took since is left alone.
+ */
+export async function releaseContact(sql: Queryable, contactId: string, callId: string): Promise<void> {
   await sql`update campaign_contacts set status = 'PENDING', attempts = greatest(0, attempts - 1), call_id = null,
               leased_at = null, leased_by = null, updated_at = now()
-             where id = ${contactId} and status = 'CALLING'`;
+             where id = ${contactId} and status = 'CALLING' and call_id = ${callId}`;
 }
 
 /** A leased contact that cannot be called (its number is outside the caller's calling scope, …): FAILED. */
-export async function failContact(sql: Queryable, contactId: string, reason: string): Promise<void> {
+export async function failContact(sql: Queryable, contactId: string, callId: string, reason: string): Promise<void> {
   await sql`update campaign_contacts set status = 'FAILED', failure_reason = ${reason}, last_outcome = 'not_placed',
               leased_at = null, leased_by = null, updated_at = now()
-             where id = ${contactId} and status = 'CALLING'`;
+             where id = ${contactId} and status = 'CALLING' and call_id = ${callId}`;
 }
 
 export async function callRecorded(sql: Queryable, callId: string): Promise<boolean> {

@@ -7,9 +7,11 @@
  *    and decides each completed campaign's follow-up round (follow-up.ts);
  * 3. for each IN_PROGRESS campaign inside its daily window in its own time zone, between its dates: asks whether the
  *    organisation may call at all (a wallet that cannot pay pauses its campaigns, saying why), how many lines are
- *    free (the plan's concurrentCalls less its live calls), leases that many due contacts FOR UPDATE SKIP LOCKED and
- *    places each through the one launch path (placement.ts `placeCampaignCall`), where admission counts the live
- *    calls again under the billing row lock — so the plan's limit holds across control planes exactly.
+ *    free — the plan's concurrentCalls less its live calls, and on each campaign's own line (its carrier number's
+ *    cap, or its OUTBOUND SIP configuration's maxConcurrentCalls) that line's limit less its live calls — leases
+ *    that many due contacts FOR UPDATE SKIP LOCKED and places each through the one launch path (placement.ts
+ *    `placeCampaignCall`), where admission counts the live calls again under the billing row lock and the line's
+ *    row lock — so the plan's and the line's limits hold across control planes exactly.
  *
  * The clock is injected: tests drive the dialler through windows, time zones and cooldowns with a simulated one.
  */
@@ -19,8 +21,10 @@ import { freeLines, type AdmissionLimits } from '../billing/call-admission.ts';
 import { callPermission } from '../billing/call-permission.ts';
 import type { CampaignCallRequest } from '../calls/launch/types.ts';
 import type { Sql } from '../db/database.ts';
+import { freeOnLine, outboundLineOf } from '../calls/launch/outbound-line.ts';
 import { ApiError } from '../errors.ts';
-import { insideWindow } from './call-window.ts';
+import { insideWindow, nextOpening } from './call-window.ts';
+import { FairSlots } from './fair-slots.ts';
 import { decideFollowUp } from './follow-up.ts';
 import {
   advanceCampaigns,
@@ -33,11 +37,17 @@ import {
   releaseLostLeases,
   runningCampaigns,
   settleEndedCalls,
+  type LeasedContact,
   type RunningCampaign,
 } from './dialler-repository.ts';
 
-/** Between passes, ms: a contact due (or a window opening) waits at most this long for its call. */
+/**
+ * Between passes, ms: a contact due waits at most this long for its call. A window opening within it is not waited
+ * for: the next pass is timed to the opening itself (WINDOW_WAKE_MARGIN_MS after it).
+ */
 export const DIALLER_INTERVAL_MS = 1_000;
+/** A pass timed to a window's opening runs this long after it, ms: timers and clocks may disagree by a millisecond. */
+const WINDOW_WAKE_MARGIN_MS = 5;
 /**
  * A contact CALLING this long without a call record was leased by an instance that died before recording the call,
  * ms: the engine's dispatch timeout (10 s) and the admission lock's wait, with room.
@@ -49,20 +59,45 @@ export const LOST_LEASE_MS = 2 * 60_000;
  * the next one at once (`start`).
  */
 export const MAX_CALLS_PER_ORGANISATION_PASS = 10;
+/**
+ * Contacts one pass leases at most, across organisations, before placing them: each organisation gets an equal
+ * share (at least 1, at most MAX_CALLS_PER_ORGANISATION_PASS), so the last lease of a pass is placed within seconds
+ * of being taken — far inside LOST_LEASE_MS.
+ */
+export const PASS_LEASE_BUDGET = 200;
+/**
+ * A lease waiting longer than this for its placement slot is given back rather than placed, ms: well before
+ * LOST_LEASE_MS, after which another instance may take the contact again.
+ */
+const PLACE_WITHIN_MS = LOST_LEASE_MS / 4;
 /** Passes run back to back while each stops at the cap, at most this long, ms: then the loop's interval again. */
 const BACK_TO_BACK_MS = 5_000;
 /**
- * Placements of one pass running at once: a placement waits on the engine's dispatch and the carrier's create-call
- * request (tens to hundreds of ms), so one at a time would cap a control plane at a few calls per second.
+ * Placements of one campaign's lease running at once: a placement waits on the engine's dispatch and the carrier's
+ * create-call request (tens to hundreds of ms), so one at a time would cap a campaign at a few calls per second.
  */
 export const PLACEMENTS_AT_ONCE = 8;
 /**
- * Organisations dialled at once within a pass: one organisation's placements queue on its billing row lock
- * (admission), so another organisation's calls need not wait behind them.
+ * Placements of a whole pass running at once, across organisations, handed out fairly (fair-slots.ts): each holds a
+ * database connection while it is admitted and recorded, so the pass stays well inside the pool (20).
  */
-export const ORGANISATIONS_AT_ONCE = 8;
+export const PASS_PLACEMENTS_AT_ONCE = 16;
+/**
+ * Organisations readied at once within a pass (their permission, free lines and lease: a few queries each): one
+ * organisation's placements queue on its billing row lock (admission), so another's need not wait behind them, and
+ * with every organisation readied early each gets its first call of the pass early (FairSlots).
+ */
+export const ORGANISATIONS_AT_ONCE = 32;
 /** Follow-up decisions one pass makes at most; the rest wait for the next pass. */
 const FOLLOW_UPS_PER_PASS = 20;
+
+/** What a pass leased for one organisation, to be placed. */
+interface OrganisationLease {
+  organisationId: string;
+  campaigns: { campaign: RunningCampaign; contacts: LeasedContact[]; lineKey: string | undefined }[];
+  /** When the leases were taken (this process's clock), ms. */
+  leasedAt: number;
+}
 
 export interface CampaignCallPlacer {
   placeCampaignCall(call: CampaignCallRequest): Promise<void>;
@@ -100,7 +135,10 @@ export interface PassReport {
   moved: { id: string; status: string }[];
   /** Follow-up rounds created this pass: the new campaigns' ids. */
   followUps: string[];
-  /** Some organisation had more due contacts and free lines than one pass places (MAX_CALLS_PER_ORGANISATION_PASS). */
+  /**
+   * Some organisation had more due contacts and free lines than one pass places for it (its share of
+   * PASS_LEASE_BUDGET, at most MAX_CALLS_PER_ORGANISATION_PASS).
+   */
   capped: boolean;
 }
 
@@ -119,6 +157,8 @@ export class CampaignDialler {
   #nextRunAt: Date | null = null;
   #lastError: string | null = null;
   #callsPlaced = 0;
+  /** The earliest window opening (the dialler's clock) within an interval of the last pass, if any. */
+  #nextOpeningAt: Date | null = null;
 
   constructor(sql: Sql, placer: CampaignCallPlacer, options: DiallerOptions) {
     this.#sql = sql;
@@ -136,10 +176,11 @@ export class CampaignDialler {
           while ((await this.runOnce()).capped && this.#running && Date.now() < until);
           this.#lastError = null;
         } finally {
-          this.#nextRunAt = new Date(Date.now() + this.#intervalMs);
+          this.#nextRunAt = new Date(Date.now() + this.#nextDelayMs());
         }
       },
       intervalMs: this.#intervalMs,
+      nextDelayMs: () => this.#nextDelayMs(),
       onError: (error) => {
         this.#lastError = error instanceof Error ? error.message : String(error);
         this.#log('error', 'dialler pass failed', { error: this.#lastError });
@@ -176,6 +217,13 @@ export class CampaignDialler {
     };
   }
 
+  /** Until the next pass, ms: the interval, or less when a campaign's window opens sooner. */
+  #nextDelayMs(): number {
+    if (!this.#nextOpeningAt) return this.#intervalMs;
+    const untilOpening = this.#nextOpeningAt.getTime() - this.#now().getTime() + WINDOW_WAKE_MARGIN_MS;
+    return Math.max(0, Math.min(this.#intervalMs, untilOpening));
+  }
+
   /** One pass at the clock's now. */
   async runOnce(): Promise<PassReport> {
     const now = this.#now();
@@ -190,61 +238,112 @@ export class CampaignDialler {
     }
     // A round created now may be due at once (delayDays 0).
     if (report.followUps.length) report.moved.push(...(await advanceCampaigns(this.#sql, now)));
-    const open = (await runningCampaigns(this.#sql, now)).filter((c) =>
-      insideWindow(
-        {
-          callStartTime: c.call_start_time,
-          callEndTime: c.call_end_time,
-          timezone: c.timezone,
-          startDate: c.start_date,
-          endDate: c.end_date,
-        },
-        now,
-      ),
-    );
+    const running = (await runningCampaigns(this.#sql, now)).map((c) => ({
+      campaign: c,
+      window: {
+        callStartTime: c.call_start_time,
+        callEndTime: c.call_end_time,
+        timezone: c.timezone,
+        startDate: c.start_date,
+        endDate: c.end_date,
+      },
+    }));
+    const open = running.filter((r) => insideWindow(r.window, now)).map((r) => r.campaign);
+    // A window opening before the next interval's pass: that pass is timed to the opening instead. Only windows
+    // open an interval from now are looked at closely (nextOpening reads the zone's calendar day by day).
+    const later = new Date(now.getTime() + this.#intervalMs);
+    this.#nextOpeningAt = null;
+    for (const { window } of running) {
+      if (insideWindow(window, now) || !insideWindow(window, later)) continue;
+      const opening = nextOpening(window, now);
+      if (opening && (!this.#nextOpeningAt || opening < this.#nextOpeningAt)) this.#nextOpeningAt = opening;
+    }
     const byOrganisation = new Map<string, RunningCampaign[]>();
     for (const campaign of open) {
       const list = byOrganisation.get(campaign.organisation_id) ?? [];
       list.push(campaign);
       byOrganisation.set(campaign.organisation_id, list);
     }
-    // Organisations do not share lines or billing locks: several are dialled at once.
-    await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, ([organisationId, campaigns]) =>
-      this.#dialOrganisation(organisationId, campaigns, now, report),
+    // Every organisation's contacts are leased first, then placed, the pass's placement slots shared fairly between
+    // organisations: a window opening for many at once gives each its first call before any gets its second.
+    const leased: OrganisationLease[] = [];
+    const perOrganisation = Math.max(
+      1,
+      Math.min(MAX_CALLS_PER_ORGANISATION_PASS, Math.floor(PASS_LEASE_BUDGET / Math.max(1, byOrganisation.size))),
     );
+    await eachLimited([...byOrganisation], ORGANISATIONS_AT_ONCE, async ([organisationId, campaigns]) => {
+      const lease = await this.#leaseForOrganisation(organisationId, campaigns, now, report, perOrganisation);
+      if (lease) leased.push(lease);
+    });
+    const slots = new FairSlots(PASS_PLACEMENTS_AT_ONCE);
+    await Promise.all(leased.map((lease) => this.#placeForOrganisation(lease, now, report, slots)));
     return report;
   }
 
-  async #dialOrganisation(organisationId: string, campaigns: RunningCampaign[], now: Date, report: PassReport) {
-    if (await this.#stopWhenUnpaid(organisationId, now, report)) return;
+  /** Leases the organisation's share of due contacts for this pass, within its free lines and each campaign's line. */
+  async #leaseForOrganisation(
+    organisationId: string,
+    campaigns: RunningCampaign[],
+    now: Date,
+    report: PassReport,
+    most: number,
+  ): Promise<OrganisationLease | undefined> {
+    if (await this.#stopWhenUnpaid(organisationId, now, report)) return undefined;
     const lines = await freeLines(this.#sql, organisationId, this.#options.admission);
-    let free = Math.min(MAX_CALLS_PER_ORGANISATION_PASS, lines);
-    const due = campaigns.reduce((sum, c) => sum + c.due, 0);
-    if (lines > MAX_CALLS_PER_ORGANISATION_PASS && due > MAX_CALLS_PER_ORGANISATION_PASS) report.capped = true;
+    let free = Math.min(most, lines);
     // Lines are shared out across the organisation's campaigns, a few to each in turn.
     const share = Math.max(1, Math.ceil(free / campaigns.length));
-    let stop: 'no-line' | 'unpaid' | undefined;
+    const lease: OrganisationLease = { organisationId, campaigns: [], leasedAt: Date.now() };
+    // What each line (carrier number or SIP configuration) still takes this pass: campaigns may share one.
+    const lineLeft = new Map<string, number>();
+    let leasedInAll = 0;
     for (const campaign of campaigns) {
-      if (free <= 0 || stop) break;
-      const leased = await leaseContacts(
-        this.#sql,
-        campaign.id,
-        now,
-        Math.min(share, free, campaign.due),
-        this.#instance,
-      );
-      free -= leased.length;
+      if (free <= 0) break;
+      const line = await outboundLineOf(this.#sql, organisationId, campaign.voice_agent_id, campaign.calling_number);
+      // No line at all: its placement says why and pauses the campaign.
+      const lineKey = line && `${line.kind}:${line.id}`;
+      if (lineKey && !lineLeft.has(lineKey)) lineLeft.set(lineKey, await freeOnLine(this.#sql, line!));
+      const onLine = lineKey ? lineLeft.get(lineKey)! : free;
+      const want = Math.min(share, free, campaign.due, onLine);
+      if (want <= 0) continue;
+      const contacts = await leaseContacts(this.#sql, campaign.id, now, want, this.#instance);
+      free -= contacts.length;
+      leasedInAll += contacts.length;
+      if (lineKey) lineLeft.set(lineKey, onLine - contacts.length);
+      if (contacts.length) lease.campaigns.push({ campaign, contacts, lineKey });
+    }
+    // More to place than one pass places: the next pass follows at once.
+    const due = campaigns.reduce((sum, c) => sum + c.due, 0);
+    if (leasedInAll >= most && lines > leasedInAll && due > leasedInAll) report.capped = true;
+    return lease;
+  }
+
+  /** Places what was leased, each call in a slot of the pass; what can no longer be placed goes back untouched. */
+  async #placeForOrganisation(lease: OrganisationLease, now: Date, report: PassReport, slots: FairSlots) {
+    let stop: 'no-line' | 'unpaid' | undefined;
+    const fullLines = new Set<string>();
+    // One campaign after another, as they were leased (a test placing one at a time sees them in that order).
+    for (const { campaign, contacts, lineKey } of lease.campaigns) {
       let campaignStopped = false;
-      await eachLimited(leased, this.#placementsAtOnce, async (contact) => {
-        // No line, no money, or a campaign that cannot call: the rest of this lease goes back untouched.
-        if (stop || campaignStopped) return releaseContact(this.#sql, contact.id);
-        const outcome = await this.#place(campaign, contact);
+      const placeOrRelease = async (contact: LeasedContact) => {
+        // No line, no money, a campaign that cannot call, or a lease kept waiting too long: it goes back untouched.
+        const stale = Date.now() - lease.leasedAt > PLACE_WITHIN_MS;
+        if (stop || campaignStopped || (lineKey && fullLines.has(lineKey)) || stale) {
+          await releaseContact(this.#sql, contact.id, contact.call_id);
+          return undefined;
+        }
+        return this.#place(campaign, contact);
+      };
+      await eachLimited(contacts, this.#placementsAtOnce, async (contact) => {
+        const outcome = await slots.run(lease.organisationId, () => placeOrRelease(contact));
         if (outcome === 'placed') report.placed.push(contact.call_id);
         else if (outcome === 'no-line' || outcome === 'unpaid') stop ??= outcome;
         else if (outcome === 'campaign-stopped') campaignStopped = true;
+        // Another instance took the line's last calls since it was counted: the next pass counts again.
+        else if (outcome === 'line-full' && lineKey) fullLines.add(lineKey);
       });
     }
-    if (stop === 'unpaid') await this.#stopWhenUnpaid(organisationId, now, report);
+    if (stop === 'unpaid') await this.#stopWhenUnpaid(lease.organisationId, now, report);
   }
 
   /** Pauses the organisation's campaigns, saying why, when it may not call at all; answers whether it did. */
@@ -261,8 +360,8 @@ export class CampaignDialler {
 
   async #place(
     campaign: RunningCampaign,
-    contact: { id: string; phone: string; name: string | null; variables: Record<string, unknown>; call_id: string },
-  ): Promise<'placed' | 'no-line' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
+    contact: LeasedContact,
+  ): Promise<'placed' | 'no-line' | 'line-full' | 'unpaid' | 'campaign-stopped' | 'contact-failed'> {
     try {
       await this.#placer.placeCampaignCall({
         callId: contact.call_id,
@@ -294,11 +393,13 @@ export class CampaignDialler {
       const code = error instanceof ApiError ? error.code : 'internal';
       if (code === 'forbidden' || code === 'validation_failed') {
         // This number only: outside the caller's calling scope, or not a number a carrier takes.
-        await failContact(this.#sql, contact.id, message);
+        await failContact(this.#sql, contact.id, contact.call_id, message);
         return 'contact-failed';
       }
       // Not this contact's fault: it waits for a later pass, the try not counted.
-      await releaseContact(this.#sql, contact.id);
+      await releaseContact(this.#sql, contact.id, contact.call_id);
+      // The campaign's number or SIP configuration has every line live (counted under its lock at placement).
+      if (code === 'limit_reached') return 'line-full';
       if (code === 'payment_required') {
         const permission = await callPermission(this.#sql, campaign.organisation_id);
         return permission.allowed ? 'no-line' : 'unpaid';

@@ -237,7 +237,12 @@ export async function lockAndCountLive(
   queuedWithinMs: number,
 ): Promise<number> {
   await tx`select id from sip_configurations where id = ${configurationId} for update`;
-  const [row] = await tx<{ live: number }[]>`
+  return countLive(tx, configurationId, queuedWithinMs);
+}
+
+/** The configuration's live calls, read without its lock (the campaign dialler's estimate of its free lines). */
+export async function countLive(sql: Queryable, configurationId: string, queuedWithinMs: number): Promise<number> {
+  const [row] = await sql<{ live: number }[]>`
     select count(*)::int as live from call_records
      where sip_configuration_id = ${configurationId} and ended_at is null
        and call_status in ('QUEUED', 'INITIATED', 'RINGING', 'IN_PROGRESS')

@@ -38,6 +38,8 @@ export interface PhoneNumberRecord {
   /** Where the number may call (calls/calling-scope.ts). */
   callingScope: string;
   allowedCountries: string[];
+  /** Calls the number may have live at once (its lines); null: no cap of its own, the plan's concurrentCalls bound it. */
+  maxConcurrentCalls: number | null;
   metadata: {
     source: string | null;
     type: string | null;
@@ -67,6 +69,7 @@ export interface PhoneNumberRow {
   monthly_cost_usd: string | null;
   calling_scope: string;
   allowed_countries: string[];
+  max_concurrent_calls: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -115,6 +118,7 @@ function phoneNumberRecord(row: RecordRow): PhoneNumberRecord {
     monthlyCostUsd: row.monthly_cost_usd === null ? null : Number(row.monthly_cost_usd),
     callingScope: row.calling_scope,
     allowedCountries: row.allowed_countries,
+    maxConcurrentCalls: row.max_concurrent_calls,
     metadata: {
       ...metadata,
       source: (metadata.source as string | undefined) ?? null,
@@ -305,6 +309,18 @@ export async function setCallingScope(
 ): Promise<PhoneNumberRecord | undefined> {
   const updated =
     await sql`update phone_numbers set calling_scope = ${scope.callingScope}, allowed_countries = ${scope.allowedCountries as string[]}, updated_at = now()
+    where id = ${id} and organisation_id = ${organisationId} and deleted_at is null returning id`;
+  return updated.length ? readNumber(sql, organisationId, id) : undefined;
+}
+
+/** Changes how many calls the number may have live at once (null: no cap of its own); as setCallingScope answers. */
+export async function setCallLimit(
+  sql: Queryable,
+  organisationId: string,
+  id: string,
+  maxConcurrentCalls: number | null,
+): Promise<PhoneNumberRecord | undefined> {
+  const updated = await sql`update phone_numbers set max_concurrent_calls = ${maxConcurrentCalls}, updated_at = now()
     where id = ${id} and organisation_id = ${organisationId} and deleted_at is null returning id`;
   return updated.length ? readNumber(sql, organisationId, id) : undefined;
 }

@@ -23,7 +23,7 @@ import type { Sql } from '../../db/database.ts';
 import { isId, newId } from '../../db/ids.ts';
 import { ApiError, badField, notFound } from '../../errors.ts';
 import type { KeyRing } from '../../secrets/key-ring.ts';
-import { findActiveNumberByValue } from '../../telephony/phone-number-repository.ts';
+import { findActiveNumberByValue, type PhoneNumberRow } from '../../telephony/phone-number-repository.ts';
 import { roomNameFor, type CallRow } from '../repository/call-records.ts';
 import { createCall, finishCall } from '../repository/call-repository.ts';
 import {
@@ -53,6 +53,7 @@ import { placeWebsocketCall } from './websocket-placement.ts';
 import { placeWebCall, type WebPlacementDeps } from './web-placement.ts';
 import type { LiveKitConfig } from './livekit-tokens.ts';
 import { assertLineFree, SipCalls } from './sip-calls.ts';
+import { assertNumberLineFree } from './outbound-line.ts';
 import { findRoutable, type RoutableConfiguration } from '../../sip/sip-repository.ts';
 
 /**
@@ -88,6 +89,8 @@ interface OutboundCall {
   carrier: VoiceCarrierName | undefined;
   /** The OUTBOUND SIP configuration (with its trunk) of an agent without a carrier number. */
   sip: RoutableConfiguration | undefined;
+  /** The carrier number the call goes out from, with its own line cap (outbound-line.ts). */
+  numberLine: NumberLine | undefined;
   /** Opened while checking a call placed now; a scheduled call opens it when due. */
   account: VoiceAccount | undefined;
   scheduledAt: Date | undefined;
@@ -98,6 +101,9 @@ interface OutboundCall {
   source: 'api' | 'campaign';
   extraMeta?: Record<string, unknown>;
 }
+
+/** A carrier number as its line cap is checked. */
+type NumberLine = Parameters<typeof assertNumberLineFree>[1];
 
 /** What a carrier needs to place a dispatched call. */
 interface CarrierLaunch {
@@ -327,6 +333,8 @@ export class CallPlacement {
       await assertMayCall(sql, call.organisation_id);
       await sql.begin(async (tx) => {
         await admitCall(tx, call.organisation_id, this.#options.admission);
+        const number = await findActiveNumberByValue(tx, call.organisation_id, call.calling_number ?? '');
+        if (number) await assertNumberLineFree(tx, numberLineOf(number));
         await queueScheduledCall(tx, callId);
       });
       const account = await this.#options.accounts.require(sql, call.organisation_id, carrier);
@@ -446,7 +454,9 @@ export class CallPlacement {
 
   /** The checks before anything is recorded: a call that cannot be placed leaves no record behind. */
   async #checked(
-    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip'> & { callingNumber: string | undefined },
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip' | 'numberLine'> & {
+      callingNumber: string | undefined;
+    },
     organisationId: string,
   ): Promise<OutboundCall> {
     const { sql } = this.#options;
@@ -470,17 +480,33 @@ export class CallPlacement {
     });
     await assertMayCall(sql, organisationId);
     const account = call.scheduledAt ? undefined : await this.#options.accounts.require(sql, organisationId, carrier);
-    return { ...call, callingNumber: number.phone_number, carrier, account, sip: undefined };
+    return {
+      ...call,
+      callingNumber: number.phone_number,
+      carrier,
+      account,
+      sip: undefined,
+      numberLine: numberLineOf(number),
+    };
   }
 
   /** The checks of a call over the organisation's OUTBOUND SIP configuration for the agent (its number, when named). */
   async #checkedSip(
-    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip'> & { callingNumber: string | undefined },
+    call: Omit<OutboundCall, 'carrier' | 'callingNumber' | 'account' | 'sip' | 'numberLine'> & {
+      callingNumber: string | undefined;
+    },
     organisationId: string,
   ): Promise<OutboundCall> {
     const sip = await this.sip.outboundConfiguration(organisationId, call.agent.id, call);
     await assertMayCall(this.#options.sql, organisationId);
-    return { ...call, callingNumber: sip.phone_number, carrier: undefined, account: undefined, sip };
+    return {
+      ...call,
+      callingNumber: sip.phone_number,
+      carrier: undefined,
+      account: undefined,
+      sip,
+      numberLine: undefined,
+    };
   }
 
   /** Records the call, refusing the same agent + number + key owner within DUPLICATE_WINDOW_MS (409). */
@@ -509,6 +535,7 @@ export class CallPlacement {
       // A call placed now holds one of the organisation's lines from its record on (QUEUED, then INITIATED).
       if (!call.scheduledAt) await admitCall(tx, principal.organisationId, this.#options.admission);
       if (!call.scheduledAt && call.sip) await assertLineFree(tx, call.sip);
+      if (!call.scheduledAt && call.numberLine) await assertNumberLineFree(tx, call.numberLine);
       await createCall(tx, {
         id,
         organisationId: principal.organisationId,
@@ -555,6 +582,15 @@ export class CallPlacement {
       masterSettings: call.meta_data.masterSettings as Record<string, unknown> | undefined,
     });
   }
+}
+
+function numberLineOf(number: PhoneNumberRow): NumberLine {
+  return {
+    id: number.id,
+    organisationId: number.organisation_id,
+    phoneNumber: number.phone_number,
+    limit: number.max_concurrent_calls,
+  };
 }
 
 /** Only an active VOICE agent places and takes phone calls. */

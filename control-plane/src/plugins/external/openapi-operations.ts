@@ -76,6 +76,7 @@ const OPERATION_ID_OVERRIDES: Record<string, string> = {
   'PUT /api/v1/telephony/numbers/{id}/agent': 'assignPhoneNumberAgent',
   'DELETE /api/v1/telephony/numbers/{id}/agent': 'unassignPhoneNumberAgent',
   'PUT /api/v1/telephony/numbers/{id}/calling-scope': 'setPhoneNumberCallingScope',
+  'PUT /api/v1/telephony/numbers/{id}/call-limit': 'setPhoneNumberCallLimit',
   'GET /api/v1/telephony/managed/{organisationId}': 'getManagedTelephony',
   'POST /api/v1/telephony/carrier-b/search': 'searchCarrierBNumbers',
   'POST /api/v1/telephony/carrier-b/purchase': 'purchaseCarrierBNumber',

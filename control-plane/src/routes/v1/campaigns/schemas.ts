@@ -235,7 +235,10 @@ export const startCampaign = control(
   'Start (or resume) a campaign',
   'DRAFT or PAUSED → IN_PROGRESS, or SCHEDULED while startDate is ahead (the dialler moves it on when the day comes). 400 ' +
     'without contacts, when already running or scheduled, COMPLETED or CANCELLED, or after endDate; 402 when the wallet cannot ' +
-    'pay for calls; 409 while a contact upload runs. The dialler then calls each contact inside the daily window.',
+    'pay for calls; 409 while a contact upload runs. The dialler then calls each contact inside the daily window, never ' +
+    "more at once than the organisation's plan allows (concurrentCalls) nor than the campaign's line takes: its OUTBOUND " +
+    "SIP configuration's maxConcurrentCalls, or its carrier number's maxConcurrentCalls when one is set " +
+    '(PUT /telephony/numbers/{id}/call-limit).',
 );
 export const pauseCampaign = control(
   'Pause a campaign',

@@ -49,7 +49,9 @@ const SipConfiguration = Type.Object(
       description: 'E.164: the number dialled (INBOUND) or presented as the caller (OUTBOUND)',
     }),
     maxConcurrentCalls: Type.Integer({
-      description: 'Live calls over the configuration at once; one more is busy (SIP 486, or 409 outbound)',
+      description:
+        'Live calls over the configuration at once; one more is busy (SIP 486, or 409 outbound; the campaign dialler ' +
+        'dials no more than are free)',
     }),
     maxQueueSize: Type.Integer({
       description: 'INBOUND: callers that may wait for a line when all are live (0: none wait)',

@@ -1,13 +1,14 @@
 /**
  * The /telephony routes every carrier shares: the overview, the organisation's numbers, and routing a number's
- * inbound calls to an agent (assign, unassign). Reads need numbers:read, changes numbers:write.
+ * inbound calls to an agent (assign, unassign), where a number may call and how many calls it may have live at once.
+ * Reads need numbers:read, changes numbers:write.
  */
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { TelephonyContext } from '../../../telephony/context.ts';
 import { telephonyOverview } from '../../../telephony/overview.ts';
-import { listActiveNumbers, setCallingScope } from '../../../telephony/phone-number-repository.ts';
+import { listActiveNumbers, setCallingScope, setCallLimit } from '../../../telephony/phone-number-repository.ts';
 import { notFound } from '../../../errors.ts';
 import { NumberRouting } from '../../../telephony/routing.ts';
 import * as schemas from './schemas.ts';
@@ -69,6 +70,21 @@ export default async function numberRoutes(app: FastifyInstance, options: { tele
       );
       if (!number) throw notFound('Phone number');
       return ok(number, 'Calling scope updated');
+    },
+  );
+
+  app.put<{ Params: NumberParams; Body: schemas.CallLimitBody }>(
+    '/telephony/numbers/:id/call-limit',
+    { schema: schemas.setCallLimit, config: { scope: 'numbers:write' }, preHandler },
+    async (request) => {
+      const number = await setCallLimit(
+        telephony.sql,
+        principalOf(request).organisationId,
+        request.params.id,
+        request.body.maxConcurrentCalls,
+      );
+      if (!number) throw notFound('Phone number');
+      return ok(number, 'Call limit updated');
     },
   );
 }

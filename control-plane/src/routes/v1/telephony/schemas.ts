@@ -52,6 +52,12 @@ export const PhoneNumberSchema = Type.Object(
     allowedCountries: Type.Array(Type.String(), {
       description: 'ISO 3166 alpha-2 countries it may also call under ALLOWED_COUNTRIES',
     }),
+    maxConcurrentCalls: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      description:
+        "Not in the spec: calls the number may have live at once (its lines), besides the plan's concurrentCalls; null " +
+        '(the default): no cap of its own. Set with PUT /telephony/numbers/{id}/call-limit',
+    }),
     metadata: Type.Object(
       { source: NullableString, type: NullableString, region: NullableString, capabilities: JsonObject },
       {
@@ -179,6 +185,35 @@ export const CallingScopeBody = Type.Object(
   { additionalProperties: false },
 );
 export type CallingScopeBody = Static<typeof CallingScopeBody>;
+
+/** The most lines a number's cap may name (phone_numbers.max_concurrent_calls, as billing plans' concurrentCalls). */
+const MAX_NUMBER_LINES = 10_000;
+
+export const CallLimitBody = Type.Object(
+  {
+    organisationId: Id('Own organisation'),
+    maxConcurrentCalls: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_NUMBER_LINES }), Type.Null()], {
+      description: 'Calls the number may have live at once, 1 to 10000; null removes the cap',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type CallLimitBody = Static<typeof CallLimitBody>;
+
+export const setCallLimit = {
+  tags: TAGS,
+  summary: 'Set how many calls the number may have live at once',
+  description:
+    "Not in the spec: Parley's per-number line cap of a carrier number, for a number whose carrier or plan gives it a " +
+    "fixed number of channels. It holds besides the organisation's plan (concurrentCalls): an outbound call placed " +
+    '(POST /voice/session, /voice/callback, a scheduled call, the campaign dialler) while the live calls on the number ' +
+    "(either direction) fill it is refused with 409 limit_reached, counted under the number's lock so control planes " +
+    'never slip past it together; the campaign dialler dials no more of its contacts than the number has free. ' +
+    "null (the default) means no cap of its own. 404 when the number is not the organisation's.",
+  params: NumberParams,
+  body: CallLimitBody,
+  response: { 200: Envelope(PhoneNumberRef), ...authErrors, ...errors(404) },
+};
 
 export const setCallingScope = {
   tags: TAGS,
