@@ -25,10 +25,12 @@ import type { KeyRing } from '../secrets/key-ring.ts';
 import {
   claimMessage,
   conversationLines,
+  endConversation,
   insertLine,
   lockReply,
   markAnswered,
   markFailed,
+  touchConversation,
   type ChatLine,
 } from './chat-repository.ts';
 import { readChatSession, type ChatSessionClaims } from './chat-session-token.ts';
@@ -177,6 +179,8 @@ export class ChatReplies {
         if (metered.status === 'unpriced')
           this.#deps.log?.('error', 'no ai_web_chat_reply price on the rate card: reply not billed', metered);
         await markAnswered(tx, row.id, reply, metered.status === 'metered' ? metered.usage.id : null);
+        // Active now for the idle sweep, and open again if it had ended (the visitor came back).
+        await touchConversation(tx, call.id);
         return undefined;
       });
       // Another instance took the message over (its claim had lapsed) and answered first: theirs is the reply.
@@ -187,6 +191,20 @@ export class ChatReplies {
       await markFailed(sql, row.id, error instanceof Error ? error.message : String(error)).catch(() => {});
       throw error;
     }
+  }
+
+  /**
+   * The visitor closed the conversation: it ends now and its post-call analysis is queued (chat-repository.ts).
+   * Closing one already ended answers when it ended; a later message opens it again.
+   */
+  async end(session: ChatSession): Promise<{ roomName: string; endedAt: Date }> {
+    const { call } = session;
+    const ended = await this.#deps.sql.begin((tx) =>
+      endConversation(tx, { callId: call.id, reason: 'visitor_closed' }),
+    );
+    if (ended) return { roomName: call.room_name, endedAt: ended.endedAt };
+    const current = await findCall(this.#deps.sql, call.id);
+    return { roomName: call.room_name, endedAt: current?.ended_at ?? new Date() };
   }
 
   /** The agent's reply to `text`, after the conversation so far. */
