@@ -20,20 +20,31 @@ export async function conversationLines(sql: Queryable, callId: string): Promise
   return rows.map((row) => ({ speaker: row.speaker, text: row.text, atMs: row.start_ms }));
 }
 
-export async function insertLine(
-  tx: Queryable,
-  line: {
-    organisationId: string;
-    callId: string;
-    speaker: 'user' | 'assistant';
-    text: string;
-    startMs: number;
-    endMs: number;
-  },
-): Promise<void> {
-  await tx`insert into call_transcripts (id, organisation_id, call_id, speaker, text, start_ms, end_ms)
-    values (${newId()}, ${line.organisationId}, ${line.callId}, ${line.speaker}, ${line.text},
-            ${Math.round(line.startMs)}, ${Math.round(line.endMs)})`;
+export interface NewChatLine {
+  organisationId: string;
+  callId: string;
+  speaker: 'user' | 'assistant';
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+export async function insertLine(tx: Queryable, line: NewChatLine): Promise<void> {
+  await insertLines(tx, [line]);
+}
+
+/** Several lines in one statement (a reply's two lines: one round trip inside the reply's transaction). */
+export async function insertLines(tx: Queryable, lines: readonly NewChatLine[]): Promise<void> {
+  const rows = lines.map((line) => ({
+    id: newId(),
+    organisation_id: line.organisationId,
+    call_id: line.callId,
+    speaker: line.speaker,
+    text: line.text,
+    start_ms: Math.round(line.startMs),
+    end_ms: Math.round(line.endMs),
+  }));
+  await tx`insert into call_transcripts ${tx(rows, 'id', 'organisation_id', 'call_id', 'speaker', 'text', 'start_ms', 'end_ms')}`;
 }
 
 export interface ChatReplyRow {
