@@ -17,6 +17,7 @@ import { GreetingCache } from './greetings/greeting-cache.ts';
 import { CallAnalyst } from './calls/analysis/call-analyst.ts';
 import { CallEventPersister } from './calls/events/call-event-persister.ts';
 import { CallSweeper } from './calls/jobs/call-sweeper.ts';
+import { ChatIdleSweep } from './chat/chat-idle-sweep.ts';
 import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierAInventory } from './carriers/carrier-a/inventory.ts';
 import { NumberRentalJob } from './telephony/number-rental-job.ts';
@@ -77,6 +78,12 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       sweeperLog[level](detail, message),
     ).start();
     closers.push(() => sweeper.stop());
+    // Chat conversations have no hang-up: those left idle end, and are analysed like calls (docs/architecture.md §15).
+    const chatSweepLog = log.child({ job: 'chat-idle-sweep' });
+    const chatSweep = new ChatIdleSweep(database.sql, (level, message, detail) =>
+      chatSweepLog[level](detail, message),
+    ).start();
+    closers.push(() => chatSweep.stop());
     // Plan billing's clock (docs/architecture.md §10): allowances every 30 days, lapsed money moved out.
     const planWalletLog = log.child({ job: 'plan-wallet' });
     const planWallets = new PlanWalletJob(database.sql, (level, message, detail) =>

@@ -146,6 +146,42 @@ describe.runIf(hasChromium)('website widget in a browser', () => {
     await page.close();
   });
 
+  for (const [how, query] of [
+    ['over the websocket', ''],
+    ['over HTTP', '?nows'],
+  ] as const) {
+    it(`ends the conversation when the visitor presses End chat (${how}), and starts the next one afresh`, async () => {
+      const page = await browser.newPage();
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.goto(`${shopUrl}${query}`);
+      await page.getByRole('button', { name: 'Chat with us' }).click();
+      await page.getByPlaceholder('Your name').fill('Pat');
+      await page.getByPlaceholder('Your phone number').fill('+44 113 496 0003');
+      await page.getByRole('button', { name: 'Start chat' }).click();
+      await expect
+        .poll(() => page.locator('.bubble.agent').allTextContents(), poll)
+        .toEqual(['Hi Pat, how can I help?']);
+      const storageKey = JSON.stringify(`parley-widget:${widget.agentId}`);
+      const roomName = JSON.parse(String(await page.evaluate(`localStorage.getItem(${storageKey})`))).roomName;
+
+      await page.getByRole('button', { name: 'End chat' }).click();
+      await expect.poll(() => page.locator('.status').textContent(), poll).toBe('Chat ended. Thank you!');
+      const [conversation] = await t.db.sql<{ ended_at: Date | null; meta_data: { endReason?: string } }[]>`
+        select ended_at, meta_data from call_records where room_name = ${roomName}`;
+      expect(conversation!.ended_at).not.toBeNull();
+      expect(conversation!.meta_data.endReason).toBe('visitor_closed');
+      // Forgotten: the panel asks for the visitor's details again, for a new conversation, and does not reconnect.
+      expect(await page.evaluate(`localStorage.getItem(${storageKey})`)).toBeNull();
+      await page.getByRole('button', { name: 'Start chat' }).waitFor({ timeout: UI_TIMEOUT_MS });
+      expect(await page.getByRole('button', { name: 'End chat' }).isVisible()).toBe(false);
+      await page.waitForTimeout(1_200);
+      expect(await page.locator('.status').textContent()).toBe('Chat ended. Thank you!');
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  }
+
   it('tells the visitor to try again later when the organisation cannot pay (402)', async () => {
     const poor = await seedOrganisation(t.db.sql, 'Poor Plumbing');
     await seedWallet(t.db.sql, poor.organisationId, { balanceMinor: 0, hasPaid: true });

@@ -472,6 +472,13 @@ describe('chat over HTTP', () => {
     expect(llm.fake.chat.requests).toHaveLength(asked);
     const [call] = await t.db.sql<{ id: string }[]>`select id from call_records where room_name = ${who.roomName}`;
     expect(await usageOf(call!.id)).toEqual([]);
+    // Once the wallet is topped up, the same message is answered (and billed) after all.
+    await seedWallet(t.db.sql, poor.organisationId, { balanceMinor: 500, hasPaid: true });
+    llm.fake.chat.enqueue({ tokens: ['Hello again.'] });
+    const retried = await send(token, 'm1', 'Hello?');
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().data).toMatchObject({ reply: 'Hello again.', replayed: false });
+    expect(await usageOf(call!.id)).toHaveLength(1);
   });
 
   it('refuses a missing, forged or expired session token (401) and bad messages (400 naming the field)', async () => {

@@ -66,6 +66,8 @@ export interface ChatEvents {
 
 export interface Chat {
   send(messageId: string, text: string): void;
+  /** Closes the conversation for good (it ends and is analysed); resolves once the server has ended it. */
+  end(): Promise<void>;
   close(): void;
 }
 
@@ -93,6 +95,7 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
     };
     const timer = setTimeout(fallBack, SOCKET_OPEN_TIMEOUT_MS);
     let live = false;
+    let ended: (() => void) | undefined;
     socket.addEventListener('open', () => {
       clearTimeout(timer);
       if (opened) return;
@@ -100,6 +103,11 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
       live = true;
       resolve({
         send: (messageId, text) => socket.send(JSON.stringify({ type: 'message', messageId, text })),
+        end: () =>
+          new Promise<void>((resolveEnd) => {
+            ended = resolveEnd;
+            socket.send(JSON.stringify({ type: 'end' }));
+          }),
         close: () => socket.close(),
       });
     });
@@ -113,7 +121,11 @@ export function openChat(api: string, agentToken: string, events: ChatEvents): P
     });
     socket.addEventListener('message', (event) => {
       const message = JSON.parse(String(event.data)) as Record<string, unknown>;
-      if (message.type === 'history') events.history(message.messages as Line[]);
+      if (message.type === 'ended') {
+        // The server closes the socket next: an ended conversation is not a dropped line to reopen.
+        live = false;
+        ended?.();
+      } else if (message.type === 'history') events.history(message.messages as Line[]);
       else if (message.type === 'token') events.token(String(message.messageId), String(message.text));
       else if (message.type === 'reply') events.reply(String(message.messageId), String(message.reply));
       else if (message.type === 'error')
@@ -141,6 +153,9 @@ function httpChat(api: string, agentToken: string, events: ChatEvents): Chat {
         (data) => events.reply(messageId, (data as { reply: string }).reply),
         (error: WidgetError) => events.failed(messageId, error),
       );
+    },
+    async end() {
+      await request(`${api}/widget/chat/end`, { method: 'POST', headers: { 'x-chat-token': agentToken } });
     },
     close() {},
   };

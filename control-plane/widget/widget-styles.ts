@@ -10,8 +10,9 @@ export const STYLES = `
 .panel[hidden], [hidden] { display: none !important; }
 .header { display: flex; align-items: center; justify-content: space-between; padding: 12px 14px; background: #2450d8;
   color: #fff; }
-.title { font-weight: 600; color: #fff; }
-.call { border: 1px solid #fff; background: transparent; color: #fff; border-radius: 6px; padding: 4px 10px; }
+.title { flex: 1; font-weight: 600; color: #fff; }
+.end { margin-left: 6px; }
+.call, .end { border: 1px solid #fff; background: transparent; color: #fff; border-radius: 6px; padding: 4px 10px; }
 .log { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
 .bubble { max-width: 80%; padding: 8px 11px; border-radius: 12px; white-space: pre-wrap; word-wrap: break-word; }
 .bubble.agent { align-self: flex-start; background: #f0f1f5; }

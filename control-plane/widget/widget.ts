@@ -86,6 +86,7 @@ class ParleyWidget {
   readonly #input = element('input');
   readonly #intro = element('form', 'intro');
   readonly #callButton = element('button', 'call', 'Call');
+  readonly #endButton = element('button', 'end', 'End chat');
   readonly #audio = element('audio');
   #call: BrowserCall | undefined;
   #chat: Chat | undefined;
@@ -112,9 +113,12 @@ class ParleyWidget {
     this.#callButton.hidden = true;
     this.#callButton.type = 'button';
     this.#callButton.addEventListener('click', () => this.#toggleCall());
+    this.#endButton.hidden = true;
+    this.#endButton.type = 'button';
+    this.#endButton.addEventListener('click', () => void this.#end());
     this.#audio.autoplay = true;
     const header = element('div', 'header');
-    header.append(this.#title, this.#callButton);
+    header.append(this.#title, this.#callButton, this.#endButton);
     this.#buildIntro();
     this.#input.placeholder = 'Type your message';
     this.#input.maxLength = 2000;
@@ -202,11 +206,13 @@ class ParleyWidget {
           // The session token expired or the line dropped: a fresh bootstrap resumes the same conversation.
           this.#chat = undefined;
           this.#form.hidden = true;
+          this.#endButton.hidden = true;
           setTimeout(() => void this.#connect(who), RECONNECT_DELAY_MS);
         },
       });
       this.#setStatus('');
       this.#form.hidden = false;
+      this.#endButton.hidden = false;
       this.#input.focus();
     } catch (error) {
       this.#setStatus(explain(error as WidgetError));
@@ -215,6 +221,32 @@ class ParleyWidget {
         localStorage.removeItem(this.#storageKey);
         this.#started = false;
       }
+    }
+  }
+
+  /**
+   * The visitor ends the conversation: the server closes it (it is then analysed), and the panel forgets it, so the
+   * next chat is a new conversation; the lines stay on screen until then.
+   */
+  async #end(): Promise<void> {
+    const chat = this.#chat;
+    if (!chat) return;
+    this.#endButton.disabled = true;
+    try {
+      await chat.end();
+      chat.close();
+      this.#chat = undefined;
+      localStorage.removeItem(this.#storageKey);
+      this.#form.hidden = true;
+      this.#endButton.hidden = true;
+      this.#started = false;
+      this.#setStatus('Chat ended. Thank you!');
+      // Ready for a new conversation: the visitor's details are asked again.
+      void this.#start();
+    } catch (error) {
+      this.#setStatus(explain(error as WidgetError));
+    } finally {
+      this.#endButton.disabled = false;
     }
   }
 

@@ -25,14 +25,17 @@ import type { KeyRing } from '../secrets/key-ring.ts';
 import {
   claimMessage,
   conversationLines,
-  insertLine,
+  endConversation,
+  insertLines,
   lockReply,
   markAnswered,
   markFailed,
+  touchConversation,
   type ChatLine,
 } from './chat-repository.ts';
 import { readChatSession, type ChatSessionClaims } from './chat-session-token.ts';
 import { callbackTool, type CallbackPlacer } from './chat-callback.ts';
+import { PerKeyLimit } from './per-key-limit.ts';
 
 /** The longest visitor message, characters: a chat box, not a document upload. */
 export const MAX_CHAT_MESSAGE_CHARS = 2_000;
@@ -45,6 +48,11 @@ export const REPLY_TIMEOUT_MS = 60_000;
 const REPLY_CLAIM_MS = REPLY_TIMEOUT_MS + 15_000;
 /** How long a reply waits for an LLM worker to take the stream, ms, before the visitor is told none is there. */
 export const LLM_OPEN_WAIT_MS = 5_000;
+/**
+ * Replies of one organisation this process stores at once: one holding the wallet's lock, one more getting its
+ * lines and usage written meanwhile, so the lock is never idle while replies wait.
+ */
+const STORES_PER_ORGANISATION = 2;
 /** Earlier lines sent to the model with each message: enough for a support chat, bounded in tokens. */
 const HISTORY_LINES = 40;
 
@@ -93,6 +101,8 @@ export interface ChatRepliesDeps {
 
 export class ChatReplies {
   readonly #deps: ChatRepliesDeps;
+  /** Replies of one organisation stored at once by this process (per-key-limit.ts says why). */
+  readonly #storing = new PerKeyLimit(STORES_PER_ORGANISATION);
 
   constructor(deps: ChatRepliesDeps) {
     this.#deps = deps;
@@ -129,20 +139,27 @@ export class ChatReplies {
       throw badField('text', `must be at most ${MAX_CHAT_MESSAGE_CHARS} characters`);
     if (!session.agent.isActive) throw new ApiError('invalid_state', 'The agent is not active: it cannot reply');
     const { call } = session;
-    const permission = await callPermission(sql, call.organisation_id);
+    const receivedMs = Date.now() - call.created_at.getTime();
+    // The three reads before the model is asked go out together: one round trip of waiting instead of three, on
+    // the path to the visitor's first token (docs/architecture.md §15, "Where the first token's time goes").
+    const [permission, { claimed, row }, lines] = await Promise.all([
+      callPermission(sql, call.organisation_id),
+      claimMessage(sql, {
+        organisationId: call.organisation_id,
+        callId: call.id,
+        messageId: message.messageId,
+        text,
+        claimMs: REPLY_CLAIM_MS,
+      }),
+      this.history(session),
+    ]);
     if (!permission.allowed) {
+      // Claimed alongside the check: given back at once, so the visitor's retry is answered once money allows.
+      if (claimed) await markFailed(sql, row.id, `refused by billing: ${permission.reason}`);
       // The visitor is not the account holder: the reason (a balance, a suspension) is for the organisation's eyes.
       this.#deps.log?.('warn', 'chat reply refused by billing', { callId: call.id, reason: permission.reason });
       throw new ApiError('payment_required', 'This agent cannot reply right now: please try again later');
     }
-    const receivedMs = Date.now() - call.created_at.getTime();
-    const { claimed, row } = await claimMessage(sql, {
-      organisationId: call.organisation_id,
-      callId: call.id,
-      messageId: message.messageId,
-      text,
-      claimMs: REPLY_CLAIM_MS,
-    });
     if (row.visitor_text !== text)
       throw new ApiError('conflict', `messageId ${message.messageId} was already used for another message`);
     if (!claimed) {
@@ -151,34 +168,29 @@ export class ChatReplies {
       throw new ApiError('conflict', 'This message is still being answered: wait for its reply');
     }
     try {
-      const reply = await this.#write(session, text, onToken);
+      const reply = await this.#write(session, text, lines, onToken);
       const startMs = Math.max(receivedMs, 0);
-      const stored = await sql.begin(async (tx) => {
-        const current = await lockReply(tx, row.id);
-        if (current?.status !== 'answering') return current;
-        await insertLine(tx, {
-          organisationId: call.organisation_id,
-          callId: call.id,
-          speaker: 'user',
-          text,
-          startMs,
-          endMs: startMs,
-        });
-        const endMs = Math.max(Date.now() - call.created_at.getTime(), startMs);
-        await insertLine(tx, {
-          organisationId: call.organisation_id,
-          callId: call.id,
-          speaker: 'assistant',
-          text: reply,
-          startMs: endMs,
-          endMs,
-        });
-        const metered = await meterChatReply(tx, { callId: call.id, replyId: row.id, at: new Date() });
-        if (metered.status === 'unpriced')
-          this.#deps.log?.('error', 'no ai_web_chat_reply price on the rate card: reply not billed', metered);
-        await markAnswered(tx, row.id, reply, metered.status === 'metered' ? metered.usage.id : null);
-        return undefined;
-      });
+      const stored = await this.#storing.run(call.organisation_id, () =>
+        sql.begin(async (tx) => {
+          const current = await lockReply(tx, row.id);
+          if (current?.status !== 'answering') return current;
+          const endMs = Math.max(Date.now() - call.created_at.getTime(), startMs);
+          const line = { organisationId: call.organisation_id, callId: call.id };
+          await insertLines(tx, [
+            { ...line, speaker: 'user', text, startMs, endMs: startMs },
+            { ...line, speaker: 'assistant', text: reply, startMs: endMs, endMs },
+          ]);
+          // Active now for the idle sweep, and open again if it had ended (the visitor came back).
+          await touchConversation(tx, call.id);
+          // Metering last but one: the wallet's row lock it takes is held to the commit, and every reply of the
+          // organisation waits for it, so as little as possible runs after it.
+          const metered = await meterChatReply(tx, { callId: call.id, replyId: row.id, at: new Date() });
+          if (metered.status === 'unpriced')
+            this.#deps.log?.('error', 'no ai_web_chat_reply price on the rate card: reply not billed', metered);
+          await markAnswered(tx, row.id, reply, metered.status === 'metered' ? metered.usage.id : null);
+          return undefined;
+        }),
+      );
       // Another instance took the message over (its claim had lapsed) and answered first: theirs is the reply.
       if (stored?.status === 'answered')
         return { messageId: message.messageId, reply: stored.reply_text ?? '', replayed: true };
@@ -189,8 +201,27 @@ export class ChatReplies {
     }
   }
 
-  /** The agent's reply to `text`, after the conversation so far. */
-  async #write(session: ChatSession, text: string, onToken: (text: string) => void): Promise<string> {
+  /**
+   * The visitor closed the conversation: it ends now and its post-call analysis is queued (chat-repository.ts).
+   * Closing one already ended answers when it ended; a later message opens it again.
+   */
+  async end(session: ChatSession): Promise<{ roomName: string; endedAt: Date }> {
+    const { call } = session;
+    const ended = await this.#deps.sql.begin((tx) =>
+      endConversation(tx, { callId: call.id, reason: 'visitor_closed' }),
+    );
+    if (ended) return { roomName: call.room_name, endedAt: ended.endedAt };
+    const current = await findCall(this.#deps.sql, call.id);
+    return { roomName: call.room_name, endedAt: current?.ended_at ?? new Date() };
+  }
+
+  /** The agent's reply to `text`, after the conversation so far (`history`, oldest first). */
+  async #write(
+    session: ChatSession,
+    text: string,
+    history: readonly ChatLine[],
+    onToken: (text: string) => void,
+  ): Promise<string> {
     const { call, agent } = session;
     const spec = buildCallSpec({
       callId: call.id,
@@ -201,7 +232,7 @@ export class ChatReplies {
       participant: { name: call.participant_name, phoneNumber: call.phone_number },
       callVariables: call.custom_variables,
     });
-    const lines = (await this.history(session)).slice(-HISTORY_LINES);
+    const lines = history.slice(-HISTORY_LINES);
     const messages: ChatMessage[] = [
       { role: 'system', content: buildSystemPrompt(spec.agent, spec.variables, 'chat') },
       ...lines.map((line): ChatMessage => ({ role: line.speaker, content: line.text })),

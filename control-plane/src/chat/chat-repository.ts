@@ -20,20 +20,31 @@ export async function conversationLines(sql: Queryable, callId: string): Promise
   return rows.map((row) => ({ speaker: row.speaker, text: row.text, atMs: row.start_ms }));
 }
 
-export async function insertLine(
-  tx: Queryable,
-  line: {
-    organisationId: string;
-    callId: string;
-    speaker: 'user' | 'assistant';
-    text: string;
-    startMs: number;
-    endMs: number;
-  },
-): Promise<void> {
-  await tx`insert into call_transcripts (id, organisation_id, call_id, speaker, text, start_ms, end_ms)
-    values (${newId()}, ${line.organisationId}, ${line.callId}, ${line.speaker}, ${line.text},
-            ${Math.round(line.startMs)}, ${Math.round(line.endMs)})`;
+export interface NewChatLine {
+  organisationId: string;
+  callId: string;
+  speaker: 'user' | 'assistant';
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+export async function insertLine(tx: Queryable, line: NewChatLine): Promise<void> {
+  await insertLines(tx, [line]);
+}
+
+/** Several lines in one statement (a reply's two lines: one round trip inside the reply's transaction). */
+export async function insertLines(tx: Queryable, lines: readonly NewChatLine[]): Promise<void> {
+  const rows = lines.map((line) => ({
+    id: newId(),
+    organisation_id: line.organisationId,
+    call_id: line.callId,
+    speaker: line.speaker,
+    text: line.text,
+    start_ms: Math.round(line.startMs),
+    end_ms: Math.round(line.endMs),
+  }));
+  await tx`insert into call_transcripts ${tx(rows, 'id', 'organisation_id', 'call_id', 'speaker', 'text', 'start_ms', 'end_ms')}`;
 }
 
 export interface ChatReplyRow {
@@ -144,4 +155,70 @@ export async function insertCallRequest(
 /** Serialises the browser-call requests of one organisation (the caps count what committed before). */
 export async function lockCallRequests(tx: Queryable, organisationId: string): Promise<void> {
   await lockForTransaction(tx, `widget-call-requests:${organisationId}`);
+}
+
+/** Why a conversation ended: the visitor closed it, or it sat idle past CHAT_IDLE_END_MS. */
+export type ChatEndReason = 'visitor_closed' | 'idle';
+
+/**
+ * Ends the open conversation `callId` at `endedAt` (default now) and queues its post-call analysis, in one
+ * transaction; undefined when it had already ended (ending twice changes nothing). A conversation holds no line,
+ * so its call_status stays null: its duration runs from its opening to its end.
+ */
+export async function endConversation(
+  tx: Queryable,
+  end: { callId: string; reason: ChatEndReason; endedAt?: Date },
+): Promise<{ organisationId: string; endedAt: Date } | undefined> {
+  const endedAt = end.endedAt ?? new Date();
+  const [row] = await tx<{ organisation_id: string; ended_at: Date }[]>`
+    update call_records set ended_at = greatest(${endedAt}::timestamptz, created_at),
+           call_duration = greatest(0, round(extract(epoch from (greatest(${endedAt}::timestamptz, created_at) - created_at)) * 1000))::integer,
+           meta_data = meta_data || jsonb_build_object('endReason', ${end.reason}::text), updated_at = now()
+     where id = ${end.callId} and call_type = 'chat' and ended_at is null
+    returning organisation_id, ended_at`;
+  if (!row) return undefined;
+  await queueChatAnalysis(tx, end.callId, row.organisation_id);
+  return { organisationId: row.organisation_id, endedAt: row.ended_at };
+}
+
+/**
+ * The conversation's post-call analysis, due now (a conversation has no late events: its transcript is written with
+ * each reply). Unlike a call, a conversation can end again after a visitor came back to it: an analysis already
+ * done is armed again so it covers the whole conversation; one being run (leased) is left to finish.
+ */
+async function queueChatAnalysis(tx: Queryable, callId: string, organisationId: string): Promise<void> {
+  await tx`insert into call_analysis_jobs (id, organisation_id, call_id, next_attempt_at)
+           values (${newId()}, ${organisationId}, ${callId}, now())
+           on conflict (call_id) do update
+             set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null, finished_at = null
+             where call_analysis_jobs.lease_token is null`;
+  await tx`update call_records set analysis_status = 'pending', analysis_error = null where id = ${callId}`;
+}
+
+/**
+ * A reply was written: the conversation is active now (the idle sweep measures from here), and open again if it had
+ * ended — a visitor may come back to a conversation, which then ends, and is analysed, again.
+ */
+export async function touchConversation(tx: Queryable, callId: string): Promise<void> {
+  await tx`update call_records
+              set updated_at = now(), ended_at = null, call_duration = null, meta_data = meta_data - 'endReason'
+            where id = ${callId} and call_type = 'chat'`;
+}
+
+/**
+ * Open conversations with nothing written for `idleMs` and no reply being written, oldest first, locked for the
+ * caller's transaction (SKIP LOCKED: sweepers of several instances share the work).
+ */
+export async function claimIdleConversations(
+  tx: Queryable,
+  idle: { idleMs: number; limit: number },
+): Promise<{ id: string; updated_at: Date }[]> {
+  const before = tx`now() - make_interval(secs => ${idle.idleMs / 1000})`;
+  return tx<{ id: string; updated_at: Date }[]>`
+    select c.id, c.updated_at from call_records c
+     where c.call_type = 'chat' and c.ended_at is null and c.updated_at < ${before}
+       and not exists (select 1 from chat_replies r
+                        where r.call_id = c.id and r.status = 'answering' and r.claimed_until > now())
+     order by c.updated_at limit ${idle.limit}
+     for update of c skip locked`;
 }

@@ -26,6 +26,7 @@ type Outgoing =
   | { type: 'history'; roomName: string; messages: { role: 'visitor' | 'agent'; text: string; atMs: number }[] }
   | { type: 'token'; messageId: string; text: string }
   | { type: 'reply'; messageId: string; reply: string; replayed: boolean }
+  | { type: 'ended'; roomName: string; endedAt: string }
   | { type: 'error'; messageId?: string; status: number; code: string; message: string };
 
 export function attachChatSocket(app: FastifyInstance, options: { chat: ChatReplies; path: string }): void {
@@ -91,16 +92,31 @@ function serve(ws: WebSocket, session: ChatSession, chat: ChatReplies, app: Fast
   );
 
   ws.on('message', (data, isBinary) => {
-    const message = isBinary ? undefined : parse(data.toString());
-    if (!message) {
+    const incoming = isBinary ? undefined : parse(data.toString());
+    if (!incoming) {
       send({
         type: 'error',
         status: 400,
         code: 'validation_failed',
-        message: 'Send {"type":"message","messageId","text"}',
+        message: 'Send {"type":"message","messageId","text"} or {"type":"end"}',
       });
       return;
     }
+    if (incoming === 'end') {
+      // After the replies already asked for: the visitor closes the conversation they see.
+      turn = turn.then(async () => {
+        try {
+          const { roomName, endedAt } = await chat.end(session);
+          send({ type: 'ended', roomName, endedAt: endedAt.toISOString() });
+          ws.close(1000, 'conversation ended');
+        } catch (error) {
+          app.log.error({ err: error }, 'chat end');
+          send({ type: 'error', status: 500, code: 'internal', message: 'The conversation could not be closed' });
+        }
+      });
+      return;
+    }
+    const message = incoming;
     const now = Date.now();
     while (sentAt.length && sentAt[0]! <= now - MINUTE_MS) sentAt.shift();
     if (sentAt.length >= MESSAGES_PER_MINUTE || waiting >= MAX_WAITING_MESSAGES) {
@@ -139,10 +155,14 @@ function serve(ws: WebSocket, session: ChatSession, chat: ChatReplies, app: Fast
   });
 }
 
-/** A visitor message, or undefined for anything else (the fields' own rules are checked by ChatReplies). */
-function parse(text: string): { messageId: string; text: string } | undefined {
+/**
+ * A visitor message, 'end' (close the conversation), or undefined for anything else (the fields' own rules are
+ * checked by ChatReplies).
+ */
+function parse(text: string): { messageId: string; text: string } | 'end' | undefined {
   try {
     const value = JSON.parse(text) as Record<string, unknown>;
+    if (value?.type === 'end') return 'end';
     if (value?.type !== 'message' || typeof value.messageId !== 'string' || typeof value.text !== 'string')
       return undefined;
     return { messageId: value.messageId, text: value.text };

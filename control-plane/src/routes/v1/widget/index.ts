@@ -99,6 +99,16 @@ export default async function widgetRoutes(app: FastifyInstance, options: Widget
     },
   );
 
+  app.post(
+    '/widget/chat/end',
+    { schema: schemas.end, config: { auth: 'public' }, preHandler: [app.limit('widgetChat', 'ip')] },
+    async (request) => {
+      const session = await options.chat.session(chatToken(request.headers['x-chat-token']));
+      const { roomName, endedAt } = await options.chat.end(session);
+      return ok({ roomName, endedAt: endedAt.toISOString() });
+    },
+  );
+
   app.get(
     '/widget/chat',
     {
@@ -109,7 +119,8 @@ export default async function widgetRoutes(app: FastifyInstance, options: Widget
           'Server → widget: `{"type":"history","roomName","messages":[{role,text,atMs}]}` on open, then per message ' +
           '`{"type":"token","messageId","text"}` as the reply is written and `{"type":"reply","messageId","reply",' +
           '"replayed"}` at its end, or `{"type":"error","messageId","status","code","message"}`. Widget → server: ' +
-          '`{"type":"message","messageId","text"}`. A bad or expired token is refused with HTTP 401 before the upgrade. ' +
+          '`{"type":"message","messageId","text"}`, and `{"type":"end"}` to close the conversation (answered ' +
+          '`{"type":"ended","roomName","endedAt"}` after the replies in progress, then the socket closes). A bad or expired token is refused with HTTP 401 before the upgrade. ' +
           'A plain GET (no upgrade) is answered 400.',
         response: { 400: { $ref: 'ErrorBody' } },
       },

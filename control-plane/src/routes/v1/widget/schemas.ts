@@ -175,3 +175,18 @@ export const message = {
     504: Type.Ref('ErrorBody', { description: 'The reply took longer than 60 s: nothing stored or billed' }),
   },
 };
+
+export const end = {
+  tags: ['widget'],
+  summary: 'Close the chat conversation: it ends now and gets its post-call analysis (overview, results)',
+  description:
+    'A conversation the visitor does not close ends by itself after 30 minutes without a message. Closing one that ' +
+    'has ended answers when it ended. A later message opens the conversation again; it then ends, and is analysed, ' +
+    'again. On the websocket, send `{"type":"end"}` instead.',
+  headers: chatAuthHeader,
+  response: {
+    200: Envelope(Type.Object({ roomName: Type.String(), endedAt: Type.String({ format: 'date-time' }) })),
+    401: Type.Ref('ErrorBody'),
+    ...errors(404),
+  },
+};
