@@ -147,13 +147,18 @@ export class TrunkRegistration {
     if (response.status >= 200 && response.status < 300) {
       const granted = this.#granted(response, expires);
       this.#everRegistered = true;
-      this.#set({
-        state: 'registered',
-        sipStatus: response.status,
-        reason: response.reason,
-        expiresAt: new Date(Date.now() + granted * 1_000).toISOString(),
-        failures: 0,
-      });
+      // One clock reading for both: the report's expiry is exactly the grant after its time.
+      const now = Date.now();
+      this.#set(
+        {
+          state: 'registered',
+          sipStatus: response.status,
+          reason: response.reason,
+          expiresAt: new Date(now + granted * 1_000).toISOString(),
+          failures: 0,
+        },
+        now,
+      );
       this.#timer = setTimeout(() => void this.#register(this.target.expiresS), refreshDelayMs(granted)).unref();
       return;
     }
@@ -244,8 +249,8 @@ export class TrunkRegistration {
     };
   }
 
-  #set(change: Partial<RegistrationSnapshot>): void {
-    const next = { ...this.#snapshot, ...change, at: new Date().toISOString() };
+  #set(change: Partial<RegistrationSnapshot>, at = Date.now()): void {
+    const next = { ...this.#snapshot, ...change, at: new Date(at).toISOString() };
     if (next.expiresAt === undefined) delete next.expiresAt;
     this.#snapshot = next;
     this.#onChange(next);
