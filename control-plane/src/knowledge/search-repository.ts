@@ -156,35 +156,41 @@ export function searchChunks(sql: Queryable, scope: SearchScope, query: ChunkSea
   // at all when the first fills it.
   const candidates =
     picking.kind === 'rare'
-      ? sql`select c.id from knowledge_chunks c
+      ? sql`select c.id, c.search from knowledge_chunks c
              where ${inScope} and ${holds(query.retrieve, true)} ${required}
              order by case when ${holds(query.retrieveAll, false)} then 0 else 1 end, c.id
              limit ${MAX_RANKED_CANDIDATES}`
-      : sql`select id from (
-              (select c.id from knowledge_chunks c
+      : sql`select id, search from (
+              (select c.id, c.search from knowledge_chunks c
                 where ${inScope} and ${holds(query.retrieveAll, !picking.readForAll)} ${required}
                 limit ${MAX_RANKED_CANDIDATES})
               union all
-              (select c.id from knowledge_chunks c
+              (select c.id, c.search from knowledge_chunks c
                 where ${inScope} and ${holds(query.retrieve, !picking.readForLeast)}
                   and not ${holds(query.retrieveAll, false)} ${required}
                 limit ${MAX_RANKED_CANDIDATES})) picked
             limit ${MAX_RANKED_CANDIDATES}`;
+  // The candidates bring their vectors, so ranking reads no chunk again; only the results are fetched whole.
   return sql<ChunkHitRow[]>`
     with candidates as (${candidates}),
     q as (
       select ${wordsQuery(query.allWords, '|')}::tsquery as any_word,
              plainto_tsquery(${scope.language}::regconfig, ${query.query}) as all_words,
              phraseto_tsquery(${scope.language}::regconfig, ${query.query}) as phrase
+    ),
+    ranked as (
+      select k.id,
+             (ts_rank_cd(k.search, q.any_word, 32) * 0.6
+               + case when k.search @@ q.all_words then 0.25 else 0 end
+               + case when numnode(q.phrase) > 1 and k.search @@ q.phrase then 0.15 else 0 end)::float8 as score
+        from candidates k, q
+       order by score desc, k.id
+       limit ${query.limit}
     )
-    select c.id::text, c.document_id, d.name as document_name, c.heading, c.content,
-           (ts_rank_cd(c.search, q.any_word, 32) * 0.6
-             + case when c.search @@ q.all_words then 0.25 else 0 end
-             + case when numnode(q.phrase) > 1 and c.search @@ q.phrase then 0.15 else 0 end)::float8 as score
-      from candidates k join knowledge_chunks c on c.id = k.id
-      join knowledge_documents d on d.id = c.document_id, q
-     order by score desc, c.id
-     limit ${query.limit}`;
+    select c.id::text, c.document_id, d.name as document_name, c.heading, c.content, r.score
+      from ranked r join knowledge_chunks c on c.id = r.id
+      join knowledge_documents d on d.id = c.document_id
+     order by r.score desc, c.id`;
 }
 
 /** Whether knowledge_chunks has its embedding column (a vector type existed when migration 015 ran). */
