@@ -41,8 +41,8 @@ export const COMMON_WORD_CHUNKS = 100;
  */
 export const READ_SHARE = 0.2;
 /**
- * Candidates ranked per search at most: ranking reads each candidate's vector (about 50 µs a chunk), so this bounds
- * a search's cost whatever the knowledge base's size. Those holding all the picking words come first.
+ * Candidates ranked per search at most: ranking reads each candidate's vector (10–15 µs a chunk natively), so this
+ * bounds a search's cost whatever the knowledge base's size. Those holding all the picking words come first.
  */
 export const MAX_RANKED_CANDIDATES = 100;
 
@@ -128,15 +128,15 @@ export interface ChunkSearch extends ChunkQuery {
   picking: Picking;
   /**
    * The scope is most of the table (one organisation's installation): its chunks are told by a filter on the few
-   * found, not by a bitmap of the whole scope from the document index (most of a rare search's time). Among many
-   * organisations the index keeps a word common elsewhere from being read everywhere.
+   * found, not by a bitmap of the whole scope from the document index (most of the rare words' candidate step).
+   * Among many organisations the index keeps a word common elsewhere from being read everywhere.
    */
   scopeIsMostChunks: boolean;
 }
 
 /**
- * The best chunks of one scope, best first. The tsqueries are the statement's own values, not a CTE's, so the
- * planner sees the words when it chooses between the GIN index and the document index (docs/architecture.md §14).
+ * The best chunks of one scope, best first. How each list is found is fixed by the statement's shape, chosen from
+ * the word counts: prepared statements run on generic plans, which never see the words (docs/architecture.md §14).
  */
 export function searchChunks(sql: Queryable, scope: SearchScope, query: ChunkSearch): Promise<ChunkHitRow[]> {
   const phrases = query.phrases.map((p) => `"${p.replace(/"/g, ' ')}"`).join(' ');
