@@ -4,6 +4,7 @@
  */
 import type { Queryable, Sql } from '../db/database.ts';
 import type { ProductInput } from './product-feed.ts';
+import { mergePendingEntries } from './search-index-repository.ts';
 
 export interface CatalogueRow {
   id: string;
@@ -108,6 +109,7 @@ export function replaceProducts(sql: Sql, catalogueId: string, products: Product
                       )}::text[])
             as p(product_id, name, category, price, currency, in_stock, short_description, attributes, attribute_text)`;
     }
+    await mergePendingEntries(tx, 'catalogue_products_search');
     await tx`update catalogues set status = 'ready', last_sync_status = 'OK', last_sync_at = now(),
                last_sync_error = null, updated_at = now() where id = ${catalogueId}`;
   }) as Promise<void>;

@@ -6,6 +6,7 @@
 import type { Queryable, Sql } from '../db/database.ts';
 import { CHUNK_INSERT_BATCH } from './limits.ts';
 import type { Chunk } from './chunker.ts';
+import { mergePendingEntries } from './search-index-repository.ts';
 
 export interface DocumentRow {
   id: string;
@@ -156,6 +157,7 @@ export function saveChunks(
     await tx`insert into knowledge_lexemes (document_id, lexeme, chunks)
              select ${job.document_id}, word, ndoc
                from ts_stat(format('select search from knowledge_chunks where document_id = %L', ${job.document_id}::text))`;
+    await mergePendingEntries(tx, 'knowledge_chunks_search');
     await tx`update knowledge_documents set status = 'ready', error = null, chunk_count = ${chunks.length},
                updated_at = now() where id = ${job.document_id}`;
     await tx`delete from knowledge_sources where document_id = ${job.document_id}`;

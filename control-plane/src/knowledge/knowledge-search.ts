@@ -12,11 +12,10 @@ import type { Embedder } from './embeddings/embedder.ts';
 import { DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS } from './limits.ts';
 import {
   COMMON_WORD_CHUNKS,
-  EVERYWHERE_WORD_CHUNKS,
+  READ_SHARE,
   nearestChunks,
+  scopeWords,
   searchChunks,
-  searchScopes,
-  wordCounts,
   wordsQuery,
   type ChunkHitRow,
 } from './search-repository.ts';
@@ -68,24 +67,31 @@ export async function searchKnowledge(
   const phrases = quotedPhrases(query);
   const candidates = embedder && phrases.length === 0 ? Math.max(limit, FUSION_CANDIDATES) : limit;
   const textHits: ChunkHitRow[] = [];
-  for (const scopeOfLanguage of await searchScopes(sql, scope)) {
-    const words = await wordCounts(sql, scopeOfLanguage, query);
-    if (words.length === 0) continue;
+  for (const { words, chunks, tableChunks, ...scopeOfLanguage } of await scopeWords(sql, { ...scope, query })) {
     const byCount = [...words].sort((a, b) => a.chunks - b.chunks);
     const rare = byCount.filter((w) => w.chunks <= COMMON_WORD_CHUNKS).map((w) => w.lexeme);
     const allWords = words.map((w) => w.lexeme);
-    // Rare words pick every chunk that holds one (those with all of them first); with none, the least common
-    // word picks (those with every word first).
-    const picking = rare.length ? rare : [byCount[0]!.lexeme];
+    const share = (count: number) => Math.min(count / Math.max(chunks, 1), 1);
+    // Rare words pick every chunk that holds one (those with all of them first); with none, the chunks with every
+    // word, then those with the least common one. The share holding every word is guessed as if words were
+    // independent, which real text makes an underestimate: at worst the index is asked when reading was cheaper.
+    const picking = rare.length
+      ? ({ kind: 'rare' } as const)
+      : ({
+          kind: 'common',
+          readForAll: words.reduce((product, w) => product * share(w.chunks), 1) >= READ_SHARE,
+          readForLeast: share(byCount[0]!.chunks) >= READ_SHARE,
+        } as const);
     const request = {
       ...scope,
       query,
       phrases,
       limit: candidates,
       allWords,
-      retrieve: wordsQuery(picking, '|'),
+      retrieve: wordsQuery(rare.length ? rare : [byCount[0]!.lexeme], '|'),
       retrieveAll: wordsQuery(rare.length ? rare : allWords, '&'),
-      scan: byCount[0]!.chunks > EVERYWHERE_WORD_CHUNKS,
+      picking,
+      scopeIsMostChunks: chunks >= tableChunks / 2,
     };
     textHits.push(...(await searchChunks(sql, scopeOfLanguage, request)));
   }

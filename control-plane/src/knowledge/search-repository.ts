@@ -35,11 +35,14 @@ const MIN_PREFIX_LEXEME = 4;
  * agent's usual few hundred chunks) have no common words, so nothing changes for them.
  */
 export const COMMON_WORD_CHUNKS = 100;
-/** A word in more chunks than this is everywhere: reading chunks finds enough holding it sooner than the index. */
-export const EVERYWHERE_WORD_CHUNKS = 2_000;
 /**
- * Candidates ranked per search at most: ranking reads each candidate's vector (about 50 µs a chunk), so this bounds
- * a search's cost whatever the knowledge base's size. Those holding all the picking words come first.
+ * Chunks matching in at least this share of the scope are found sooner by reading chunks until enough match (about
+ * 500 read for 100 found, 2 µs each) than through the GIN index, whose lists are then long (1–5 ms measured).
+ */
+export const READ_SHARE = 0.2;
+/**
+ * Candidates ranked per search at most: ranking reads each candidate's vector (10–15 µs a chunk natively), so this
+ * bounds a search's cost whatever the knowledge base's size. Those holding all the picking words come first.
  */
 export const MAX_RANKED_CANDIDATES = 100;
 
@@ -48,29 +51,57 @@ export interface SearchScope {
   documentIds: string[];
 }
 
-/** The ready documents the query covers, grouped by their text search configuration (almost always one group). */
-export async function searchScopes(
-  sql: Queryable,
-  query: { organisationId: string; documentIds: string[] | undefined },
-): Promise<SearchScope[]> {
-  const rows = await sql<{ language: string; ids: string[] }[]>`
-    select language, array_agg(id::text) as ids from knowledge_documents
-     where organisation_id = ${query.organisationId} and status = 'ready'
-       and (${query.documentIds ?? null}::text[] is null or id = any(${query.documentIds ?? null}::text[]))
-     group by language`;
-  return rows.map((row) => ({ language: row.language, documentIds: row.ids }));
+/** One text search configuration's ready documents, and the query's stemmed words with their chunk counts. */
+export interface ScopeWords extends SearchScope {
+  /** The documents' chunks in all. */
+  chunks: number;
+  /** The chunks of every organisation, as the statistics last counted them (-1 or 0 when never counted). */
+  tableChunks: number;
+  words: { lexeme: string; chunks: number }[];
 }
 
-/** The query's stemmed words, each with how many chunks of the scope hold it (or, long ones, a word it begins). */
-export function wordCounts(sql: Queryable, scope: SearchScope, query: string) {
+/**
+ * The ready documents the query covers, grouped by their text search configuration (almost always one group), each
+ * with the query's stemmed words and how many chunks of those documents hold each (or, long ones, a word it
+ * begins). One statement, so a search costs two round trips in all. A group the query has no words for (all stop
+ * words in its language) is left out.
+ */
+export async function scopeWords(
+  sql: Queryable,
+  query: { organisationId: string; documentIds: string[] | undefined; query: string },
+): Promise<ScopeWords[]> {
   // A subquery per word (not a join), so each is one range lookup of the primary key, whatever the statistics say.
-  return sql<{ lexeme: string; chunks: number }[]>`
-    select t.lexeme,
+  const rows = await sql<
+    { language: string; ids: string[]; total: number; table_chunks: number; lexeme: string; chunks: number }[]
+  >`
+    with scopes as (
+      select language, array_agg(id) as ids, coalesce(sum(chunk_count), 0)::int as total from knowledge_documents
+       where organisation_id = ${query.organisationId} and status = 'ready'
+         and (${query.documentIds ?? null}::text[] is null or id = any(${query.documentIds ?? null}::text[]))
+       group by language
+    )
+    select s.language, s.ids::text[] as ids, s.total, t.lexeme,
+           (select reltuples from pg_class where oid = 'knowledge_chunks'::regclass)::float8 as table_chunks,
            (select coalesce(sum(l.chunks), 0)::int from knowledge_lexemes l
-             where l.document_id = any(${scope.documentIds}::bpchar[])
+             where l.document_id = any(s.ids)
                and l.lexeme >= t.lexeme collate "C" and l.lexeme < (t.lexeme || chr(1114111)) collate "C"
                and (length(t.lexeme) >= ${MIN_PREFIX_LEXEME} or l.lexeme = t.lexeme collate "C")) as chunks
-      from (select distinct lexeme from unnest(to_tsvector(${scope.language}::regconfig, ${query}))) t`;
+      from scopes s,
+           lateral (select distinct lexeme from unnest(to_tsvector(s.language::regconfig, ${query.query}))) t
+     order by s.language`;
+  const scopes = new Map<string, ScopeWords>();
+  for (const row of rows) {
+    const scope = scopes.get(row.language) ?? {
+      language: row.language,
+      documentIds: row.ids,
+      chunks: row.total,
+      tableChunks: row.table_chunks,
+      words: [],
+    };
+    scope.words.push({ lexeme: row.lexeme, chunks: row.chunks });
+    scopes.set(row.language, scope);
+  }
+  return [...scopes.values()];
 }
 
 /** A tsquery of stemmed words joined by `|` or `&`, the longer ones as prefixes ('' when there are none). */
@@ -80,58 +111,86 @@ export function wordsQuery(lexemes: readonly string[], join: '|' | '&'): string 
     .join(` ${join} `);
 }
 
-/** The best chunks of one scope, best first; `retrieve` is the tsquery that picks candidates (wordsQuery). */
-export function searchChunks(
-  sql: Queryable,
-  scope: SearchScope,
-  query: ChunkQuery & {
-    allWords: string[];
-    /** Picks candidates through the index: the rare words, or the least common one. */
-    retrieve: string;
-    /** Candidates holding all of these come first (checked on the candidates, not through the index). */
-    retrieveAll: string;
-    /**
-     * Every word is in most chunks: reading chunks until enough match is cheaper than the index's long lists (the
-     * predicate is then written so the planner cannot use the index).
-     */
-    scan: boolean;
-  },
-): Promise<ChunkHitRow[]> {
+/**
+ * How candidates are picked. `rare`: every chunk holding one of the rare words, through the GIN index (a few hundred
+ * at most, each read once), those holding all of them first. `common` (no word is rare): the first 100 chunks
+ * holding every word, then the first 100 holding the least common one — each found through the index, or, when
+ * most chunks match (READ_SHARE), by reading the scope's chunks until enough do.
+ */
+export type Picking = { kind: 'rare' } | { kind: 'common'; readForAll: boolean; readForLeast: boolean };
+
+export interface ChunkSearch extends ChunkQuery {
+  allWords: string[];
+  /** The tsquery that picks candidates: the rare words, or the least common one (wordsQuery). */
+  retrieve: string;
+  /** Candidates holding all of these come first: the rare words, or (common) every word. */
+  retrieveAll: string;
+  picking: Picking;
+  /**
+   * The scope is most of the table (one organisation's installation): its chunks are told by a filter on the few
+   * found, not by a bitmap of the whole scope from the document index (most of the rare words' candidate step).
+   * Among many organisations the index keeps a word common elsewhere from being read everywhere.
+   */
+  scopeIsMostChunks: boolean;
+}
+
+/**
+ * The best chunks of one scope, best first. How each list is found is fixed by the statement's shape, chosen from
+ * the word counts: prepared statements run on generic plans, which never see the words (docs/architecture.md §14).
+ */
+export function searchChunks(sql: Queryable, scope: SearchScope, query: ChunkSearch): Promise<ChunkHitRow[]> {
   const phrases = query.phrases.map((p) => `"${p.replace(/"/g, ' ')}"`).join(' ');
+  const required = phrases
+    ? sql`and c.search @@ websearch_to_tsquery(${scope.language}::regconfig, ${phrases})`
+    : sql``;
+  // A cast column is one no index serves: the planner cannot pick the document index then.
+  const inScope = query.scopeIsMostChunks
+    ? sql`c.document_id::text = any(${scope.documentIds}::text[])`
+    : sql`c.document_id = any(${scope.documentIds}::bpchar[])`;
+  // ts_match_vq is @@ written as a function, which no index serves: a filter on chunks found another way.
+  const holds = (tsquery: string, indexed: boolean) =>
+    indexed ? sql`c.search @@ ${tsquery}::tsquery` : sql`ts_match_vq(c.search, ${tsquery}::tsquery)`;
+  const { picking } = query;
+  // Rare: the few chunks holding a rare word, each read once, those holding all of them first. Common: chunks
+  // holding every word, then others holding the least common one — a plain limit, so the second list is not read
+  // at all when the first fills it.
+  const candidates =
+    picking.kind === 'rare'
+      ? sql`select c.id, c.search from knowledge_chunks c
+             where ${inScope} and ${holds(query.retrieve, true)} ${required}
+             order by case when ${holds(query.retrieveAll, false)} then 0 else 1 end, c.id
+             limit ${MAX_RANKED_CANDIDATES}`
+      : sql`select id, search from (
+              (select c.id, c.search from knowledge_chunks c
+                where ${inScope} and ${holds(query.retrieveAll, !picking.readForAll)} ${required}
+                limit ${MAX_RANKED_CANDIDATES})
+              union all
+              (select c.id, c.search from knowledge_chunks c
+                where ${inScope} and ${holds(query.retrieve, !picking.readForLeast)}
+                  and not ${holds(query.retrieveAll, false)} ${required}
+                limit ${MAX_RANKED_CANDIDATES})) picked
+            limit ${MAX_RANKED_CANDIDATES}`;
+  // The candidates bring their vectors, so ranking reads no chunk again; only the results are fetched whole.
   return sql<ChunkHitRow[]>`
-    with q as (
+    with candidates as (${candidates}),
+    q as (
       select ${wordsQuery(query.allWords, '|')}::tsquery as any_word,
-             ${query.retrieve}::tsquery as retrieve,
-             ${query.retrieveAll}::tsquery as retrieve_all,
              plainto_tsquery(${scope.language}::regconfig, ${query.query}) as all_words,
-             phraseto_tsquery(${scope.language}::regconfig, ${query.query}) as phrase,
-             websearch_to_tsquery(${scope.language}::regconfig, ${phrases}) as required
+             phraseto_tsquery(${scope.language}::regconfig, ${query.query}) as phrase
     ),
-    picked as (
-      (select c.id, 0 as tier from knowledge_chunks c, q
-        where c.document_id = any(${scope.documentIds}::bpchar[])
-          and ${query.scan ? sql`(c.search || ''::tsvector)` : sql`c.search`} @@ q.retrieve
-          and (c.search || ''::tsvector) @@ q.retrieve_all
-          and (numnode(q.required) = 0 or c.search @@ q.required)
-        limit ${MAX_RANKED_CANDIDATES})
-      union all
-      (select c.id, 1 as tier from knowledge_chunks c, q
-        where c.document_id = any(${scope.documentIds}::bpchar[])
-          and ${query.scan ? sql`(c.search || ''::tsvector)` : sql`c.search`} @@ q.retrieve
-          and (numnode(q.required) = 0 or c.search @@ q.required)
-        limit ${MAX_RANKED_CANDIDATES})
-    ),
-    candidates as (
-      select id from picked group by id order by min(tier), id limit ${MAX_RANKED_CANDIDATES}
+    ranked as (
+      select k.id,
+             (ts_rank_cd(k.search, q.any_word, 32) * 0.6
+               + case when k.search @@ q.all_words then 0.25 else 0 end
+               + case when numnode(q.phrase) > 1 and k.search @@ q.phrase then 0.15 else 0 end)::float8 as score
+        from candidates k, q
+       order by score desc, k.id
+       limit ${query.limit}
     )
-    select c.id::text, c.document_id, d.name as document_name, c.heading, c.content,
-           (ts_rank_cd(c.search, q.any_word, 32) * 0.6
-             + case when c.search @@ q.all_words then 0.25 else 0 end
-             + case when numnode(q.phrase) > 1 and c.search @@ q.phrase then 0.15 else 0 end)::float8 as score
-      from candidates k join knowledge_chunks c on c.id = k.id
-      join knowledge_documents d on d.id = c.document_id, q
-     order by score desc, c.id
-     limit ${query.limit}`;
+    select c.id::text, c.document_id, d.name as document_name, c.heading, c.content, r.score
+      from ranked r join knowledge_chunks c on c.id = r.id
+      join knowledge_documents d on d.id = c.document_id
+     order by r.score desc, c.id`;
 }
 
 /** Whether knowledge_chunks has its embedding column (a vector type existed when migration 015 ran). */
