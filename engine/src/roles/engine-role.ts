@@ -33,6 +33,9 @@ import { EngineHeartbeatSender } from './engine-heartbeat.ts';
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
 
+/** How long a drain waits for the dispatch subscription's own drain (a round trip to NATS), ms. */
+const DISPATCH_DRAIN_TIMEOUT_MS = 2_000;
+
 /**
  * What the agent says to a caller still on the line when a draining engine's deadline comes and the agent has no
  * closing message of its own: the caller hears why the call ends rather than a sudden silence.
@@ -220,8 +223,19 @@ export class EngineRole {
     this.#heartbeat.beat();
     this.#log('draining', { calls: this.#sessions.size, notAnswered: this.#pending.size, deadlineMs });
     const dispatch = this.#dispatch;
-    // Drained rather than dropped: dispatches the server already sent are still read, and refused as retryable.
-    await dispatch?.drain().catch(() => dispatch.unsubscribe());
+    // Drained rather than dropped: dispatches the server already sent are still read, and refused as retryable. A
+    // drain cannot finish while the bus is away: then the subscription is simply dropped.
+    if (dispatch) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), DISPATCH_DRAIN_TIMEOUT_MS);
+      });
+      const drained = await Promise.race([dispatch.drain().then(() => 'drained' as const), late]).catch(
+        () => 'failed' as const,
+      );
+      clearTimeout(timer);
+      if (drained !== 'drained') dispatch.unsubscribe();
+    }
     this.#endPending('engine_draining');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
