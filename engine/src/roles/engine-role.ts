@@ -69,7 +69,9 @@ export class EngineRole {
   /** Each running call's end, for a drain to wait on. */
   readonly #runs = new Set<Promise<unknown>>();
   readonly #heartbeat: EngineHeartbeatSender;
-  #draining: Promise<void> | undefined;
+  /** Set the moment a drain begins: from then on no dispatch is accepted and the heartbeat says so. */
+  #draining = false;
+  #drained: Promise<void> | undefined;
   readonly #tokens: StreamTokens;
   readonly #spent = new SpentTokens();
   readonly #mediaUrl: string | undefined;
@@ -106,7 +108,7 @@ export class EngineRole {
     this.#heartbeat = new EngineHeartbeatSender(bus, () => ({
       engineId: this.engineId,
       calls: [...this.#sessions.keys(), ...[...this.#pending.values()].map((pending) => pending.spec.callId)],
-      draining: this.#draining !== undefined,
+      draining: this.#draining,
     }));
   }
 
@@ -204,7 +206,7 @@ export class EngineRole {
 
   /** True once a drain has begun: the engine takes no new calls. */
   get draining(): boolean {
-    return this.#draining !== undefined;
+    return this.#draining;
   }
 
   /**
@@ -215,13 +217,15 @@ export class EngineRole {
    * running calls finish for up to `deadlineMs`, then ends the rest with a closing line. Idempotent.
    */
   drain(deadlineMs: number): Promise<void> {
-    this.#draining ??= this.#drain(deadlineMs);
-    return this.#draining;
+    this.#draining = true;
+    this.#drained ??= this.#drain(deadlineMs);
+    return this.#drained;
   }
 
   async #drain(deadlineMs: number): Promise<void> {
-    this.#heartbeat.beat();
     this.#log('draining', { calls: this.#sessions.size, notAnswered: this.#pending.size, deadlineMs });
+    this.#endPending('engine_draining');
+    this.#heartbeat.beat();
     const dispatch = this.#dispatch;
     // Drained rather than dropped: dispatches the server already sent are still read, and refused as retryable. A
     // drain cannot finish while the bus is away: then the subscription is simply dropped.
@@ -236,7 +240,6 @@ export class EngineRole {
       clearTimeout(timer);
       if (drained !== 'drained') dispatch.unsubscribe();
     }
-    this.#endPending('engine_draining');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, deadlineMs);
