@@ -5,11 +5,12 @@
  * a live engine are left alone. engine-faults.test.ts does the same with real engine processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineCodecs, subjects, type EngineHeartbeat } from '@parley/engine/protocol';
+import { engineCodecs, sipCodecs, subjects, type EngineHeartbeat, type SipCallControl } from '@parley/engine/protocol';
 import { EngineWatch } from '../src/calls/jobs/engine-watch.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { seedAgent, seedCall, seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createIsolatedBus } from './support/workers.ts';
+import { createSipConfiguration, createTrunk } from './support/sip.ts';
 
 /** Short enough for a test, long enough that a live engine beating every 100 ms is never taken for lost. */
 const LOST_AFTER_MS = 600;
@@ -71,6 +72,20 @@ describe('the engine watch', () => {
         last_event_at: ago(1_000),
       });
     const talking = await seed(lost, true);
+    // A call over a SIP trunk: the gateway holding its leg is told to hang up.
+    const trunk = await createTrunk(t, org.key);
+    const sipConfig = await createSipConfiguration(t, org.key, {
+      sipTrunkId: trunk.id,
+      type: 'OUTBOUND',
+      phoneNumber: `+1628${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
+    });
+    const overSip = await seed(lost, true);
+    await t.db.sql`update call_records set sip_configuration_id = ${sipConfig.id} where id = ${overSip}`;
+    const sipOrders: SipCallControl[] = [];
+    const sipControl = t.bus.subscribe(subjects.sipCallControl(overSip));
+    void (async () => {
+      for await (const m of sipControl) sipOrders.push(sipCodecs.control.decode(m.data));
+    })();
     const ringing = await seed(lost, false);
     const onLive = await seed(live, true);
     const onDrained = await seed(drained, true);
@@ -82,7 +97,7 @@ describe('the engine watch', () => {
     for (const watch of watches) watch.start();
     const stopLive = beating({ engineId: live, calls: [onLive], draining: false });
     try {
-      const stopLost = beating({ engineId: lost, calls: [talking, ringing], draining: false });
+      const stopLost = beating({ engineId: lost, calls: [talking, ringing, overSip], draining: false });
       beat({ engineId: drained, calls: [], draining: true });
       await expect.poll(() => watches.every((w) => w.engines.length >= 3), { timeout: 3_000 }).toBe(true);
       stopLost();
@@ -91,7 +106,8 @@ describe('the engine watch', () => {
 
       // Both instances pass at once: each call is finished by one of them.
       const finished = (await Promise.all(watches.map((w) => w.runOnce()))).flat();
-      expect(finished.toSorted()).toEqual([talking, ringing].toSorted());
+      expect(finished.toSorted()).toEqual([talking, ringing, overSip].toSorted());
+      await expect.poll(() => sipOrders, { timeout: 3_000 }).toEqual([{ type: 'hangup', reason: 'engine_lost' }]);
 
       const answered = await row(talking);
       expect(answered).toMatchObject({ call_status: 'FAILED', meta_data: { endReason: 'engine_lost' } });
@@ -107,6 +123,7 @@ describe('the engine watch', () => {
       expect((await Promise.all(watches.map((w) => w.runOnce()))).flat()).toEqual([]);
       for (const id of [onLive, onDrained, onUnheard]) expect((await row(id)).ended_at).toBeNull();
     } finally {
+      sipControl.unsubscribe();
       stopLive();
       for (const watch of watches) await watch.stop();
     }
