@@ -29,6 +29,7 @@ import { StreamTokens } from './stream-tokens.ts';
 import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
 import { listenForBridge, type BridgeListener } from './bus-media-bridge.ts';
 import { EngineHeartbeatSender } from './engine-heartbeat.ts';
+import { settledWithin } from '../streams/within.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
@@ -229,23 +230,8 @@ export class EngineRole {
     const dispatch = this.#dispatch;
     // Drained rather than dropped: dispatches the server already sent are still read, and refused as retryable. A
     // drain cannot finish while the bus is away: then the subscription is simply dropped.
-    if (dispatch) {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), DISPATCH_DRAIN_TIMEOUT_MS);
-      });
-      const drained = await Promise.race([dispatch.drain().then(() => 'drained' as const), late]).catch(
-        () => 'failed' as const,
-      );
-      clearTimeout(timer);
-      if (drained !== 'drained') dispatch.unsubscribe();
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, deadlineMs);
-    });
-    await Promise.race([Promise.allSettled([...this.#runs]), deadline]);
-    clearTimeout(timer);
+    if (dispatch && !(await settledWithin(dispatch.drain(), DISPATCH_DRAIN_TIMEOUT_MS))) dispatch.unsubscribe();
+    await settledWithin(Promise.allSettled([...this.#runs]), deadlineMs);
     const left = [...this.#sessions.values()];
     if (left.length) this.#log('drain deadline: ending the calls left', { calls: left.length }, 'warn');
     await Promise.all(left.map((s) => s.end('engine_shutdown', 'completed', true, DRAIN_CLOSING_LINE)));
