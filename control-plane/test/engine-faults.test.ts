@@ -152,7 +152,7 @@ describe.skipIf(!NATS_SERVER && !requireAll)('engine faults, with engines as pro
     // Ended when the engine was last heard: before the kill (within a beat), after the answer.
     const endedAt = new Date(record.ended_at as string).getTime();
     const answeredAt = new Date(record.answered_at as string).getTime();
-    expect(endedAt).toBeLessThanOrEqual(killedAt + 100);
+    expect(endedAt).toBeLessThanOrEqual(killedAt + 1_000); // a beat sent before the kill may be read a little after
     expect(endedAt).toBeGreaterThan(killedAt - 3_000);
     expect(endedAt).toBeGreaterThan(answeredAt);
     // Stored to the microsecond, read back to the millisecond.
