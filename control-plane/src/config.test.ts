@@ -97,6 +97,15 @@ describe('configuration', () => {
     );
   });
 
+  it('reads how long an engine drains on SIGTERM, 25 s by default', () => {
+    expect(loadConfig({}).drainTimeoutMs).toBe(25_000);
+    expect(loadConfig({ PARLEY_DRAIN_SECONDS: '0' }).drainTimeoutMs).toBe(0);
+    expect(loadConfig({ PARLEY_DRAIN_SECONDS: '2.5' }).drainTimeoutMs).toBe(2_500);
+    for (const bad of ['-1', 'soon', '3601']) {
+      expect(() => loadConfig({ PARLEY_DRAIN_SECONDS: bad })).toThrow(/PARLEY_DRAIN_SECONDS/);
+    }
+  });
+
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);

@@ -67,6 +67,11 @@ export interface Config {
    */
   defaultConcurrentCalls: number;
   /**
+   * PARLEY_DRAIN_SECONDS, in ms: on SIGTERM (or SIGINT) an engine lets its calls run this long before ending the
+   * rest with a closing line (docs/architecture.md §18).
+   */
+  drainTimeoutMs: number;
+  /**
    * PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE=1: MCP sign-in may fetch client metadata documents from private and
    * loopback addresses. For tests only: in production it would let anyone make the server fetch internal URLs (SSRF).
    */
@@ -157,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCreditMinor: readDollars(env, 'PARLEY_BOOTSTRAP_CREDIT_USD', DEFAULT_BOOTSTRAP_CREDIT_MINOR),
     payments: readPayments(env),
     defaultConcurrentCalls: readCount(env, 'PARLEY_DEFAULT_CONCURRENT_CALLS', DEFAULT_CONCURRENT_CALLS),
+    drainTimeoutMs: readDrainSeconds(env) * 1000,
     oauthClientMetadataAllowPrivate: env.PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE === '1',
     livekit: readLiveKit(env),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
@@ -361,6 +367,23 @@ function readPort(env: Env, name: string, fallback: number): number {
 }
 
 /** A whole number from 1 to 10000 (the range billing_plans.concurrent_calls allows). */
+/**
+ * Default PARLEY_DRAIN_SECONDS: inside the 30 s an orchestrator commonly waits after SIGTERM before SIGKILL
+ * (Kubernetes' terminationGracePeriodSeconds), with room left for the closing lines and the bus's own drain.
+ */
+const DEFAULT_DRAIN_SECONDS = 25;
+/** The longest drain allowed, s: an hour outlasts any call worth waiting for. */
+const MAX_DRAIN_SECONDS = 3600;
+
+function readDrainSeconds(env: Env): number {
+  const raw = nonEmpty(env.PARLEY_DRAIN_SECONDS);
+  if (raw === undefined) return DEFAULT_DRAIN_SECONDS;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > MAX_DRAIN_SECONDS)
+    throw new ConfigError(`PARLEY_DRAIN_SECONDS must be a number of seconds from 0 to ${MAX_DRAIN_SECONDS}`);
+  return value;
+}
+
 function readCount(env: Env, name: string, fallback: number): number {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;

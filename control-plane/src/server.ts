@@ -22,6 +22,7 @@ import { PlanWalletJob } from './billing/plan-wallet-job.ts';
 import { CarrierAInventory } from './carriers/carrier-a/inventory.ts';
 import { NumberRentalJob } from './telephony/number-rental-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
+import { EngineWatch } from './calls/jobs/engine-watch.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { SipInboundResponder } from './calls/jobs/sip-inbound-responder.ts';
 import { SipRegistrationResponder, SipRegistrations } from './sip/sip-registrations.ts';
@@ -150,6 +151,15 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       phoneLog[level](detail, message);
     const carrierControl = new CarrierCallControl(app.phoneCalls.carrierCalls, logPhone).listen(bus);
     closers.push(() => carrierControl.close());
+    // Engines' heartbeats (docs/architecture.md §18): a killed engine's calls finished within seconds.
+    const engineWatchLog = log.child({ job: 'engine-watch' });
+    const engineWatch = new EngineWatch(
+      database.sql,
+      bus,
+      (level, message, detail) => engineWatchLog[level](detail, message),
+      { hangUpCarrier: (callId) => carrierControl.hangUp(callId) },
+    ).start();
+    closers.push(() => engineWatch.stop());
     // SIP trunks (docs/architecture.md §12): the gateways' INVITEs routed to agents.
     const sipInbound = new SipInboundResponder(app.phoneCalls.sipCalls, logPhone).listen(bus);
     closers.push(() => sipInbound.close());

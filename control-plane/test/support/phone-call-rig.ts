@@ -23,6 +23,7 @@ import { KeyStore } from '../../src/auth/key-store.ts';
 import { CARRIERS, type Carrier } from '../../src/telephony/carrier.ts';
 import { CallEventPersister } from '../../src/calls/events/call-event-persister.ts';
 import { CarrierCallControl } from '../../src/calls/jobs/carrier-call-control.ts';
+import { EngineWatch } from '../../src/calls/jobs/engine-watch.ts';
 import type { VoiceCarrierName } from '../../src/carriers/voice-carriers.ts';
 import { RATE_LIMIT_DEFAULTS } from '../../src/rate-limits.ts';
 import { KeyRing } from '../../src/secrets/key-ring.ts';
@@ -50,6 +51,12 @@ export interface PhoneCallRigOptions {
   defaultConcurrentCalls?: number;
   /** The engine's recordings folder the recording route serves from; default none. */
   recordingsDir?: string;
+  /** The bus to run on (a test's own NATS server, which engine processes share); default an isolated test bus. */
+  bus?: Bus;
+  /** Start an engine role in this process; false when the test runs its engines as processes of their own. */
+  engine?: boolean;
+  /** Run the control plane's engine watch (docs/architecture.md §18), told to hang carrier calls up. */
+  watchEngines?: boolean;
 }
 
 export class PhoneCallRig {
@@ -66,6 +73,7 @@ export class PhoneCallRig {
   #tts: WorkerRoleHandle | undefined;
   #stt: WorkerRoleHandle | undefined;
   #control: CarrierCallControl | undefined;
+  #watch: EngineWatch | undefined;
   #tmp = '';
   #numberSeq = 100;
 
@@ -77,13 +85,13 @@ export class PhoneCallRig {
 
   async #start(options: PhoneCallRigOptions): Promise<void> {
     this.#tmp = await mkdtemp(join(tmpdir(), 'parley-phone-calls-'));
-    this.bus = await createIsolatedBus();
+    this.bus = options.bus ?? (await createIsolatedBus());
     this.db = await createTestDatabase();
     this.sim = await CarrierSimulator.start();
     this.#tts = await startTestTts(this.bus);
     this.llm = await startTestLlm(this.bus);
     this.#stt = await startSttWorkerRole(OFFLINE_SPEECH, this.bus, () => {});
-    this.engine = await this.startEngine();
+    if (options.engine !== false) this.engine = await this.startEngine();
     const port = await freePort();
     this.publicUrl = `http://127.0.0.1:${port}`;
     const keys = new KeyStore(this.db.sql, this.bus, (error) => {
@@ -108,6 +116,11 @@ export class PhoneCallRig {
       recordingsDir: options.recordingsDir,
     });
     this.#control = new CarrierCallControl(this.app.phoneCalls.carrierCalls).listen(this.bus);
+    const control = this.#control;
+    if (options.watchEngines)
+      this.#watch = new EngineWatch(this.db.sql, this.bus, () => {}, {
+        hangUpCarrier: (callId) => control.hangUp(callId),
+      }).start();
     this.persister = new CallEventPersister(this.db.sql, () => {}, { onApplied: this.#control.onEventApplied }).listen(
       this.bus,
     );
@@ -172,6 +185,7 @@ export class PhoneCallRig {
     await this.sim?.close();
     await this.app?.close();
     await this.persister?.close();
+    await this.#watch?.stop();
     await this.#control?.close();
     await this.engine?.close();
     await this.#stt?.close();

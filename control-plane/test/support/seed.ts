@@ -173,6 +173,8 @@ export type CallSeed = Partial<{
   ended_at: Date | null;
   last_event_at: Date | null;
   max_duration_ms: number | null;
+  /** The engine running the call (the engine watch's key, docs/architecture.md §18). */
+  engine_id: string | null;
   created_at: Date;
 }>;
 

@@ -142,6 +142,8 @@ export const CallEvent = Type.Union([
     type: Type.Literal('state'),
     state: Type.Union(CALL_STATES.map((s) => Type.Literal(s))),
     atMs: Type.Number(),
+    /** When it happened, epoch ms: what the record's answeredAt is set from, however late the event is stored. */
+    atEpochMs: Type.Optional(Type.Number()),
   }),
   Type.Object({
     type: Type.Literal('transcript'),
@@ -169,6 +171,8 @@ export const CallEvent = Type.Union([
     outcome: Type.String(),
     durationMs: Type.Number(),
     latency: LatencyReport,
+    /** When the call ended, epoch ms: the record's endedAt, however late the event is stored (§18). */
+    atEpochMs: Type.Optional(Type.Number()),
   }),
   /** The phone leg's progress as the SIP gateway saw it (sip.ts): ringing, answered, busy, no_answer, … */
   Type.Object({

@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   bad_stream_token: { retryable: false },
   /** The engine could not accept a dispatched call (its worker streams did not open). */
   engine_failed: { retryable: true },
+  /** The engine is draining (SIGTERM) and takes no new call: another engine can (docs/architecture.md §18). */
+  engine_draining: { retryable: true },
 
   // ---- audio outputs ----
   /** Audio was queued on an output that is closed. */

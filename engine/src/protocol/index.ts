@@ -11,3 +11,4 @@ export * from './template.ts';
 export * from './greeting-audio.ts';
 export * from './sip.ts';
 export * from './knowledge-search.ts';
+export * from './engine-heartbeat.ts';

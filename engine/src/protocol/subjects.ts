@@ -40,6 +40,10 @@ function workerKind(kind: WorkerKind): WorkerKind {
 export const subjects = {
   /** Request (queue `engine`): a call spec in, the accepted session's stream token out. */
   dispatch: () => `${PREFIX}.engine.dispatch`,
+  /** An engine's liveness: the calls it holds, whether it is draining (engine-heartbeat.ts). */
+  engineHeartbeat: (engineId: string) => `${PREFIX}.engine.${subjectToken('engineId', engineId)}.heartbeat`,
+  /** Wildcard over every engine's heartbeat, for the control planes that finish a lost engine's calls. */
+  allEngineHeartbeats: () => `${PREFIX}.engine.*.heartbeat`,
 
   /** The engine session of a call subscribes here: end, transfer, say, inject. */
   callControl: (callId: string) => `${PREFIX}.call.${subjectToken('callId', callId)}.control`,

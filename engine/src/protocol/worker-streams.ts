@@ -177,6 +177,11 @@ export const WorkerHeartbeat = Type.Object({
   streams: Type.Integer(),
   /** Providers this worker can serve, by name. */
   providers: Type.Array(Type.String()),
+  /**
+   * The worker is stopping (SIGTERM): each session moves its stream to another worker now, as when a worker dies,
+   * but without waiting for the heartbeats to stop (docs/architecture.md §18). Absent from older workers.
+   */
+  draining: Type.Optional(Type.Boolean()),
 });
 export type WorkerHeartbeat = Static<typeof WorkerHeartbeat>;
 

@@ -11,7 +11,7 @@ import { RecordingStorage } from '../storage/recording-storage.ts';
 import type { PacingClock } from '../audio/pacing-clock.ts';
 import { processPacingClock } from '../audio/pacing-clock.ts';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
-import { callCodecs, queues, subjects, type CallSpec } from '../protocol/index.ts';
+import { callCodecs, ENGINE_DRAINING, queues, subjects, type CallSpec } from '../protocol/index.ts';
 import { fillTemplate } from '../protocol/template.ts';
 import { CallSession, type CallSummary } from '../session/call-session.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
@@ -28,9 +28,21 @@ import { SpentTokens } from './spent-tokens.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { StreamTokenError, type StreamClaim } from './stream-claim.ts';
 import { listenForBridge, type BridgeListener } from './bus-media-bridge.ts';
+import { EngineHeartbeatSender } from './engine-heartbeat.ts';
+import { settledWithin } from '../streams/within.ts';
 
 /** How long an accepted call waits for its media connection, ms: a phone rings about a minute before giving up. */
 export const MEDIA_CONNECT_TIMEOUT_MS = 60_000;
+
+/** How long a drain waits for the dispatch subscription's own drain (a round trip to NATS), ms. */
+const DISPATCH_DRAIN_TIMEOUT_MS = 2_000;
+
+/**
+ * What the agent says to a caller still on the line when a draining engine's deadline comes and the agent has no
+ * closing message of its own: the caller hears why the call ends rather than a sudden silence.
+ */
+export const DRAIN_CLOSING_LINE =
+  'I am sorry, I have to end our call now. Please call back if you need anything else. Goodbye.';
 
 interface PendingCall {
   spec: CallSpec;
@@ -55,6 +67,12 @@ export class EngineRole {
   readonly #clock: PacingClock;
   readonly #pending = new Map<string, PendingCall>();
   readonly #sessions = new Map<string, CallSession>();
+  /** Each running call's end, for a drain to wait on. */
+  readonly #runs = new Set<Promise<unknown>>();
+  readonly #heartbeat: EngineHeartbeatSender;
+  /** Set the moment a drain begins: from then on no dispatch is accepted and the heartbeat says so. */
+  #draining = false;
+  #drained: Promise<void> | undefined;
   readonly #tokens: StreamTokens;
   readonly #spent = new SpentTokens();
   readonly #mediaUrl: string | undefined;
@@ -88,6 +106,11 @@ export class EngineRole {
     this.#recordings = config.recordingsDir
       ? RecordingStorage.forConfig(config.recordingsDir, config.recordingsBucket, log)
       : undefined;
+    this.#heartbeat = new EngineHeartbeatSender(bus, () => ({
+      engineId: this.engineId,
+      calls: [...this.#sessions.keys(), ...[...this.#pending.values()].map((pending) => pending.spec.callId)],
+      draining: this.#draining,
+    }));
   }
 
   /** Where carriers reach this engine's media streams, when it runs a media server. */
@@ -110,6 +133,7 @@ export class EngineRole {
     void (async () => {
       for await (const message of dispatch) void this.#accept(message);
     })();
+    this.#heartbeat.start();
     return this;
   }
 
@@ -173,25 +197,80 @@ export class EngineRole {
     });
     const callId = pending.spec.callId;
     this.#sessions.set(callId, session);
-    return session.run().finally(() => {
+    const run = session.run().finally(() => {
       this.#sessions.delete(callId);
+      this.#runs.delete(run);
     });
+    this.#runs.add(run);
+    return run;
+  }
+
+  /** True once a drain has begun: the engine takes no new calls. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Graceful drain (docs/architecture.md §18), what `parley start` does on SIGTERM before `close`: the engine leaves
+   * the dispatch queue group (a dispatch already on its way is refused `engine_draining`, and the control plane asks
+   * another engine), says so in its heartbeat, ends at once the calls it accepted whose media has not arrived (their
+   * carrier is told to hang up by the control plane, and no caller is left ringing into a stopping engine), lets the
+   * running calls finish for up to `deadlineMs`, then ends the rest with a closing line. Idempotent.
+   */
+  drain(deadlineMs: number): Promise<void> {
+    this.#draining = true;
+    this.#drained ??= this.#drain(deadlineMs);
+    return this.#drained;
+  }
+
+  async #drain(deadlineMs: number): Promise<void> {
+    this.#log('draining', { calls: this.#sessions.size, notAnswered: this.#pending.size, deadlineMs });
+    this.#endPending('engine_draining');
+    this.#heartbeat.beat();
+    const dispatch = this.#dispatch;
+    // Drained rather than dropped: dispatches the server already sent are still read, and refused as retryable. A
+    // drain cannot finish while the bus is away: then the subscription is simply dropped.
+    if (dispatch && !(await settledWithin(dispatch.drain(), DISPATCH_DRAIN_TIMEOUT_MS))) dispatch.unsubscribe();
+    await settledWithin(Promise.allSettled([...this.#runs]), deadlineMs);
+    const left = [...this.#sessions.values()];
+    if (left.length) this.#log('drain deadline: ending the calls left', { calls: left.length }, 'warn');
+    await Promise.all(left.map((s) => s.end('engine_shutdown', 'completed', true, DRAIN_CLOSING_LINE)));
+    this.#heartbeat.beat();
   }
 
   async close(): Promise<void> {
     this.#dispatch?.unsubscribe();
+    this.#endPending('engine_shutdown');
+    await Promise.all([...this.#sessions.values()].map((s) => s.end('engine_shutdown', 'failed', false)));
+    this.#heartbeat.stop();
+    await this.#recordings?.close();
+    await this.#onClose?.();
+  }
+
+  /** Gives up every call accepted whose media has not arrived: its end is published, so its record does not linger. */
+  #endPending(reason: string): void {
     for (const [token, pending] of this.#pending) {
       clearTimeout(pending.timer);
       pending.bridge?.release();
       this.#closeClients(pending);
       this.#pending.delete(token);
+      this.#publishEnded(pending.spec.callId, reason, 'failed');
+      this.#log('call given up before its media arrived', { callId: pending.spec.callId, reason }, 'warn');
     }
-    await Promise.all([...this.#sessions.values()].map((s) => s.end('engine_shutdown', 'failed', false)));
-    await this.#recordings?.close();
-    await this.#onClose?.();
   }
 
   async #accept(message: BusMessage): Promise<void> {
+    if (this.#draining) {
+      message.respond(
+        callCodecs.dispatchReply.encode({
+          ok: false,
+          code: ENGINE_DRAINING,
+          message: 'this engine is shutting down',
+          retryable: true,
+        }),
+      );
+      return;
+    }
     let spec: CallSpec;
     try {
       spec = callCodecs.spec.decode(message.data);
@@ -232,6 +311,11 @@ export class EngineRole {
         throw failure.reason;
       }
       const [stt, tts, llm] = await Promise.all(opening);
+      if (this.#draining) {
+        // The drain began while the streams opened: another engine takes the call.
+        for (const client of [stt, tts, llm]) client?.close();
+        throw Object.assign(new Error('this engine is shutting down'), { code: ENGINE_DRAINING, retryable: true });
+      }
       const mediaTimeoutMs = spec.limits.mediaConnectMs ?? this.#mediaTimeoutMs;
       const { token: streamToken } = this.#tokens.issue(spec.callId, mediaTimeoutMs);
       const abort = new AbortController();
@@ -307,7 +391,14 @@ export class EngineRole {
   #publishEnded(callId: string, reason: string, outcome: string): void {
     this.#bus.publish(
       subjects.callEvents(callId),
-      callCodecs.event.encode({ type: 'ended', reason, outcome, durationMs: 0, latency: { turns: [] } }),
+      callCodecs.event.encode({
+        type: 'ended',
+        reason,
+        outcome,
+        durationMs: 0,
+        latency: { turns: [] },
+        atEpochMs: Date.now(),
+      }),
     );
   }
 

@@ -24,8 +24,16 @@ export class CallEvents {
     return [...this.#lines];
   }
 
+  /**
+   * Publishes `event`; a state change and the end carry the wall-clock time they happened, so the record's
+   * answeredAt and endedAt are the call's own even when the event is stored late (docs/architecture.md §18).
+   */
   publish(event: CallEvent): void {
-    this.#bus.publish(subjects.callEvents(this.#callId), callCodecs.event.encode(event));
+    const stamped =
+      (event.type === 'state' || event.type === 'ended') && event.atEpochMs === undefined
+        ? { ...event, atEpochMs: Date.now() }
+        : event;
+    this.#bus.publish(subjects.callEvents(this.#callId), callCodecs.event.encode(stamped));
   }
 
   /** A transcript line: remembered and published. Offsets are ms from the call's start. */

@@ -185,9 +185,12 @@ export class CallSession {
     return this.#transfer.transfer(to);
   }
 
-  /** Ends the call: says the closing message when `polite`, hangs up, publishes the end. Idempotent. */
-  end(reason: string, outcome = 'completed', polite = true): Promise<CallSummary> {
-    this.#ending ??= this.#finish(reason, outcome, polite);
+  /**
+   * Ends the call: says the closing message when `polite` (the agent's, else `fallbackClosing` when given), hangs
+   * up, publishes the end. Idempotent.
+   */
+  end(reason: string, outcome = 'completed', polite = true, fallbackClosing?: string): Promise<CallSummary> {
+    this.#ending ??= this.#finish(reason, outcome, polite, fallbackClosing);
     return this.#ending;
   }
 
@@ -296,12 +299,13 @@ export class CallSession {
     await this.#ending;
   }
 
-  async #finish(reason: string, outcome: string, polite: boolean): Promise<CallSummary> {
+  async #finish(reason: string, outcome: string, polite: boolean, fallbackClosing?: string): Promise<CallSummary> {
     this.#voice.cancelCurrent();
-    const closing =
-      polite && this.#spec.agent.closingMessage
+    const closing = !polite
+      ? ''
+      : this.#spec.agent.closingMessage
         ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
-        : '';
+        : (fallbackClosing ?? '');
     this.#setState('ending');
     if (closing) {
       this.#voice.clear();

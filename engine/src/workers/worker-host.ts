@@ -47,12 +47,23 @@ export interface WorkerHandle {
   readonly kind: WorkerKind;
   /** Open streams right now. */
   readonly streamCount: number;
-  /** Stops taking streams, closes the open ones, stops heartbeats. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking streams, hands the open ones back (its heartbeat says it is draining: each session moves its stream
+   * to another worker) for up to HANDBACK_TIMEOUT_MS, closes those left, stops heartbeats.
+   * @param options.handBack false: stop at once without a word, as a worker that dies does (tests of failover)
+   */
+  stop(options?: { handBack?: boolean }): Promise<void>;
 }
 
 /** How often idle streams are looked for, in ms: a fraction of the idle timeout keeps the sweep cheap. */
 const IDLE_SWEEP_INTERVAL_MS = 2_000;
+/**
+ * How long a stopping worker waits for its sessions to move their streams elsewhere, ms: a session reopens within
+ * one open request (OPEN_TIMEOUT_MS, 2 s) when another worker is up; past this the streams left are closed.
+ */
+export const HANDBACK_TIMEOUT_MS = 5_000;
+/** How often a stopping worker looks whether its streams are gone, ms. */
+const HANDBACK_POLL_MS = 50;
 
 interface OpenStream {
   handler: StreamHandler;
@@ -68,6 +79,7 @@ export function startWorker(
 ): WorkerHandle {
   const workerId = `${kindHandler.kind}-${randomBytes(6).toString('hex')}`;
   const streams = new Map<string, OpenStream>();
+  let draining = false;
   const opens = bus.subscribe(subjects.workerOpen(kindHandler.kind), { queue: queues[kindHandler.kind] });
 
   const closeStream = (streamId: string) => {
@@ -148,6 +160,7 @@ export function startWorker(
         kind: kindHandler.kind,
         streams: streams.size,
         providers: [...kindHandler.providers],
+        ...(draining && { draining }),
       }),
     );
   beat();
@@ -170,10 +183,18 @@ export function startWorker(
     get streamCount() {
       return streams.size;
     },
-    async stop() {
-      clearInterval(heartbeat);
+    async stop({ handBack = true } = {}) {
       clearInterval(sweep);
+      if (!handBack) clearInterval(heartbeat);
+      draining = true;
+      if (handBack) beat();
       await opens.drain().catch(() => opens.unsubscribe());
+      const deadline = handBack ? Date.now() + HANDBACK_TIMEOUT_MS : 0;
+      while (streams.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, HANDBACK_POLL_MS));
+      }
+      if (streams.size > 0) log('streams not handed back in time, closing', { streams: streams.size }, 'warn');
+      clearInterval(heartbeat);
       for (const streamId of [...streams.keys()]) closeStream(streamId);
     },
   };

@@ -4,8 +4,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryBus } from '../../src/bus/index.ts';
-import { callCodecs, subjects, type CallEvent, type WorkerKind } from '../../src/protocol/index.ts';
-import { EngineRole } from '../../src/roles/engine-role.ts';
+import {
+  callCodecs,
+  engineCodecs,
+  subjects,
+  type CallEvent,
+  type EngineHeartbeat,
+  type WorkerKind,
+} from '../../src/protocol/index.ts';
+import { DRAIN_CLOSING_LINE, EngineRole } from '../../src/roles/engine-role.ts';
 import { MISSING_WORKER_ADVICE } from '../../src/roles/missing-worker.ts';
 import { memoryTransport } from '../../src/transports/memory/memory-transport.ts';
 import { llmWorker } from '../../src/workers/llm/llm-worker.ts';
@@ -146,5 +153,67 @@ describe('the engine role', () => {
     await expect.poll(() => tts.spoken).toContain('Please hold.');
     bus.publish(subjects.callControl(spec.callId), callCodecs.control.encode({ type: 'end', reason: 'operator' }));
     expect((await running).reason).toBe('operator');
+  });
+});
+
+describe('the engine role draining (docs/architecture.md §18)', () => {
+  /** The engine's heartbeats as the control planes hear them. */
+  function heartbeats(bus: MemoryBus, engineId: string): EngineHeartbeat[] {
+    const beats: EngineHeartbeat[] = [];
+    const subscription = bus.subscribe(subjects.engineHeartbeat(engineId));
+    void (async () => {
+      for await (const m of subscription) beats.push(engineCodecs.heartbeat.decode(m.data));
+    })();
+    cleanups.push(() => subscription.unsubscribe());
+    return beats;
+  }
+
+  it('takes no new call, ends at once a call whose media has not come, and lets a running call finish', async () => {
+    const { bus, role, events, dispatch } = await engine();
+    const beats = heartbeats(bus, role.engineId);
+    const running = callSpec();
+    const waiting = callSpec();
+    const first = await dispatch(callCodecs.spec.encode(running));
+    const second = await dispatch(callCodecs.spec.encode(waiting));
+    if (!first.ok || !second.ok) throw new Error('the calls were refused');
+    const { transport, caller } = memoryTransport();
+    const call = role.attach(first.streamToken, transport);
+    await expect
+      .poll(() => beats.at(-1)?.calls.toSorted(), { timeout: 3_000 })
+      .toEqual([running.callId, waiting.callId].toSorted());
+
+    const drained = role.drain(60_000);
+    // The call not yet answered ends at once, as a failure the control plane finishes (and hangs up).
+    await expect
+      .poll(() => events.find((e) => e.type === 'ended'), { timeout: 3_000 })
+      .toMatchObject({ reason: 'engine_draining', outcome: 'failed', atEpochMs: expect.any(Number) });
+    await expect
+      .poll(() => beats.at(-1), { timeout: 3_000 })
+      .toMatchObject({ draining: true, calls: [running.callId] });
+    // The queue group has no member left here: a new dispatch finds nobody.
+    await expect(dispatch(callCodecs.spec.encode(callSpec()))).rejects.toMatchObject({ code: 'no_responders' });
+    await expect(role.attach(second.streamToken, memoryTransport().transport)).rejects.toMatchObject({
+      code: 'bad_stream_token',
+    });
+    // The running call goes on until the caller hangs up; then the drain is over, long before its deadline.
+    expect(role.activeCalls).toBe(1);
+    caller.hangup();
+    expect((await call).reason).toBe('caller_hangup');
+    await drained;
+  });
+
+  it('ends the calls still running at its deadline with a closing line', async () => {
+    const { role, tts, events, dispatch } = await engine();
+    const spec = callSpec({ greetingMessage: null });
+    const reply = await dispatch(callCodecs.spec.encode(spec));
+    if (!reply.ok) throw new Error(reply.message);
+    const { transport, caller } = memoryTransport();
+    const call = role.attach(reply.streamToken, transport);
+    await role.drain(300);
+    const summary = await call;
+    expect(summary).toMatchObject({ reason: 'engine_shutdown', outcome: 'completed' });
+    expect(tts.spoken).toContain(DRAIN_CLOSING_LINE);
+    expect(caller.heard.length).toBeGreaterThan(0);
+    expect(events.find((e) => e.type === 'ended')).toMatchObject({ reason: 'engine_shutdown', outcome: 'completed' });
   });
 });

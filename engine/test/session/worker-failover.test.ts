@@ -31,7 +31,7 @@ for (const fabric of fabrics()) {
 
       const serving = call.workers.slice(1, 3).find((w) => w.streamCount > 0)!;
       const other = call.workers.slice(1, 3).find((w) => w !== serving)!;
-      await serving.stop(); // dies without a word
+      await serving.stop({ handBack: false }); // dies without a word
       await call.silence(WORKER_DEAD_AFTER_MS + 1_000);
       expect(call.sttFailovers()).toBe(1);
       expect(other.streamCount).toBe(1);

@@ -89,7 +89,7 @@ for (const fabric of fabrics()) {
           client.turn({ messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal),
         );
         // Worker a dies without a word: its heartbeats stop and its streams vanish.
-        await a.stop();
+        await a.stop({ handBack: false });
         const events = await turn;
         release();
         expect(
@@ -120,7 +120,7 @@ for (const fabric of fabrics()) {
 
         for (let i = 0; i < 25; i += 1) client.push(frame); // half an utterance…
         await new Promise((r) => setTimeout(r, 50));
-        await (a.streamCount > 0 ? a : b).stop(); // …when its worker dies
+        await (a.streamCount > 0 ? a : b).stop({ handBack: false }); // …when its worker dies
         await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
         for (let i = 0; i < 25; i += 1) client.push(frame);
         client.endOfUtterance();
@@ -143,7 +143,7 @@ for (const fabric of fabrics()) {
         const reader = client.events[Symbol.asyncIterator]();
         for (let i = 0; i < 25; i += 1) client.push(frame);
         await new Promise((r) => setTimeout(r, 50));
-        await a.stop(); // the only worker dies: the failover starts and finds nobody
+        await a.stop({ handBack: false }); // the only worker dies: the failover starts and finds nobody
         await expect.poll(() => client.failovers, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
         // The caller finishes the sentence meanwhile; its audio and its end cannot go anywhere yet.
         for (let i = 0; i < 25; i += 1) client.push(frame);
@@ -151,6 +151,34 @@ for (const fabric of fabrics()) {
         const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
         workers.push(b);
         // The new worker hears the whole sentence, and its end.
+        expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
+        client.close();
+      },
+      FAILOVER_TEST_TIMEOUT_MS,
+    );
+
+    it(
+      'hands its streams back when it stops: the session moves to another worker at once, its utterance replayed',
+      async () => {
+        for (const earlier of workers.splice(0)) await earlier.stop();
+        const said: string[] = [];
+        const a = startWorker(await fabric.connect(), sttWorker([countingStt()]), (event) => said.push(event));
+        workers.push(a);
+        const client = await SttClient.open(await fabric.connect(), 'call-f', { language: 'en-US' });
+        const b = startWorker(await fabric.connect(), sttWorker([countingStt()]));
+        workers.push(b);
+        const frame = new Int16Array(ENGINE_FRAME_SAMPLES);
+        const reader = client.events[Symbol.asyncIterator]();
+        for (let i = 0; i < 25; i += 1) client.push(frame); // half an utterance…
+        await new Promise((r) => setTimeout(r, 50));
+        expect(a.streamCount).toBe(1);
+        await a.stop(); // …when its worker is told to stop (SIGTERM)
+        // The session ended its stream on a itself (nothing was left for a to close) and opened one on b.
+        expect(said).not.toContain('streams not handed back in time, closing');
+        expect(client.failovers).toBe(1);
+        await expect.poll(() => b.streamCount, { timeout: FAILOVER_BUDGET_MS }).toBe(1);
+        for (let i = 0; i < 25; i += 1) client.push(frame);
+        client.endOfUtterance();
         expect((await reader.next()).value).toMatchObject({ type: 'final', text: 'heard 1000 ms' });
         client.close();
       },

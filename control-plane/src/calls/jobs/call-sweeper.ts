@@ -1,7 +1,8 @@
 /**
- * No call stays "in progress" for ever. An engine that crashed, or lost the bus, never publishes its call's `ended`;
- * the sweeper finds live calls (INITIATED, RINGING, IN_PROGRESS) whose engine has said nothing for
- * ENGINE_SILENCE_MS, or that have run past their maximum duration plus MAX_DURATION_MARGIN_MS, and finishes them
+ * No call stays "in progress" for ever. An engine that crashed, or lost the bus, never publishes its call's `ended`.
+ * The engine watch (engine-watch.ts) finishes such calls within seconds when this instance heard the engine's
+ * heartbeats; the sweeper is the backstop for the rest (docs/architecture.md §18): it finds live calls (INITIATED,
+ * RINGING, IN_PROGRESS) whose engine has said nothing for ENGINE_SILENCE_MS, or that have run past their maximum duration plus MAX_DURATION_MARGIN_MS, and finishes them
  * itself: COMPLETED when they were answered (FAILED otherwise), metaData.endReason `engine_silent` or
  * `max_duration_exceeded`, post-call analysis queued, the call billed (billing/metering.ts). Calls left QUEUED by an
  * instance that died while placing them are finished FAILED (`placement_lost`). It also tells the engine to hang up, in case it is alive,

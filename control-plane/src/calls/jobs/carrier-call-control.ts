@@ -62,6 +62,11 @@ export class CarrierCallControl {
     );
   };
 
+  /** Hangs the call up at its carrier (nothing when it has no carrier leg): a call finished on Parley's side. */
+  hangUp(callId: string): Promise<void> {
+    return this.#calls.hangUp(callId);
+  }
+
   async close(): Promise<void> {
     this.#subscription?.unsubscribe();
     await this.#serving;

@@ -7,13 +7,16 @@
 import { mediaStreamUrl, webrtcSignallingUrl, type MediaCarrier } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
 import { isBusError } from '@parley/engine/bus';
-import { callCodecs, subjects, type CallSpec } from '@parley/engine/protocol';
+import { callCodecs, ENGINE_DRAINING, subjects, type CallSpec } from '@parley/engine/protocol';
 import type { Sql } from '../../db/database.ts';
 import { ApiError } from '../../errors.ts';
 import { finishCall, markDispatched } from '../repository/call-repository.ts';
 
 /** How long an engine has to accept a dispatch, ms: above the engine's own wait for workers (OPEN_DEADLINE_MS, 8 s). */
 export const DISPATCH_TIMEOUT_MS = 10_000;
+
+/** Dispatches refused by draining engines before the call is given up: each engine drains once. */
+const DRAINING_RETRIES = 5;
 
 /** The 503's reason when no engine answered the dispatch at all. */
 export const NO_ENGINE =
@@ -81,12 +84,19 @@ export class EngineDispatcher {
     spec: CallSpec,
     timeoutMs: number,
   ): Promise<{ engineId: string; streamToken: string; mediaUrl?: string }> {
+    const deadline = Date.now() + timeoutMs;
     let reply;
-    try {
-      const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs });
-      reply = callCodecs.dispatchReply.decode(answer.data);
-    } catch (error) {
-      return this.#fail(spec.callId, isBusError(error) ? error.code : String(error), NO_ENGINE, error);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const left = Math.max(1, deadline - Date.now());
+        const answer = await this.#bus.request(subjects.dispatch(), callCodecs.spec.encode(spec), { timeoutMs: left });
+        reply = callCodecs.dispatchReply.decode(answer.data);
+      } catch (error) {
+        return this.#fail(spec.callId, isBusError(error) ? error.code : String(error), NO_ENGINE, error);
+      }
+      // A draining engine took the request before leaving the queue group: another engine may take it
+      // (docs/architecture.md §18), while the time allowed lasts.
+      if (reply.ok || reply.code !== ENGINE_DRAINING || attempt >= DRAINING_RETRIES || Date.now() >= deadline) break;
     }
     // The engine says why in words the user can act on (a missing recogniser or voice: engine/src/roles/missing-worker.ts).
     if (!reply.ok) return this.#fail(spec.callId, `${reply.code}: ${reply.message}`, reply.message);

@@ -7,6 +7,11 @@
  * engine's `ended` is authoritative for the final status, outcome, duration and latency, while the first end
  * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason. The `ended` event meters
  * the call (billing/metering.ts) in the same transaction, unless an earlier end did.
+ *
+ * Times come from the event (docs/architecture.md §18): answeredAt and endedAt are when the engine or the gateway saw
+ * it happen (`atEpochMs`), not when the event was stored — a control plane that was down while calls ended writes
+ * their real ends. An event's time is kept between the record's creation and now (a clock far off cannot put an
+ * end in the future or before the call existed); an event without one (an older engine) is timed when stored.
  */
 import { createHash } from 'node:crypto';
 import type { CallEvent, CallState, SipLegStatus } from '@parley/engine/protocol';
@@ -88,7 +93,7 @@ export async function persistCallEvent(sql: Sql, callId: string, event: CallEven
 async function apply(tx: Queryable, call: LockedCall, event: CallEvent): Promise<void> {
   switch (event.type) {
     case 'state':
-      return applyState(tx, call, event.state);
+      return applyState(tx, call, event.state, event.atEpochMs);
     case 'transcript':
       await tx`insert into call_transcripts (id, organisation_id, call_id, speaker, text, start_ms, end_ms, interrupted)
         values (${newId()}, ${call.organisation_id}, ${call.id}, ${event.speaker}, ${event.text},
@@ -149,8 +154,8 @@ async function applyTelephony(
   call: LockedCall,
   event: Extract<CallEvent, { type: 'telephony' }>,
 ): Promise<void> {
-  if (event.status === 'ringing') return applyState(tx, call, 'connecting');
-  if (event.status === 'answered') return applyState(tx, call, 'greeting');
+  if (event.status === 'ringing') return applyState(tx, call, 'connecting', event.atEpochMs);
+  if (event.status === 'answered') return applyState(tx, call, 'greeting', event.atEpochMs);
   const detail = event.sipStatus ? `SIP ${event.sipStatus}${event.reason ? ` ${event.reason}` : ''}` : event.reason;
   const unanswered = OUTCOME_OF_LEG[event.status];
   const [answered] = await tx<{ at: Date | null }[]>`select answered_at as at from call_records where id = ${call.id}`;
@@ -163,25 +168,44 @@ async function applyTelephony(
     outcomeDetail: detail ?? null,
     reason: event.status === 'transferred' ? 'transferred' : `sip_${event.status}`,
     analyse: wasAnswered,
+    endedAt: await eventTime(tx, call.id, event.atEpochMs),
   });
   // Billed with the end that applied it: once, whichever end came first (an unanswered leg bills nothing).
   if (done) await meterCall(tx, call.id);
 }
 
-async function applyState(tx: Queryable, call: LockedCall, state: CallState): Promise<void> {
+/**
+ * When an event says it happened (epoch ms), kept between the call's creation and now; now when it says nothing.
+ */
+async function eventTime(tx: Queryable, callId: string, atEpochMs: number | undefined): Promise<Date> {
+  const at = atEpochMs === undefined || !Number.isFinite(atEpochMs) ? null : new Date(atEpochMs);
+  const [row] = await tx<{ at: Date }[]>`
+    select greatest(created_at, least(now(), coalesce(${at}::timestamptz, now()))) as at
+      from call_records where id = ${callId}`;
+  return row?.at ?? new Date();
+}
+
+async function applyState(
+  tx: Queryable,
+  call: LockedCall,
+  state: CallState,
+  atEpochMs: number | undefined,
+): Promise<void> {
   const next = STATUS_OF_STATE[state];
   if (!next) return;
   if (call.ended_at) {
     // Another instance applied the end first: the call is over, but that it was answered still counts.
     if (next === 'IN_PROGRESS') {
-      await tx`update call_records set answered_at = least(now(), ended_at) where id = ${call.id} and answered_at is null`;
+      const at = await eventTime(tx, call.id, atEpochMs);
+      await tx`update call_records set answered_at = least(${at}::timestamptz, ended_at) where id = ${call.id} and answered_at is null`;
     }
     return;
   }
   const rank = call.call_status ? STATUS_RANK[call.call_status] : 0;
   if (STATUS_RANK[next] <= rank) return;
   if (next === 'IN_PROGRESS') {
-    await tx`update call_records set call_status = ${next}, answered_at = coalesce(answered_at, now()) where id = ${call.id}`;
+    const at = await eventTime(tx, call.id, atEpochMs);
+    await tx`update call_records set call_status = ${next}, answered_at = coalesce(answered_at, ${at}::timestamptz) where id = ${call.id}`;
   } else {
     await tx`update call_records set call_status = ${next} where id = ${call.id}`;
   }
@@ -200,12 +224,13 @@ async function applyEnded(
   // unanswered leg the carrier or the SIP gateway reported: that end stays as it is.
   if (call.ended_at && event.reason === MEDIA_NEVER_CONNECTED) return;
   const status: CallStatus = event.outcome === 'failed' ? 'FAILED' : 'COMPLETED';
+  const endedAt = await eventTime(tx, call.id, event.atEpochMs);
   await tx`update call_records set
       call_status = ${status},
       call_outcome = ${event.outcome},
       call_duration = ${Math.max(0, Math.round(event.durationMs))},
       latency = ${json(tx, event.latency)},
-      ended_at = coalesce(ended_at, now()),
+      ended_at = coalesce(ended_at, ${endedAt}::timestamptz),
       meta_data = case when meta_data ? 'endReason' then meta_data else meta_data || jsonb_build_object('endReason', ${event.reason}::text) end
     where id = ${call.id}`;
   await queueAnalysis(tx, call.id, call.organisation_id);

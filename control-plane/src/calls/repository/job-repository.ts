@@ -88,3 +88,30 @@ export async function failLostClaims(sql: Queryable, claimTimeoutMs: number): Pr
 export async function markScheduleFailed(sql: Queryable, callId: string): Promise<void> {
   await sql`update call_records set scheduled_status = 'FAILED', updated_at = now() where id = ${callId}`;
 }
+
+interface LostEngineCall {
+  id: string;
+  organisation_id: string;
+  /** When the call is taken to have ended: the engine's last sign of life, never before the call was answered. */
+  ended_at: Date;
+}
+
+/**
+ * The live calls (INITIATED, RINGING, IN_PROGRESS) an engine held, for the engine watch to finish once the engine is
+ * lost (docs/architecture.md §18), locked for the caller's transaction. `lastHeardAt` is when the engine was last
+ * heard from.
+ */
+export function claimCallsOfEngine(
+  tx: Queryable,
+  engineId: string,
+  lastHeardAt: Date,
+  limit: number,
+): Promise<LostEngineCall[]> {
+  return tx<LostEngineCall[]>`
+    select id, organisation_id, greatest(${lastHeardAt}::timestamptz, coalesce(answered_at, created_at)) as ended_at
+      from call_records
+     where engine_id = ${engineId} and ended_at is null and call_status in ('INITIATED', 'RINGING', 'IN_PROGRESS')
+     order by organisation_id, id
+     limit ${limit}
+     for update skip locked`;
+}

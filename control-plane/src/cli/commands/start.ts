@@ -30,6 +30,23 @@ const engineRole =
     return { role: role.role, close: () => role.close() };
   };
 
+/**
+ * The engine role: on shutdown it drains first (docs/architecture.md §18) — no new calls, running calls given
+ * PARLEY_DRAIN_SECONDS to finish, the rest ended with a closing line — then closes.
+ */
+const engineRoleDraining: RoleStarter = async (config, bus, log) => {
+  const role = await startEngineRole(config.engine, bus, (event, detail, level = 'info') =>
+    log[level](detail ?? {}, event),
+  );
+  return {
+    role: role.role,
+    close: async () => {
+      await role.drain(config.drainTimeoutMs);
+      await role.close();
+    },
+  };
+};
+
 /** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz on SIP_HEALTH_PORT. */
 const sipGatewayRole: RoleStarter = async (config, bus, log) => {
   const role = await startSipGatewayRole(
@@ -52,7 +69,7 @@ const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
   'stt-worker': engineRole(startSttWorkerRole),
   'llm-worker': engineRole(startLlmWorkerRole),
   'tts-worker': engineRole(startTtsWorkerRole),
-  engine: engineRole(startEngineRole),
+  engine: engineRoleDraining,
   'sip-gateway': sipGatewayRole,
 };
 

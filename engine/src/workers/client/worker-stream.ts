@@ -26,6 +26,15 @@ const OPEN_RETRY_DELAY_MS = 200;
 /** How often the heartbeat watch looks at the clock, in ms. */
 const LIVENESS_CHECK_INTERVAL_MS = 500;
 
+/** Whether a heartbeat says its worker is stopping; an unreadable one says nothing. */
+function isDraining(data: Uint8Array): boolean {
+  try {
+    return codecs.heartbeat.decode(data).draining === true;
+  } catch {
+    return false;
+  }
+}
+
 export class WorkerStreamError extends Error {
   override name = 'WorkerStreamError';
   readonly code: ErrorCode;
@@ -150,8 +159,26 @@ export class WorkerStream {
       for await (const message of output) this.#events.message(message.data);
     })();
     void (async () => {
-      for await (const _ of heartbeats) this.#lastHeartbeatAt = Date.now();
+      for await (const beat of heartbeats) {
+        this.#lastHeartbeatAt = Date.now();
+        if (isDraining(beat.data)) void this.#handBack();
+      }
     })();
+  }
+
+  /**
+   * The worker is stopping (docs/architecture.md §18): the stream moves to another worker now, the way it does
+   * when a worker dies, and the old one is told it is over so the stopping worker need not wait for its idle timeout.
+   * What the old stream was in the middle of is replayed to the new one by the owner (`reopened`).
+   */
+  async #handBack(): Promise<void> {
+    if (this.#closed || this.#reopening || this.#streamId === undefined) return;
+    const old = kindSubjects(this.#kind, this.#streamId).in;
+    // Deaf to the old stream first: its `ended` must not end the owner's stream.
+    this.#output?.unsubscribe();
+    this.#heartbeats?.unsubscribe();
+    this.#bus.publish(old, JSON.stringify({ type: 'end' }));
+    await this.#reopen();
   }
 
   #watch(): void {
