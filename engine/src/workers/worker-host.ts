@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
+import { countLocalWorker } from '../metrics/worker-metrics.ts';
 import { isErrorCode } from '../protocol/error-codes.ts';
 import {
   codecs,
@@ -56,16 +57,16 @@ const IDLE_SWEEP_INTERVAL_MS = 2_000;
 
 interface OpenStream {
   handler: StreamHandler;
+  /** The worker's log, every line naming this stream and its call (docs/architecture.md §19). */
+  log: WorkerLog;
   subscription: Subscription;
   abort: AbortController;
   lastHeardAt: number;
 }
 
-export function startWorker(
-  bus: Bus,
-  kindHandler: WorkerKindHandler,
-  log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void = () => {},
-): WorkerHandle {
+type WorkerLog = (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void;
+
+export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: WorkerLog = () => {}): WorkerHandle {
   const workerId = `${kindHandler.kind}-${randomBytes(6).toString('hex')}`;
   const streams = new Map<string, OpenStream>();
   const opens = bus.subscribe(subjects.workerOpen(kindHandler.kind), { queue: queues[kindHandler.kind] });
@@ -79,7 +80,7 @@ export function startWorker(
     try {
       stream.handler.close();
     } catch (error) {
-      log('stream close failed', { streamId, error }, 'error');
+      stream.log('stream close failed', { error: String(error) }, 'error');
     }
   };
 
@@ -120,7 +121,9 @@ export function startWorker(
       return;
     }
     const subscription = bus.subscribe(kindSubjects(kindHandler.kind, streamId).in);
-    const stream: OpenStream = { handler, subscription, abort, lastHeardAt: Date.now() };
+    const streamLog: WorkerLog = (event, detail, level) =>
+      log(event, { callId: request.callId, streamId, ...detail }, level);
+    const stream: OpenStream = { handler, log: streamLog, subscription, abort, lastHeardAt: Date.now() };
     streams.set(streamId, stream);
     void (async () => {
       for await (const input of subscription) {
@@ -128,12 +131,12 @@ export function startWorker(
         try {
           handler.receive(input.data);
         } catch (error) {
-          log('stream input refused', { streamId, error }, 'warn');
+          streamLog('stream input refused', { error: String(error) }, 'warn');
         }
       }
     })();
     message.respond(codecs.openReply.encode({ ok: true, streamId, workerId }));
-    log('stream opened', { streamId, callId: request.callId });
+    streamLog('stream opened');
   };
 
   void (async () => {
@@ -156,7 +159,7 @@ export function startWorker(
     const now = Date.now();
     for (const [streamId, stream] of streams) {
       if (now - stream.lastHeardAt > STREAM_IDLE_TIMEOUT_MS) {
-        log('stream idle, closing', { streamId });
+        stream.log('stream idle, closing', {}, 'warn');
         closeStream(streamId);
       }
     }
@@ -164,19 +167,22 @@ export function startWorker(
   heartbeat.unref();
   sweep.unref();
 
-  return {
+  const handle: WorkerHandle = {
     workerId,
     kind: kindHandler.kind,
     get streamCount() {
       return streams.size;
     },
     async stop() {
+      uncount();
       clearInterval(heartbeat);
       clearInterval(sweep);
       await opens.drain().catch(() => opens.unsubscribe());
       for (const streamId of [...streams.keys()]) closeStream(streamId);
     },
   };
+  const uncount = countLocalWorker(handle);
+  return handle;
 }
 
 /** The `.in` / `.out` subjects of a stream of `kind`. */

@@ -49,7 +49,7 @@ export interface SipCallOptions {
   rtpTimeoutMs: number;
   /** Outbound legs report their end as `telephony` events; inbound legs end through the engine's own events. */
   telephony: TelephonyReporter | undefined;
-  log: (event: string, detail?: Record<string, unknown>) => void;
+  log: (event: string, detail?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void;
   onEnded: (call: SipCall) => void;
 }
 
@@ -109,7 +109,7 @@ export class SipCall implements DialogOwner {
           if (order.type === 'hangup') this.hangup(order.reason);
           else void this.transfer(order.to);
         } catch (error) {
-          options.log('bad call control', { callId: options.callId, error: String(error) });
+          options.log('bad call control', { callId: options.callId, error: String(error) }, 'warn');
         }
       }
     })().catch(() => {});
@@ -252,7 +252,7 @@ export class SipCall implements DialogOwner {
       this.#options.telephony?.report(this.callId, 'transferred');
       this.hangup('transferred');
     } else {
-      this.#options.log('transfer failed', { callId: this.callId, sipStatus: Number(frag) });
+      this.#options.log('transfer failed', { callId: this.callId, sipStatus: Number(frag) }, 'warn');
     }
   }
 
@@ -285,7 +285,11 @@ export class SipCall implements DialogOwner {
     );
     if (!response || response.status >= 300) {
       this.#transferring = false;
-      this.#options.log('transfer refused by the far end', { callId: this.callId, sipStatus: response?.status });
+      this.#options.log(
+        'transfer refused by the far end',
+        { callId: this.callId, sipStatus: response?.status },
+        'warn',
+      );
     }
   }
 

@@ -30,7 +30,7 @@ const engineRole =
     return { role: role.role, close: () => role.close() };
   };
 
-/** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz on SIP_HEALTH_PORT. */
+/** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz and /metrics on SIP_HEALTH_PORT. */
 const sipGatewayRole: RoleStarter = async (config, bus, log) => {
   const role = await startSipGatewayRole(
     {
@@ -39,9 +39,10 @@ const sipGatewayRole: RoleStarter = async (config, bus, log) => {
       rtpPortMin: config.rtpPortMin,
       rtpPortMax: config.rtpPortMax,
       healthPort: config.sipHealthPort,
+      metricsToken: config.metricsToken,
     },
     bus,
-    (event, detail) => log.info(detail ?? {}, event),
+    (event, detail, level = 'info') => log[level](detail ?? {}, event),
   );
   return { role: role.role, close: () => role.close() };
 };
