@@ -52,7 +52,8 @@ export const USAGE = `Usage: parley <command>
 
 Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DIR, PORT, … (see README).`;
 
-const OPTIONS = {
+/** Every flag `parley` accepts (docker-compose.yml's commands are checked against it). */
+export const CLI_OPTIONS = {
   roles: { type: 'string' },
   name: { type: 'string' },
   'owner-email': { type: 'string' },
@@ -90,7 +91,7 @@ const OPTIONS = {
 export async function main(argv: string[]): Promise<number> {
   let args: CommandArgs;
   try {
-    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
     args = { positionals: parsed.positionals, flags: parsed.values };
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);

@@ -57,6 +57,9 @@ const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
   'sip-gateway': sipGatewayRole,
 };
 
+/** The roles `parley start` can run in this build (docker-compose.yml's services are checked against them). */
+export const STARTABLE_ROLES = Object.keys(ROLE_STARTERS) as Role[];
+
 export async function runStart(args: CommandArgs): Promise<number> {
   let config = loadConfig();
   if (args.flags.roles !== undefined) config = { ...config, roles: readRoles(args.flags.roles) };
