@@ -276,7 +276,11 @@ const CONTROL_PLANE_DOMAINS = [
 ];
 /** Folders are matched whole; the composition root and infrastructure also hold single files (mode 'file'). */
 const CONTROL_PLANE_LAYERS = [
-  { type: 'cp-composition', pattern: `${CP}/{app,server,index,bootstrap,config}.ts`, mode: 'file' },
+  {
+    type: 'cp-composition',
+    pattern: `${CP}/{app,server,index,bootstrap,bootstrap-file,config,data-dir}.ts`,
+    mode: 'file',
+  },
   { type: 'cp-composition', pattern: `${CP}/cli/**`, mode: 'file' },
   { type: 'cp-routes', pattern: `${CP}/routes/**`, mode: 'file' },
   { type: 'cp-plugins', pattern: `${CP}/plugins/**`, mode: 'file' },

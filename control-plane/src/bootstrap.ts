@@ -3,22 +3,16 @@
  * PARLEY_BOOTSTRAP_CREDIT_USD so that a first call can be placed), its owner and an API key with every scope, print
  * the key once, and write it to $PARLEY_DATA_DIR/bootstrap.json (mode 0600) for scripts.
  */
+import { BOOTSTRAP_FILE, type BootstrapFile } from './bootstrap-file.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { lockForTransaction, type Sql } from './db/database.ts';
 import { countOrganisations } from './accounts/repository.ts';
 import { FEATURES, provisionOrganisationIn, type ProvisionedOrganisation } from './accounts/provisioning.ts';
 
-export const BOOTSTRAP_FILE = 'bootstrap.json';
+export { BOOTSTRAP_FILE, type BootstrapFile };
 export const BOOTSTRAP_ORGANISATION_NAME = 'My organisation';
 export const BOOTSTRAP_OWNER_EMAIL = 'owner@parley.local';
-
-export interface BootstrapFile {
-  baseUrl: string;
-  apiKey: string;
-  organisationId: string;
-  userId: string;
-}
 
 /** Who the journal names for the bootstrap credit. */
 export const BOOTSTRAP_CREDIT_ACTOR = 'parley start (first start)';

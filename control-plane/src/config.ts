@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { EngineConfig, VadMode } from '@parley/engine';
 import { readRecordingsBucket, StorageConfigError, type S3BucketConfig } from '@parley/engine/storage';
 import { ConfigError } from './config-error.ts';
+import { dataDirFrom } from './data-dir.ts';
 import type { LiveKitConfig } from './calls/launch/livekit-tokens.ts';
 import { parseDollars } from './wallet/money.ts';
 import { DEFAULT_CONCURRENT_CALLS } from './billing/call-admission.ts';
@@ -144,7 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     sipHealthPort: readPort(env, 'SIP_HEALTH_PORT', 5070),
     rtpPortMin,
     rtpPortMax,
-    dataDir: path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'),
+    dataDir: dataDirFrom(env),
     databaseUrl: nonEmpty(env.DATABASE_URL),
     databaseSchema: readIdentifier(env, 'PARLEY_DB_SCHEMA', 'public'),
     natsUrl: nonEmpty(env.NATS_URL),
@@ -211,7 +212,7 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
     elevenlabsApiKey: nonEmpty(env.ELEVENLABS_API_KEY),
     openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
     vad: readVadMode(env.PARLEY_VAD),
-    recordingsDir: path.join(path.resolve(nonEmpty(env.PARLEY_DATA_DIR) ?? '.parley'), 'recordings'),
+    recordingsDir: path.join(dataDirFrom(env), 'recordings'),
     recordingsBucket: readBucket(env),
     vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
     metricsToken: nonEmpty(env.PARLEY_METRICS_TOKEN),

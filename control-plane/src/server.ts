@@ -23,6 +23,7 @@ import { NumberRentalJob } from './telephony/number-rental-job.ts';
 import { CarrierCallControl } from './calls/jobs/carrier-call-control.ts';
 import { CallScheduler } from './calls/jobs/call-scheduler.ts';
 import { SipInboundResponder } from './calls/jobs/sip-inbound-responder.ts';
+import { SipRegistrationResponder, SipRegistrations } from './sip/sip-registrations.ts';
 import { SipCallControl } from './calls/jobs/sip-call-control.ts';
 import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 import { KnowledgeJob } from './knowledge/knowledge-job.ts';
@@ -149,6 +150,12 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
     // SIP trunks (docs/architecture.md §12): the gateways' INVITEs routed to agents.
     const sipInbound = new SipInboundResponder(app.phoneCalls.sipCalls, logPhone).listen(bus);
     closers.push(() => sipInbound.close());
+    // …and the trunks they REGISTER with, and how each registration stands.
+    const sipRegistrations = new SipRegistrationResponder(
+      new SipRegistrations(database.sql, secrets, logPhone),
+      logPhone,
+    ).listen(bus);
+    closers.push(() => sipRegistrations.close());
     const sipControl = new SipCallControl(database.sql, bus, logPhone);
     closers.push(() => sipControl.close());
     const scheduler = new CallScheduler(database.sql, app.phoneCalls.placement, logPhone).start();

@@ -120,6 +120,28 @@ describe('an INVITE a configuration answers', () => {
     await endCall(reply.callId);
   });
 
+  it('names the trunk, credentials decrypted, for a bridged transfer when REFER is off (and not when it is on)', async () => {
+    const config = await inboundConfiguration({ sipReferEnabled: false });
+    const reply = await offerInvite(bus, inviteOffer(config.phoneNumber));
+    expect(reply).toMatchObject({
+      ok: true,
+      referEnabled: false,
+      trunk: {
+        host: '127.0.0.1',
+        port: 5099,
+        transport: 'udp',
+        username: 'parley',
+        password: 'trunk-password',
+        fromUser: config.phoneNumber,
+      },
+    });
+    if (reply.ok) await endCall(reply.callId);
+    const refer = await inboundConfiguration();
+    const referReply = await offerInvite(bus, inviteOffer(refer.phoneNumber));
+    expect(referReply.ok && 'trunk' in referReply).toBe(false);
+    if (referReply.ok) await endCall(referReply.callId);
+  });
+
   it('matches a source inside a CIDR block, and an IPv4-mapped IPv6 address', async () => {
     const config = await inboundConfiguration();
     const reply = await offerInvite(bus, inviteOffer(config.phoneNumber, { sourceAddress: '2001:db8:1::5' }));

@@ -9,9 +9,11 @@ import type { Bus, Subscription } from '@parley/engine/bus';
 import { queues, SIP_INBOUND_TIMEOUT_MS, sipCodecs, subjects, type SipDialRequest } from '@parley/engine/protocol';
 import type { GatewayContext, GatewayLog } from './calls/gateway-context.ts';
 import { answerInvite } from './calls/inbound-call.ts';
-import { OutboundDial } from './calls/outbound-dial.ts';
+import { dialledCall } from './calls/dialled-call.ts';
 import type { SipCall } from './calls/sip-call.ts';
 import { TelephonyReporter } from './calls/telephony-events.ts';
+import { TrunkRegistrations, type RegistrationOptions } from './registration/trunk-registrations.ts';
+import type { RegistrationSnapshot } from './registration/trunk-registration.ts';
 import { RtpPortPool, type PortLease } from './rtp/port-pool.ts';
 import { SourceRateLimit } from './sip/rate-limit.ts';
 import type { SipTimers } from './sip/transactions.ts';
@@ -35,6 +37,8 @@ export interface SipGatewayOptions {
   clock?: PacingClock;
   /** Per-source flood control: messages a second and burst (rate-limit.ts has the defaults). */
   sourceRate?: { perSecond: number; burst: number };
+  /** Trunk registration timings (trunk-registrations.ts has the defaults; tests shorten them). */
+  registration?: RegistrationOptions;
 }
 
 export interface SipGatewayHealth {
@@ -47,15 +51,19 @@ export interface SipGatewayHealth {
   rtpPortsFree: number;
   rtpPortsTotal: number;
   sip: { received: number; malformed: number; answered400: number; rateLimited: number; dialogs: number };
+  /** Each trunk this gateway registers with, and how that stands. */
+  registrations: RegistrationSnapshot[];
 }
 
 export class SipGateway {
   readonly #context: GatewayContext;
   readonly #dial: Subscription;
+  readonly #registrations: TrunkRegistrations;
 
-  private constructor(context: GatewayContext, dial: Subscription) {
+  private constructor(context: GatewayContext, dial: Subscription, registrations: TrunkRegistrations) {
     this.#context = context;
     this.#dial = dial;
+    this.#registrations = registrations;
   }
 
   static async start(bus: Bus, options: SipGatewayOptions): Promise<SipGateway> {
@@ -92,7 +100,8 @@ export class SipGateway {
       pending: new Map(),
     };
     const dial = bus.subscribe(subjects.sipDial(), { queue: queues.sipGateway });
-    const gateway = new SipGateway(context, dial);
+    const registrations = new TrunkRegistrations(ua, bus, gatewayId, log, options.registration).start();
+    const gateway = new SipGateway(context, dial, registrations);
     void (async () => {
       for await (const message of dial) void gateway.#onDial(message.data, (reply) => message.respond(reply));
     })().catch(() => {});
@@ -119,6 +128,7 @@ export class SipGateway {
       rtpPortsFree: ports.free,
       rtpPortsTotal: ports.size,
       sip: ua.stats,
+      registrations: this.#registrations.snapshots,
     };
   }
 
@@ -158,7 +168,7 @@ export class SipGateway {
       return;
     }
     const peer = { transport: request.trunk.transport, address: request.trunk.host, port: request.trunk.port };
-    const dial = new OutboundDial(context, request, lease, peer);
+    const dial = dialledCall(context, request, lease, peer);
     try {
       await dial.start();
     } catch (error) {
@@ -172,6 +182,8 @@ export class SipGateway {
 
   async close(): Promise<void> {
     this.#dial.unsubscribe();
+    // Unregister (Expires: 0) while the socket is still open; each waits a bounded time.
+    await this.#registrations.close();
     for (const pending of [...this.#context.pending.values()]) pending.cancel('cancelled');
     for (const call of [...this.#context.calls.values()]) call.close();
     // Let the BYEs and CANCELs leave before the socket closes.

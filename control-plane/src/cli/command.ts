@@ -1,4 +1,5 @@
 /** What every CLI command receives, and how it says the user got something wrong. */
+import { CliError } from './cli-error.ts';
 import { connectBus } from '@parley/engine/bus';
 import { subjects } from '@parley/engine/protocol';
 import type { Revocation } from '../auth/principal.ts';
@@ -44,10 +45,7 @@ export interface CommandArgs {
   };
 }
 
-/** A mistake of the caller's: printed without a stack trace, exit code 2. */
-export class CliError extends Error {
-  override name = 'CliError';
-}
+export { CliError };
 
 export function requireFlag(args: CommandArgs, name: keyof CommandArgs['flags']): string {
   const value = args.flags[name];

@@ -3,6 +3,7 @@
  * 1 "SIP configuration"). What the API never shows: a trunk's password (only whether one is set) and a
  * configuration's internal carrier costs.
  */
+import type { SipTrunkRegistrationRow } from './sip-registration-repository.ts';
 import { majorOfMinorE4 } from './sip-money.ts';
 
 export const SIP_CONFIGURATION_TYPES = ['INBOUND', 'OUTBOUND'] as const;
@@ -58,8 +59,19 @@ export interface SipTrunkRecord {
   hasPassword: boolean;
   sourceAddresses: string[];
   register: boolean;
+  /** Each gateway's registration with the trunk, as last reported (stale reports left out). */
+  registrations: SipTrunkRegistrationRecord[];
   isActive: boolean;
   createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SipTrunkRegistrationRecord {
+  gatewayId: string;
+  state: 'registering' | 'registered' | 'failing';
+  sipStatus: number | null;
+  reason: string | null;
+  expiresAt: Date | null;
   updatedAt: Date;
 }
 
@@ -133,7 +145,7 @@ export function sipProviderRecord(row: SipProviderRow): SipProviderRecord {
   };
 }
 
-export function sipTrunkRecord(row: SipTrunkRow): SipTrunkRecord {
+export function sipTrunkRecord(row: SipTrunkRow, registrations: SipTrunkRegistrationRow[] = []): SipTrunkRecord {
   return {
     id: row.id,
     organisationId: row.organisation_id,
@@ -145,6 +157,16 @@ export function sipTrunkRecord(row: SipTrunkRow): SipTrunkRecord {
     hasPassword: row.password_secret !== null,
     sourceAddresses: row.source_addresses,
     register: row.register,
+    registrations: registrations
+      .filter((registration) => registration.trunk_id === row.id)
+      .map((registration) => ({
+        gatewayId: registration.gateway_id,
+        state: registration.state,
+        sipStatus: registration.sip_status,
+        reason: registration.reason,
+        expiresAt: registration.expires_at,
+        updatedAt: registration.reported_at,
+      })),
     isActive: row.is_active,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

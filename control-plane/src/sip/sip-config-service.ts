@@ -39,6 +39,7 @@ import {
   type ConfigurationFields,
   type TrunkFields,
 } from './sip-repository.ts';
+import { registrationsOf } from './sip-registration-repository.ts';
 import { sealTrunkPassword } from './trunk-secrets.ts';
 
 /** The provider a configuration gets when none is named: the seeded system row of migration 013. */
@@ -91,10 +92,13 @@ export interface ConfigurationInput {
 export class SipConfigService {
   readonly #sql: Sql;
   readonly #keyRing: KeyRing | undefined;
+  /** Told after every trunk write: the gateways fetch their registration list again (sip-registrations.ts). */
+  readonly #trunksChanged: () => void;
 
-  constructor(sql: Sql, keyRing: KeyRing | undefined) {
+  constructor(sql: Sql, keyRing: KeyRing | undefined, trunksChanged: () => void = () => {}) {
     this.#sql = sql;
     this.#keyRing = keyRing;
+    this.#trunksChanged = trunksChanged;
   }
 
   async providers(): Promise<SipProviderRecord[]> {
@@ -139,7 +143,12 @@ export class SipConfigService {
   }
 
   async trunks(organisationId: string): Promise<SipTrunkRecord[]> {
-    return (await listTrunks(this.#sql, organisationId)).map(sipTrunkRecord);
+    const rows = await listTrunks(this.#sql, organisationId);
+    const registrations = await registrationsOf(
+      this.#sql,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => sipTrunkRecord(row, registrations));
   }
 
   async trunk(organisationId: string, id: string): Promise<SipTrunkRecord> {
@@ -147,18 +156,20 @@ export class SipConfigService {
     if (!row) throw notFound('SIP trunk');
     if (row.organisation_id !== organisationId)
       throw new ApiError('forbidden', 'The SIP trunk belongs to another organisation');
-    return sipTrunkRecord(row);
+    return sipTrunkRecord(row, await registrationsOf(this.#sql, [row.id]));
   }
 
   async createTrunk(organisationId: string, input: TrunkInput): Promise<SipTrunkRecord> {
     const id = newId();
     const fields = this.#trunkFields(organisationId, id, input, undefined);
-    return sipTrunkRecord(await insertTrunk(this.#sql, id, organisationId, fields));
+    const record = sipTrunkRecord(await insertTrunk(this.#sql, id, organisationId, fields));
+    this.#trunksChanged();
+    return record;
   }
 
   async updateTrunk(organisationId: string, id: string, input: TrunkInput): Promise<SipTrunkRecord> {
     await this.trunk(organisationId, id);
-    return this.#sql.begin(async (tx) => {
+    await this.#sql.begin(async (tx) => {
       const current = await findTrunk(tx, organisationId, id, true);
       if (!current) throw notFound('SIP trunk');
       const fields = this.#trunkFields(organisationId, id, input, {
@@ -172,8 +183,10 @@ export class SipConfigService {
         register: current.register,
         isActive: current.is_active,
       });
-      return sipTrunkRecord((await updateTrunk(tx, id, fields))!);
-    }) as Promise<SipTrunkRecord>;
+      await updateTrunk(tx, id, fields);
+    });
+    this.#trunksChanged();
+    return this.trunk(organisationId, id);
   }
 
   async removeTrunk(organisationId: string, id: string): Promise<SipTrunkRecord> {
@@ -181,6 +194,7 @@ export class SipConfigService {
     if (await trunkInUse(this.#sql, id))
       throw new ApiError('conflict', 'The SIP trunk still carries SIP configurations: delete or move them first');
     await deleteTrunk(this.#sql, id);
+    this.#trunksChanged();
     return trunk;
   }
 
@@ -202,6 +216,9 @@ export class SipConfigService {
       passwordSecret = sealTrunkPassword(this.#keyRing, organisationId, id, input.password);
     if (passwordSecret !== null && username === null)
       throw badField('username', 'is required when the trunk has a password (digest credentials)');
+    const register = input.register ?? current?.register ?? false;
+    if (register && username === null)
+      throw badField('register', 'needs a username: the gateway registers sip:<username>@<host>');
     return {
       name: name.trim(),
       host,
@@ -210,7 +227,7 @@ export class SipConfigService {
       username,
       passwordSecret,
       sourceAddresses,
-      register: input.register ?? current?.register ?? false,
+      register,
       isActive: input.isActive ?? current?.isActive ?? true,
     };
   }

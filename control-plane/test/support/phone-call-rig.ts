@@ -48,6 +48,8 @@ export const OUR_NUMBERS: Record<VoiceCarrierName, string> = {
 export interface PhoneCallRigOptions {
   /** PARLEY_DEFAULT_CONCURRENT_CALLS: live calls the organisation may have at once (pay-as-you-go). */
   defaultConcurrentCalls?: number;
+  /** The engine's recordings folder the recording route serves from; default none. */
+  recordingsDir?: string;
 }
 
 export class PhoneCallRig {
@@ -103,6 +105,7 @@ export class PhoneCallRig {
       keys,
       logger: false,
       secrets: this.secrets,
+      recordingsDir: options.recordingsDir,
     });
     this.#control = new CarrierCallControl(this.app.phoneCalls.carrierCalls).listen(this.bus);
     this.persister = new CallEventPersister(this.db.sql, () => {}, { onApplied: this.#control.onEventApplied }).listen(

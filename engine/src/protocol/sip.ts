@@ -28,8 +28,27 @@ import { messageCodec } from './message-codec.ts';
 export const SIP_MEDIA_SAMPLE_RATE = 8_000;
 /** How long the gateway waits for the control plane's answer to an INVITE before refusing it 503, ms. */
 export const SIP_INBOUND_TIMEOUT_MS = 12_000;
+/**
+ * How long a transfer may take, ms: the REFER's outcome (its NOTIFY) or the bridged new leg's ringing is given up
+ * after this; the engine waits a little longer for the gateway's `transfer_result`.
+ */
+export const SIP_TRANSFER_TIMEOUT_MS = 30_000;
 
 const SipTransport = Type.Union([Type.Literal('udp'), Type.Literal('tcp')]);
+
+/** Where an outbound leg goes: the trunk of an OUTBOUND SIP configuration, with its credentials decrypted. */
+export const SipTrunkTarget = Type.Object({
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+  transport: SipTransport,
+  /** Digest credentials for the trunk's 401/407 challenges, when it asks. */
+  username: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  /** The From user (our calling number, E.164) and display name. */
+  fromUser: Type.String({ minLength: 1 }),
+  fromDisplayName: Type.Optional(Type.String()),
+});
+export type SipTrunkTarget = Static<typeof SipTrunkTarget>;
 
 /** An INVITE the gateway received, as the control plane needs it to choose the answering configuration. */
 export const SipInboundOffer = Type.Object({
@@ -62,6 +81,11 @@ export const SipInboundReply = Type.Union([
     sipConfigurationId: Type.String({ minLength: 1 }),
     /** Whether a transfer may be done by REFER; otherwise the gateway bridges a new leg. */
     referEnabled: Type.Boolean(),
+    /**
+     * The configuration's trunk, for a bridged transfer's new leg (`fromUser` the dialled number); without it the
+     * gateway sends that INVITE back where this one came from, with no credentials.
+     */
+    trunk: Type.Optional(SipTrunkTarget),
   }),
   Type.Object({
     ok: Type.Literal(false),
@@ -73,20 +97,6 @@ export const SipInboundReply = Type.Union([
   }),
 ]);
 export type SipInboundReply = Static<typeof SipInboundReply>;
-
-/** Where an outbound leg goes: the trunk of an OUTBOUND SIP configuration, with its credentials decrypted. */
-export const SipTrunkTarget = Type.Object({
-  host: Type.String({ minLength: 1 }),
-  port: Type.Integer({ minimum: 1, maximum: 65_535 }),
-  transport: SipTransport,
-  /** Digest credentials for the trunk's 401/407 challenges, when it asks. */
-  username: Type.Optional(Type.String()),
-  password: Type.Optional(Type.String()),
-  /** The From user (our calling number, E.164) and display name. */
-  fromUser: Type.String({ minLength: 1 }),
-  fromDisplayName: Type.Optional(Type.String()),
-});
-export type SipTrunkTarget = Static<typeof SipTrunkTarget>;
 
 export const SipDialRequest = Type.Object({
   callId: Type.String({ minLength: 1 }),
@@ -109,6 +119,49 @@ export const SipDialReply = Type.Union([
   Type.Object({ ok: Type.Literal(false), code: Type.String(), message: Type.String(), retryable: Type.Boolean() }),
 ]);
 export type SipDialReply = Static<typeof SipDialReply>;
+
+/**
+ * A trunk a gateway keeps registered (RFC 3261 §10): the control plane lists every active trunk with `register` on
+ * `v1.sip.registrations.list`, its password decrypted like a dial request's — the only other place it leaves the
+ * control plane. The address of record is `sip:<username>@<host>`.
+ */
+export const SipRegistrationTarget = Type.Object({
+  trunkId: Type.String({ minLength: 1 }),
+  organisationId: Type.String({ minLength: 1 }),
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+  transport: SipTransport,
+  username: Type.String({ minLength: 1 }),
+  password: Type.Optional(Type.String()),
+  /** The registration's life asked for, s; the registrar's 200 OK says what it granted. */
+  expiresS: Type.Integer({ minimum: 60, maximum: 86_400 }),
+});
+export type SipRegistrationTarget = Static<typeof SipRegistrationTarget>;
+
+export const SipRegistrationsRequest = Type.Object({ gatewayId: Type.String({ minLength: 1 }) });
+export type SipRegistrationsRequest = Static<typeof SipRegistrationsRequest>;
+
+export const SipRegistrationsReply = Type.Object({ registrations: Type.Array(SipRegistrationTarget) });
+export type SipRegistrationsReply = Static<typeof SipRegistrationsReply>;
+
+/** What became of one gateway's registration to one trunk (`v1.sip.registrations.state`). */
+export const SIP_REGISTRATION_STATES = ['registering', 'registered', 'failing', 'unregistered'] as const;
+export type SipRegistrationStateName = (typeof SIP_REGISTRATION_STATES)[number];
+
+export const SipRegistrationState = Type.Object({
+  gatewayId: Type.String({ minLength: 1 }),
+  trunkId: Type.String({ minLength: 1 }),
+  organisationId: Type.String({ minLength: 1 }),
+  state: Type.Union(SIP_REGISTRATION_STATES.map((state) => Type.Literal(state))),
+  /** The registrar's last final status (408 when it did not answer). */
+  sipStatus: Type.Optional(Type.Integer({ minimum: 100, maximum: 699 })),
+  reason: Type.Optional(Type.String()),
+  /** When the granted registration runs out (ISO 8601), while registered. */
+  expiresAt: Type.Optional(Type.String()),
+  /** When this state was reached (ISO 8601). */
+  at: Type.String(),
+});
+export type SipRegistrationState = Static<typeof SipRegistrationState>;
 
 /** The control plane's orders for one live SIP leg (`v1.sip.<callId>.control`). */
 export const SipCallControl = Type.Union([
@@ -147,6 +200,16 @@ export const MediaBridgeInbound = Type.Union([
   Type.Object({ type: Type.Literal('dtmf'), digit: Type.String({ minLength: 1, maxLength: 1 }) }),
   /** Everything queued before this mark has been sent to the caller. */
   Type.Object({ type: Type.Literal('mark'), name: Type.String() }),
+  /**
+   * How the engine's `transfer` went: ok once the far end accepted the REFER's outcome (NOTIFY 2xx) or the bridged
+   * new leg answered — the engine then leaves the call; not ok (busy, no answer, refused) and the agent stays on.
+   */
+  Type.Object({
+    type: Type.Literal('transfer_result'),
+    ok: Type.Boolean(),
+    sipStatus: Type.Optional(Type.Integer({ minimum: 100, maximum: 699 })),
+    reason: Type.String(),
+  }),
   /** The SIP leg is over (BYE from the far end, RTP silent too long, transfer done). */
   Type.Object({ type: Type.Literal('stop'), reason: Type.String() }),
 ]);
@@ -177,6 +240,9 @@ export const sipCodecs = {
   dialRequest: messageCodec(SipDialRequest, 'SIP dial request'),
   dialReply: messageCodec(SipDialReply, 'SIP dial reply'),
   control: messageCodec(SipCallControl, 'SIP call control'),
+  registrationsRequest: messageCodec(SipRegistrationsRequest, 'SIP registrations request'),
+  registrationsReply: messageCodec(SipRegistrationsReply, 'SIP registrations reply'),
+  registrationState: messageCodec(SipRegistrationState, 'SIP registration state'),
   bridgeIn: messageCodec(MediaBridgeInbound, 'media bridge message (in)'),
   bridgeOut: messageCodec(MediaBridgeOutbound, 'media bridge message (out)'),
 } as const;

@@ -94,6 +94,12 @@ export const subjects = {
   sipDial: () => `${PREFIX}.sip.dial`,
   /** The gateway holding a call's SIP leg subscribes here: hang up or transfer it. */
   sipCallControl: (callId: string) => `${PREFIX}.sip.${subjectToken('callId', callId)}.control`,
+  /** Request (queue `control-plane`): the trunks a gateway keeps registered, with their credentials (sip.ts). */
+  sipRegistrations: () => `${PREFIX}.sip.registrations.list`,
+  /** Published by the control plane to every gateway (no queue) when a trunk's registration may have changed. */
+  sipRegistrationsChanged: () => `${PREFIX}.sip.registrations.changed`,
+  /** Published by a gateway (taken by queue `control-plane`): one trunk registration's state changed. */
+  sipRegistrationState: () => `${PREFIX}.sip.registrations.state`,
 
   /** Request (queue `control-plane`): knowledge and catalogue search for a call's agent. */
   kbSearch: () => `${PREFIX}.kb.search`,

@@ -162,4 +162,29 @@ describe('BusBridgeTransport', () => {
     expect(events.at(-1)).toEqual({ type: 'hangup', reason: 'sip: remote_bye' });
     expect(sipCodecs.bridgeOut.decode(published.at(-1)!.data)).toEqual({ type: 'clear' });
   });
+
+  it('waits for the gateway to say how a transfer went: ok resolves, a failure throws, a stop during it throws', async () => {
+    const published: string[] = [];
+    const bus = {
+      publish: (_subject: string, data: Uint8Array | string) =>
+        published.push(typeof data === 'string' ? data : new TextDecoder().decode(data)),
+    } as unknown as Bus;
+    const transport = new BusBridgeTransport(bus, 'call2');
+    const result = (message: Parameters<typeof sipCodecs.bridgeIn.encode>[0]) =>
+      transport.receive(new TextEncoder().encode(sipCodecs.bridgeIn.encode(message)));
+
+    const busy = transport.transfer('+14155550777');
+    expect(sipCodecs.bridgeOut.decode(published.at(-1)!)).toEqual({ type: 'transfer', to: '+14155550777' });
+    await expect(transport.transfer('+14155550778')).rejects.toThrow(/under way/);
+    result({ type: 'transfer_result', ok: false, sipStatus: 486, reason: 'busy: Busy Here' });
+    await expect(busy).rejects.toThrow(/busy.*486/);
+
+    const done = transport.transfer('+14155550777');
+    result({ type: 'transfer_result', ok: true, sipStatus: 200, reason: 'bridged' });
+    await expect(done).resolves.toBeUndefined();
+
+    const cut = transport.transfer('+14155550777');
+    result({ type: 'stop', reason: 'remote_bye' });
+    await expect(cut).rejects.toThrow(/bridge closed/);
+  });
 });

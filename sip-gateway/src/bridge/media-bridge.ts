@@ -81,6 +81,16 @@ export class MediaBridge {
     this.#publish({ type: 'dtmf', digit });
   }
 
+  /** How the engine's transfer went (it leaves the call on success, keeps it otherwise). */
+  transferResult(result: { ok: boolean; sipStatus?: number; reason: string }): void {
+    this.#publish({
+      type: 'transfer_result',
+      ok: result.ok,
+      reason: result.reason,
+      ...(result.sipStatus !== undefined && { sipStatus: result.sipStatus }),
+    });
+  }
+
   markPlayed(name: string): void {
     this.#publish({ type: 'mark', name });
   }

@@ -12,6 +12,8 @@ import { header, nameAddr, parseUri, responseTo } from '../sip/message.ts';
 import { negotiate, OFFER_TELEPHONE_EVENT_PT, parseSdp, type Negotiated } from '../sip/sdp.ts';
 import type { ServerTransaction } from '../sip/transactions.ts';
 import { ALLOWED_METHODS } from '../sip/user-agent.ts';
+import type { Peer } from '../sip/transport.ts';
+import { bridgeTransfer, type TransferRoute } from './bridged-transfer.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { SipCall } from './sip-call.ts';
 
@@ -25,6 +27,16 @@ export function phoneOrUser(user: string | undefined): string {
   return `+${digits}`;
 }
 
+/**
+ * The dialled number of an INVITE: its Request-URI's user — unless that is not a phone number and the To user is.
+ * A trunk we REGISTERed with sends its calls to our Contact (`sip:<username>@<gateway>`), the number then only in To.
+ */
+export function dialledNumber(requestUser: string | undefined, toUser: string | undefined): string {
+  if (requestUser && PHONE_USER.test(requestUser)) return phoneOrUser(requestUser);
+  if (toUser && PHONE_USER.test(toUser)) return phoneOrUser(toUser);
+  return phoneOrUser(requestUser ?? toUser);
+}
+
 /** What a late-offer call holds until the ACK's answer: no address to send to (port 0), our first codec. */
 const LATE_OFFER_REMOTE = { address: '0.0.0.0', port: 0 };
 const LATE_OFFER_CHOICE = {
@@ -33,6 +45,22 @@ const LATE_OFFER_CHOICE = {
   telephoneEvent: OFFER_TELEPHONE_EVENT_PT,
   direction: 'sendrecv',
 } as const satisfies Negotiated;
+
+/**
+ * Where an inbound call's bridged transfer goes: the configuration's trunk when the control plane named it, else
+ * back where the INVITE came from, presenting the dialled number.
+ */
+function transferRouteOf(reply: SipInboundReply & { ok: true }, source: Peer, dialled: string): TransferRoute {
+  if (reply.trunk)
+    return {
+      trunk: reply.trunk,
+      peer: { transport: reply.trunk.transport, address: reply.trunk.host, port: reply.trunk.port },
+    };
+  return {
+    trunk: { host: source.address, port: source.port, transport: source.transport, fromUser: dialled || 'parley' },
+    peer: source,
+  };
+}
 
 export async function answerInvite(context: GatewayContext, transaction: ServerTransaction): Promise<void> {
   const request = transaction.request;
@@ -75,6 +103,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
     const from = nameAddr(header(request, 'From')!)!;
     const to = nameAddr(header(request, 'To')!)!;
     const requestUser = parseUri(request.uri)?.user;
+    const dialled = dialledNumber(requestUser, parseUri(to.uri)?.user);
     const peer = transaction.peer;
     let reply: SipInboundReply;
     try {
@@ -83,7 +112,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
         sipCodecs.inboundOffer.encode({
           gatewayId: context.gatewayId,
           sipCallId: header(request, 'Call-ID')!,
-          to: phoneOrUser(requestUser ?? parseUri(to.uri)?.user),
+          to: dialled,
           from: phoneOrUser(parseUri(from.uri)?.user),
           ...(from.displayName && { fromName: from.displayName }),
           requestUri: request.uri,
@@ -132,6 +161,8 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       negotiated,
       remote,
       referEnabled: reply.referEnabled,
+      bridgedTransfer: (answered, target) =>
+        bridgeTransfer(context, answered, target, transferRouteOf(reply, peer, dialled)),
       offerInAck: lateOffer,
       rtpTimeoutMs: context.rtpTimeoutMs,
       telephony: undefined,

@@ -1,7 +1,7 @@
 /**
- * An outbound leg (`v1.sip.dial`, docs/architecture.md §11): INVITE the callee through the trunk, answer its
- * digest challenge once (401/407), report the leg's progress as `telephony` call events, and on 200 ACK it and
- * open the media bridge exactly as an inbound call does.
+ * An outbound INVITE (docs/architecture.md §11): the callee through the trunk, its digest challenge answered once
+ * (401/407), CANCEL at the ring timeout or when told, and the outcome handed to `DialEvents` — for a `v1.sip.dial`
+ * (dialled-call.ts: `telephony` events and the media bridge) or a bridged transfer's new leg (bridged-transfer.ts).
  *
  *   180/183            → ringing (once)
  *   200                → answered; the call lives on as a SipCall (BYE later → completed)
@@ -11,7 +11,7 @@
  *   408, 480, 487 (not ours) → no_answer;  403, 404, 603, other 4xx/6xx → rejected;  5xx, no response → failed
  */
 import { randomBytes } from 'node:crypto';
-import type { SipDialRequest } from '@parley/engine/protocol';
+import type { SipTrunkTarget } from '@parley/engine/protocol';
 import { sipCodecs, subjects } from '@parley/engine/protocol';
 import type { Subscription } from '@parley/engine/bus';
 import type { PortLease } from '../rtp/port-pool.ts';
@@ -20,15 +20,14 @@ import { Dialog, viaHeader, hostPort, type LocalContact } from '../sip/dialog.ts
 import { newBranch } from '../sip/transactions.ts';
 import { ALLOWED_METHODS } from '../sip/user-agent.ts';
 import { header, headers, type SipRequest, type SipResponse } from '../sip/message.ts';
-import { negotiate, offerSdp, parseSdp } from '../sip/sdp.ts';
+import { negotiate, offerSdp, parseSdp, type Negotiated } from '../sip/sdp.ts';
 import type { ClientTransaction } from '../sip/transactions.ts';
 import type { Peer } from '../sip/transport.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { SipCall } from './sip-call.ts';
 
-type Outcome = 'busy' | 'no_answer' | 'rejected' | 'cancelled' | 'failed';
+export type DialOutcome = 'busy' | 'no_answer' | 'rejected' | 'cancelled' | 'failed';
 
-function outcomeOf(status: number, cancelledFor: 'no_answer' | 'cancelled' | undefined): Outcome {
+function outcomeOf(status: number, cancelledFor: 'no_answer' | 'cancelled' | undefined): DialOutcome {
   if (status === 487 && cancelledFor) return cancelledFor;
   if (status === 486 || status === 600) return 'busy';
   if (status === 408 || status === 480 || status === 487) return 'no_answer';
@@ -36,9 +35,39 @@ function outcomeOf(status: number, cancelledFor: 'no_answer' | 'cancelled' | und
   return 'rejected';
 }
 
+/** Whom to INVITE, through which trunk. */
+export interface DialTarget {
+  /** The key of the leg among the gateway's pending ones (the call id, or the call id + `-transfer`). */
+  key: string;
+  /** The callee, E.164 or a user part; the Request-URI is `sip:<to>@<trunk host>:<port>`. */
+  to: string;
+  trunk: SipTrunkTarget;
+  ringTimeoutMs: number;
+  /** Listen on `v1.sip.<key>.control` for a hangup while ringing (dialled calls; a transfer's leg is not addressed). */
+  control: boolean;
+}
+
+/** An answered leg: the dialog is confirmed (ACK sent); the port lease is now the receiver's to release. */
+export interface AnsweredLeg {
+  dialog: Dialog;
+  /** Our side of the media, mirrored from the answer's direction. */
+  negotiated: Negotiated;
+  remote: { address: string; port: number };
+  lease: PortLease;
+  sipStatus: number;
+}
+
+export interface DialEvents {
+  ringing(sipStatus: number): void;
+  answered(leg: AnsweredLeg): void;
+  /** Not answered; the port lease is already released. */
+  failed(outcome: DialOutcome, sipStatus: number, reason: string): void;
+}
+
 export class OutboundDial {
   readonly #context: GatewayContext;
-  readonly #request: SipDialRequest;
+  readonly #target: DialTarget;
+  readonly #events: DialEvents;
   readonly #lease: PortLease;
   readonly #peer: Peer;
   #invite: SipRequest | undefined;
@@ -55,9 +84,10 @@ export class OutboundDial {
   #done = false;
   readonly #sessionId = Date.now();
 
-  constructor(context: GatewayContext, request: SipDialRequest, lease: PortLease, peer: Peer) {
+  constructor(context: GatewayContext, target: DialTarget, lease: PortLease, peer: Peer, events: DialEvents) {
     this.#context = context;
-    this.#request = request;
+    this.#target = target;
+    this.#events = events;
     this.#lease = lease;
     this.#peer = peer;
   }
@@ -66,7 +96,7 @@ export class OutboundDial {
     const context = this.#context;
     const contact = await context.ua.contactFor(this.#peer);
     this.#contact = contact;
-    const { trunk, to } = this.#request;
+    const { trunk, to } = this.#target;
     const target = `sip:${to}@${hostPort({ address: trunk.host, port: trunk.port })}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
     const display = trunk.fromDisplayName ? `"${trunk.fromDisplayName.replace(/"/g, "'")}" ` : '';
     const sdp = offerSdp({
@@ -93,22 +123,24 @@ export class OutboundDial {
       ],
       body: Buffer.from(sdp),
     };
-    context.pending.set(this.#request.callId, {
+    context.pending.set(this.#target.key, {
       cancel: (reason) => this.cancel(reason === 'no_answer' ? 'no_answer' : 'cancelled'),
     });
-    const control = context.bus.subscribe(subjects.sipCallControl(this.#request.callId));
-    this.#control = control;
-    void (async () => {
-      for await (const message of control) {
-        try {
-          const order = sipCodecs.control.decode(message.data);
-          if (order.type === 'hangup') this.cancel('cancelled');
-        } catch {
-          // a bad order changes nothing
+    if (this.#target.control) {
+      const control = context.bus.subscribe(subjects.sipCallControl(this.#target.key));
+      this.#control = control;
+      void (async () => {
+        for await (const message of control) {
+          try {
+            const order = sipCodecs.control.decode(message.data);
+            if (order.type === 'hangup') this.cancel('cancelled');
+          } catch {
+            // a bad order changes nothing
+          }
         }
-      }
-    })().catch(() => {});
-    this.#ringTimer = setTimeout(() => this.cancel('no_answer'), this.#request.ringTimeoutMs);
+      })().catch(() => {});
+    }
+    this.#ringTimer = setTimeout(() => this.cancel('no_answer'), this.#target.ringTimeoutMs);
     this.#ringTimer.unref();
     this.#send(this.#invite);
   }
@@ -160,12 +192,12 @@ export class OutboundDial {
       if (this.#cancelledFor) this.#sendCancel();
       if ((status === 180 || status === 183) && !this.#rang) {
         this.#rang = true;
-        this.#context.telephony.report(this.#request.callId, 'ringing', { sipStatus: status });
+        this.#events.ringing(status);
       }
       return;
     }
     if (status < 300) return this.#answered(invite, response);
-    if ((status === 401 || status === 407) && !this.#authenticated && this.#request.trunk.username) {
+    if ((status === 401 || status === 407) && !this.#authenticated && this.#target.trunk.username) {
       const challenge = parseChallenge(
         header(response, status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate') ?? '',
       );
@@ -184,7 +216,7 @@ export class OutboundDial {
               status === 401 ? 'Authorization' : 'Proxy-Authorization',
               digestAuthorization(
                 challenge,
-                { username: this.#request.trunk.username, password: this.#request.trunk.password ?? '' },
+                { username: this.#target.trunk.username, password: this.#target.trunk.password ?? '' },
                 'INVITE',
                 invite.uri,
               ),
@@ -201,12 +233,14 @@ export class OutboundDial {
     this.#finish(outcomeOf(status, this.#cancelledFor), status, response.reason);
   }
 
+  /** The dialog the 2xx of this dialog's callee confirmed, once answered (a retransmitted 2xx is only ACKed). */
+  #answeredTag: string | undefined;
+
   #ackAndMaybeBye(invite: SipRequest, response: SipResponse): void {
     const dialog = Dialog.asClient(invite, response, this.#peer, this.#contact!);
     this.#context.ua.ack2xx(dialog, Number(header(invite, 'CSeq')!.split(/\s+/)[0]));
     // The 2xx of the dialog that became the call is only a retransmission; any other is a fork we hang up.
-    if (this.#context.calls.get(this.#request.callId)?.dialog.remoteTag !== dialog.remoteTag)
-      void this.#context.ua.requestInDialog(dialog, dialog.request('BYE'));
+    if (this.#answeredTag !== dialog.remoteTag) void this.#context.ua.requestInDialog(dialog, dialog.request('BYE'));
   }
 
   #answered(invite: SipRequest, response: SipResponse): void {
@@ -228,6 +262,7 @@ export class OutboundDial {
       return;
     }
     this.#done = true;
+    this.#answeredTag = dialog.remoteTag;
     this.#cleanup(false);
     // The answer's direction is the far end's; ours mirrors it.
     const ours = {
@@ -238,42 +273,27 @@ export class OutboundDial {
           : negotiated.direction === 'sendonly'
             ? 'recvonly'
             : negotiated.direction,
-    } as typeof negotiated;
-    const call = new SipCall({
-      ua: context.ua,
-      bus: context.bus,
-      clock: context.clock,
-      gatewayId: context.gatewayId,
-      callId: this.#request.callId,
+    } as Negotiated;
+    this.#events.answered({
       dialog,
-      lease: this.#lease,
       negotiated: ours,
       remote: { address: answer.address, port: answer.port },
-      referEnabled: this.#request.referEnabled,
-      rtpTimeoutMs: context.rtpTimeoutMs,
-      telephony: context.telephony,
-      log: context.log,
-      onEnded: (ended) => context.calls.delete(ended.callId),
+      lease: this.#lease,
+      sipStatus: response.status,
     });
-    context.calls.set(call.callId, call);
-    context.ua.addDialog(dialog, call);
-    context.telephony.report(this.#request.callId, 'answered', { sipStatus: response.status });
-    call.bridge.open(this.#request.streamToken, negotiated.codec, context.gatewayId);
-    context.log('outbound call answered', { callId: call.callId, codec: negotiated.codec, rtpPort: call.rtp.port });
   }
 
-  #finish(outcome: Outcome, sipStatus: number, reason: string): void {
+  #finish(outcome: DialOutcome, sipStatus: number, reason: string): void {
     if (this.#done) return;
     this.#done = true;
     this.#cleanup(true);
-    this.#context.telephony.report(this.#request.callId, outcome, { sipStatus, reason });
-    this.#context.log('outbound call not answered', { callId: this.#request.callId, outcome, sipStatus });
+    this.#events.failed(outcome, sipStatus, reason);
   }
 
   #cleanup(releasePort: boolean): void {
     if (this.#ringTimer) clearTimeout(this.#ringTimer);
     this.#control?.unsubscribe();
-    this.#context.pending.delete(this.#request.callId);
+    this.#context.pending.delete(this.#target.key);
     if (releasePort) this.#lease.release();
   }
 }

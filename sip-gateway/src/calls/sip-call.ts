@@ -3,10 +3,14 @@
  * bridge, and every way it can end. However it ends — BYE either way, the engine's hangup or refusal, the ACK of
  * our 2xx never coming, RTP silent too long, a transfer done, the gateway closing — `end` runs once: the bridge
  * says `stop`, the RTP port goes back to the pool, the dialog and the control subscription go.
+ *
+ * A transfer goes by REFER when the configuration allows it, else by a bridged new leg (bridged-transfer.ts): once
+ * that leg answers, the two are partners — each one's audio and keys go to the other instead of the engine, and
+ * the end of either ends both.
  */
 import type { PacingClock } from '@parley/engine/audio';
 import type { Bus, Subscription } from '@parley/engine/bus';
-import { sipCodecs, subjects } from '@parley/engine/protocol';
+import { SIP_TRANSFER_TIMEOUT_MS, sipCodecs, subjects } from '@parley/engine/protocol';
 import { MediaBridge } from '../bridge/media-bridge.ts';
 import type { PortLease } from '../rtp/port-pool.ts';
 import { RtpSession } from '../rtp/rtp-session.ts';
@@ -40,6 +44,10 @@ export interface SipCallOptions {
   negotiated: Negotiated;
   remote: { address: string; port: number };
   referEnabled: boolean;
+  /** Places the new leg of a transfer when REFER is not allowed; without it such a transfer fails. */
+  bridgedTransfer?: (call: SipCall, to: string) => Promise<TransferResult>;
+  /** Listen on `v1.sip.<callId>.control` (default true; a transfer's second leg is nobody's to address). */
+  control?: boolean;
   /**
    * The INVITE carried no SDP (a "late offer", RFC 3261 §13.2.1): our 200 carries the offer, its ACK the answer.
    * Until the answer, `negotiated` is our first choice and no RTP is sent.
@@ -51,6 +59,13 @@ export interface SipCallOptions {
   telephony: TelephonyReporter | undefined;
   log: (event: string, detail?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void;
   onEnded: (call: SipCall) => void;
+}
+
+/** How a transfer went, as the engine's `transfer_result` says it. */
+export interface TransferResult {
+  ok: boolean;
+  sipStatus?: number;
+  reason: string;
 }
 
 export class SipCall implements DialogOwner {
@@ -69,6 +84,11 @@ export class SipCall implements DialogOwner {
   #ended = false;
   #endReason: string | undefined;
   #transferring = false;
+  /** The REFER's NOTIFY did not come in time. */
+  #referTimer: NodeJS.Timeout | undefined;
+  /** The other leg of a bridged transfer, once it answered: audio and keys go there, not to the engine. */
+  #partner: SipCall | undefined;
+  readonly #endListeners: (() => void)[] = [];
   /** Our last 2xx carried an offer: the ACK brings the answer. */
   #awaitingAnswer: boolean;
 
@@ -94,12 +114,13 @@ export class SipCall implements DialogOwner {
       remote: options.remote,
       sending: weSend(options.negotiated.direction),
       clock: options.clock,
-      onAudio: (samples) => this.bridge.audio(samples),
-      onDtmf: (digit) => this.bridge.dtmf(digit),
+      onAudio: (samples) => (this.#partner ? this.#partner.rtp.send(samples) : this.bridge.audio(samples)),
+      onDtmf: (digit) => this.#dtmf(digit),
       onMark: (name) => this.bridge.markPlayed(name),
     });
     this.#rtpCheck = setInterval(() => this.#checkRtp(), RTP_CHECK_INTERVAL_MS);
     this.#rtpCheck.unref();
+    if (options.control === false) return;
     const control = options.bus.subscribe(subjects.sipCallControl(options.callId));
     this.#control = control;
     void (async () => {
@@ -241,18 +262,20 @@ export class SipCall implements DialogOwner {
         : type.startsWith('application/dtmf')
           ? /^\s*([0-9*#A-Da-d])\s*$/.exec(body)?.[1]
           : undefined;
-      if (key) this.bridge.dtmf(key.toUpperCase());
+      if (key) this.#dtmf(key.toUpperCase());
       return;
     }
     if (request.method !== 'NOTIFY' || !this.#transferring) return;
     const frag = /^SIP\/2\.0 (\d{3})/.exec(request.body.toString('latin1'))?.[1];
     if (!frag || Number(frag) < 200) return;
     this.#transferring = false;
+    clearTimeout(this.#referTimer);
     if (Number(frag) < 300) {
+      this.bridge.transferResult({ ok: true, sipStatus: Number(frag), reason: 'referred' });
       this.#options.telephony?.report(this.callId, 'transferred');
       this.hangup('transferred');
     } else {
-      this.#options.log('transfer failed', { callId: this.callId, sipStatus: Number(frag) }, 'warn');
+      this.#transferFailed({ ok: false, sipStatus: Number(frag), reason: 'the transfer target did not answer' });
     }
   }
 
@@ -264,11 +287,24 @@ export class SipCall implements DialogOwner {
     this.#end(reason, reason === 'transferred' ? undefined : 'completed');
   }
 
-  /** Moves the far end to `to` by REFER, when its configuration allows it. */
+  /**
+   * Moves the far end to `to`: by REFER when its configuration allows it, else by a bridged new leg. The engine
+   * hears how it went (`transfer_result`); a failed transfer leaves the call as it was.
+   */
   async transfer(to: string): Promise<void> {
-    if (this.#ended) return;
+    if (this.#ended || this.#partner) return;
+    if (this.#transferring) {
+      this.#options.log('transfer ignored: one is under way', { callId: this.callId });
+      return;
+    }
     if (!this.#options.referEnabled) {
-      this.#options.log('transfer refused: REFER not enabled for this configuration', { callId: this.callId });
+      if (!this.#options.bridgedTransfer)
+        return this.#transferFailed({ ok: false, reason: 'this leg cannot place a new one' });
+      this.#transferring = true;
+      const result = await this.#options.bridgedTransfer(this, to);
+      this.#transferring = false;
+      // Success is the partners' relay (relayWith), which has said so already.
+      if (!result.ok) this.#transferFailed(result);
       return;
     }
     const target =
@@ -276,6 +312,11 @@ export class SipCall implements DialogOwner {
         ? to
         : `sip:${to}@${parseUri(this.dialog.remoteTarget)?.host ?? this.dialog.peer.address}`;
     this.#transferring = true;
+    this.#referTimer = setTimeout(() => {
+      if (!this.#transferring) return;
+      this.#transferring = false;
+      this.#transferFailed({ ok: false, sipStatus: 408, reason: 'no NOTIFY of the transfer came' });
+    }, SIP_TRANSFER_TIMEOUT_MS).unref();
     const response = await this.#options.ua.requestInDialog(
       this.dialog,
       this.dialog.request('REFER', [
@@ -283,14 +324,47 @@ export class SipCall implements DialogOwner {
         ['Referred-By', `<sip:parley@${this.dialog.contact.address}>`],
       ]),
     );
-    if (!response || response.status >= 300) {
+    if ((!response || response.status >= 300) && this.#transferring) {
       this.#transferring = false;
-      this.#options.log(
-        'transfer refused by the far end',
-        { callId: this.callId, sipStatus: response?.status },
-        'warn',
-      );
+      clearTimeout(this.#referTimer);
+      this.#transferFailed({ ok: false, sipStatus: response?.status ?? 408, reason: 'the far end refused the REFER' });
     }
+  }
+
+  #transferFailed(result: TransferResult): void {
+    this.#options.log(
+      'transfer failed',
+      { callId: this.callId, sipStatus: result.sipStatus, reason: result.reason },
+      'warn',
+    );
+    this.bridge.transferResult(result);
+  }
+
+  /**
+   * A bridged transfer's new leg answered: the engine is told and leaves (its bridge stops), and from now on this
+   * leg's audio and keys go to `partner` and back. The call is no longer the engine's: orders on its control subject
+   * (the control plane hanging up the AI call it ended) no longer reach it; the end of either leg ends both.
+   */
+  relayWith(partner: SipCall, sipStatus: number): void {
+    if (this.#ended) return;
+    this.#partner = partner;
+    this.bridge.transferResult({ ok: true, sipStatus, reason: 'bridged' });
+    this.bridge.stop('transferred');
+    this.rtp.clear();
+    this.#control?.unsubscribe();
+    this.#control = undefined;
+    this.#options.telephony?.report(this.callId, 'transferred');
+  }
+
+  /** Runs `listener` once this leg has ended (at once if it has). */
+  whenEnded(listener: () => void): void {
+    if (this.#ended) listener();
+    else this.#endListeners.push(listener);
+  }
+
+  #dtmf(digit: string): void {
+    if (this.#partner) this.#partner.rtp.sendDigits(digit);
+    else this.bridge.dtmf(digit);
   }
 
   /** The gateway is closing: BYE and free everything. */
@@ -309,6 +383,7 @@ export class SipCall implements DialogOwner {
     this.#ended = true;
     this.#endReason = reason;
     clearInterval(this.#rtpCheck);
+    clearTimeout(this.#referTimer);
     this.#awaitingAck?.stop();
     this.#awaitingAck = undefined;
     this.bridge.stop(reason);
@@ -316,8 +391,11 @@ export class SipCall implements DialogOwner {
     this.#control?.unsubscribe();
     this.#control = undefined;
     this.#options.ua.removeDialog(this.dialog);
-    if (status) this.#options.telephony?.report(this.callId, status, { reason });
+    // A relayed leg reported `transferred` already: its call record is over.
+    if (status && !this.#partner) this.#options.telephony?.report(this.callId, status, { reason });
     this.#options.log('call ended', { callId: this.callId, reason, rtp: this.rtp.stats, bridge: this.bridge.stats });
     this.#options.onEnded(this);
+    for (const listener of this.#endListeners.splice(0)) listener();
+    this.#partner?.hangup('the other leg of the transfer hung up');
   }
 }

@@ -28,6 +28,7 @@ import {
   type CallSpec,
   type SipInboundOffer,
   type SipInboundReply,
+  type SipTrunkTarget,
 } from '@parley/engine/protocol';
 import { startFakeOpenAi, type FakeOpenAi } from '@parley/engine/testing';
 import { SipGateway, type SipGatewayOptions } from '../../src/index.ts';
@@ -58,6 +59,8 @@ export class GatewayRig {
   tokenFor: (real: string) => string = (real) => real;
   /** The agent of inbound calls. */
   agent: Partial<CallSpec['agent']> = {};
+  /** How inbound calls may be transferred: REFER, or a bridged new leg by this trunk. */
+  transfer: { referEnabled: boolean; trunk?: SipTrunkTarget } = { referEnabled: true };
   readonly logs: { event: string; detail?: Record<string, unknown> }[] = [];
   #workers: WorkerRoleHandle[] = [];
   #subscriptions: Subscription[] = [];
@@ -159,7 +162,7 @@ export class GatewayRig {
             organisationId: 'org-sip',
             streamToken: this.tokenFor(streamToken),
             sipConfigurationId: 'sipcfg-test',
-            referEnabled: true,
+            ...this.transfer,
           }),
         );
       }

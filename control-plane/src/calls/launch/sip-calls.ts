@@ -21,6 +21,7 @@ import {
   subjects,
   type CallSpec,
   type SipDialRequest,
+  type SipTrunkTarget,
   type SipInboundOffer,
   type SipInboundReply,
 } from '@parley/engine/protocol';
@@ -93,6 +94,21 @@ export interface SipCallsOptions {
 }
 
 type Refusal = Extract<SipInboundReply, { ok: false }>;
+
+/** The configuration's trunk as the gateway dials through it, the digest password decrypted (§12). */
+function trunkTarget(config: RoutableConfiguration, keyRing: KeyRing | undefined): SipTrunkTarget {
+  const password = config.trunk_password_secret
+    ? openTrunkPassword(keyRing, config.organisation_id, config.sip_trunk_id, config.trunk_password_secret)
+    : undefined;
+  return {
+    host: config.trunk_host,
+    port: config.trunk_port,
+    transport: config.trunk_transport,
+    ...(config.trunk_username && { username: config.trunk_username }),
+    ...(password !== undefined && { password }),
+    fromUser: config.phone_number,
+  };
+}
 const refuse = (sipStatus: number, code: string, reason: string): Refusal => ({ ok: false, sipStatus, code, reason });
 
 export class SipCalls {
@@ -170,6 +186,8 @@ export class SipCalls {
         streamToken,
         sipConfigurationId: config.id,
         referEnabled: config.sip_refer_enabled,
+        // Where a bridged transfer's new leg goes (REFER off): out by the number's own trunk.
+        ...(!config.sip_refer_enabled && { trunk: trunkTarget(config, this.#options.keyRing) }),
       };
     } catch (error) {
       // The dispatcher finished the record FAILED already.
@@ -246,21 +264,11 @@ export class SipCalls {
     // The engine keeps the call for its media while the callee rings, plus the gateway's time to answer after.
     const mediaConnectMs = config.call_timeout_ms + ANSWER_TO_MEDIA_MS;
     const { streamToken } = await dispatcher.dispatchBridged({ ...spec, limits: { ...spec.limits, mediaConnectMs } });
-    const password = config.trunk_password_secret
-      ? openTrunkPassword(keyRing, config.organisation_id, config.sip_trunk_id, config.trunk_password_secret)
-      : undefined;
     const request: SipDialRequest = {
       callId: spec.callId,
       organisationId: config.organisation_id,
       to,
-      trunk: {
-        host: config.trunk_host,
-        port: config.trunk_port,
-        transport: config.trunk_transport,
-        ...(config.trunk_username && { username: config.trunk_username }),
-        ...(password !== undefined && { password }),
-        fromUser: config.phone_number,
-      },
+      trunk: trunkTarget(config, keyRing),
       streamToken,
       ringTimeoutMs: config.call_timeout_ms,
       sipConfigurationId: config.id,

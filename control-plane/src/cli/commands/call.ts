@@ -3,17 +3,16 @@
  * a machine works end to end (README, Quick start). Without --agent it talks to the demo FLOW agent (created on first
  * use), which needs no language model. It prints the transcript both ways and saves what the agent said as a WAV.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { encodeWav } from '@parley/engine/audio';
-import { BOOTSTRAP_FILE, type BootstrapFile } from '../../bootstrap.ts';
 import { loadConfig } from '../../config.ts';
-import { CliError, type CommandArgs } from '../command.ts';
+import { resolveConnection } from '../client/profile.ts';
+import type { CommandArgs } from '../command.ts';
 import { PHONE_SAMPLE_RATE, speakAsCaller } from '../try-call/caller-voice.ts';
 import { runMediaStreamCall } from '../try-call/media-stream-call.ts';
 import { ParleyApi } from '../try-call/parley-api.ts';
 
-export const DEFAULT_URL = 'http://127.0.0.1:3000';
 export const DEFAULT_SENTENCE = 'Hello world';
 /** The whole call, greeting to goodbye, is well under this; past it the caller hangs up. */
 const CALL_MAX_MS = 60_000;
@@ -22,13 +21,7 @@ const END_RECORDED_WITHIN_MS = 10_000;
 
 export async function runCall(args: CommandArgs): Promise<number> {
   const dataDir = loadConfig().dataDir;
-  const bootstrap = await readBootstrap(dataDir);
-  const url = args.flags.url ?? bootstrap?.baseUrl ?? DEFAULT_URL;
-  const key = args.flags.key ?? process.env.PARLEY_API_KEY ?? bootstrap?.apiKey;
-  if (!key)
-    throw new CliError(
-      `no API key: pass --key, set PARLEY_API_KEY, or run where ${path.join(dataDir, BOOTSTRAP_FILE)} is (parley start writes it on first start)`,
-    );
+  const { url, key } = await resolveConnection({ url: args.flags.url, key: args.flags.key });
   const sentence = args.flags.speak ?? DEFAULT_SENTENCE;
   const out = path.resolve(args.flags.out ?? path.join(dataDir, 'try-call.wav'));
   const api = new ParleyApi(url, key);
@@ -56,12 +49,4 @@ export async function runCall(args: CommandArgs): Promise<number> {
 
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
-}
-
-async function readBootstrap(dataDir: string): Promise<BootstrapFile | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(dataDir, BOOTSTRAP_FILE), 'utf8')) as BootstrapFile;
-  } catch {
-    return undefined; // no first start here: --url and --key say where and who
-  }
 }

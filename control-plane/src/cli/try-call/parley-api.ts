@@ -3,7 +3,8 @@
  * agent, the websocket call placement, the call's end and its transcript. Every failure is a CliError that says what
  * to do, and a refused placement prints the server's reason (the 503 names a missing recogniser or voice).
  */
-import { CliError } from '../command.ts';
+import { RestApi, RestRefusal } from '../client/rest-api.ts';
+import { CliError } from '../cli-error.ts';
 import { DEMO_AGENT, DEMO_AGENT_NAME } from './demo-agent.ts';
 
 export interface PlacedCall {
@@ -19,25 +20,24 @@ export interface TranscriptLine {
 }
 
 export class ParleyApi {
-  readonly #baseUrl: string;
-  readonly #apiKey: string;
+  readonly #rest: RestApi;
 
   constructor(baseUrl: string, apiKey: string) {
-    this.#baseUrl = baseUrl.replace(/\/+$/, '');
-    this.#apiKey = apiKey;
+    this.#rest = new RestApi(baseUrl, apiKey);
   }
 
   /** The id of the agent named DEMO_AGENT_NAME, created when the organisation has none. */
   async demoAgentId(): Promise<string> {
-    const query = new URLSearchParams({ search: DEMO_AGENT_NAME, limit: '100' });
-    const page = await this.#request<{ items: { id: string; name: string }[] }>('GET', `/voice/agents?${query}`);
+    const page = await this.#rest.request<{ items: { id: string; name: string }[] }>('GET', '/voice/agents', {
+      query: { search: DEMO_AGENT_NAME, limit: 100 },
+    });
     const found = page.items.find((agent) => agent.name === DEMO_AGENT_NAME);
     if (found) return found.id;
     try {
-      return (await this.#request<{ id: string }>('POST', '/voice/agents', DEMO_AGENT)).id;
+      return (await this.#rest.request<{ id: string }>('POST', '/voice/agents', { json: DEMO_AGENT })).id;
     } catch (error) {
       // The bootstrap organisation has every feature; another may not have FLOW agents.
-      if (error instanceof CliError && / 403: /.test(error.message))
+      if (error instanceof RestRefusal && error.status === 403)
         throw new CliError(
           `${error.message}: pass --agent with an agent of yours, or enable flow agents ` +
             '(parley org features ORG_ID --enable flow_agents)',
@@ -47,18 +47,23 @@ export class ParleyApi {
   }
 
   async placeWebsocketCall(agentId: string): Promise<PlacedCall> {
-    return this.#request<PlacedCall>('POST', '/voice/session', {
-      agentId,
-      callType: 'websocket',
-      participantName: 'parley call',
-    });
+    try {
+      return await this.#rest.request<PlacedCall>('POST', '/voice/session', {
+        json: { agentId, callType: 'websocket', participantName: 'parley call' },
+      });
+    } catch (error) {
+      // The 503 names what is missing (a recogniser, a voice) and how to install it.
+      if (error instanceof RestRefusal && error.status === 503)
+        throw new CliError(`Parley could not take the call (503): ${error.reason}`);
+      throw error;
+    }
   }
 
   /** Waits until the call's record says it ended (events reach the record a moment after the stream closes). */
   async waitForEnd(sessionId: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const call = await this.#request<{ endedAt: string | null }>('GET', `/voice-sessions/${sessionId}`);
+      const call = await this.#rest.request<{ endedAt: string | null }>('GET', `/voice-sessions/${sessionId}`);
       if (call.endedAt) return;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -66,42 +71,10 @@ export class ParleyApi {
   }
 
   async transcript(roomName: string): Promise<TranscriptLine[]> {
-    const data = await this.#request<{ transcripts: TranscriptLine[] }>(
+    const data = await this.#rest.request<{ transcripts: TranscriptLine[] }>(
       'GET',
       `/call-history/sessions/room/${encodeURIComponent(roomName)}/transcripts`,
     );
     return data.transcripts;
-  }
-
-  async #request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.#baseUrl}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.#apiKey}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (error) {
-      const cause = (error as Error).cause;
-      throw new CliError(
-        `Parley is not running at ${this.#baseUrl} (${cause instanceof Error ? cause.message : String(error)}): ` +
-          'start it with `npm start` in another terminal, or say where it runs with --url',
-      );
-    }
-    const text = await res.text();
-    let json: { data?: T; message?: string; error?: string } | undefined;
-    try {
-      json = JSON.parse(text) as typeof json;
-    } catch {
-      json = undefined;
-    }
-    if (res.ok && json?.data !== undefined) return json.data;
-    const reason = json?.message ?? json?.error ?? (text.slice(0, 200) || res.statusText);
-    if (res.status === 401) throw new CliError(`Parley refused the API key (401: ${reason}): pass one with --key`);
-    if (res.status === 503) throw new CliError(`Parley could not take the call (503): ${reason}`);
-    throw new CliError(`${method} ${path} failed with ${res.status}: ${reason}`);
   }
 }

@@ -18,6 +18,7 @@ import {
   encodeAudioFrame,
   isAudioFrame,
   SIP_MEDIA_SAMPLE_RATE,
+  SIP_TRANSFER_TIMEOUT_MS,
   sipCodecs,
   subjects,
   type MediaBridgeOutbound,
@@ -57,6 +58,8 @@ export class BusBridgeTransport implements MediaTransport {
   #pendingMarks: string[] = [];
   #sequence = 0;
   #ended = false;
+  /** The transfer asked of the gateway, until its `transfer_result` (or the bridge's end) settles it. */
+  #transferring: { settle: (failure?: Error) => void } | undefined;
   readonly #stats: BusBridgeStats = {
     framesIn: 0,
     framesOut: 0,
@@ -116,6 +119,11 @@ export class BusBridgeTransport implements MediaTransport {
         }
         return;
       }
+      case 'transfer_result':
+        this.#transferring?.settle(
+          message.ok ? undefined : new Error(`transfer failed: ${message.reason} (SIP ${message.sipStatus ?? '-'})`),
+        );
+        return;
       case 'stop':
         this.#events.push({ type: 'hangup', reason: `sip: ${message.reason}` });
         this.#end();
@@ -155,10 +163,29 @@ export class BusBridgeTransport implements MediaTransport {
     this.#publish({ type: 'dtmf', digits: digits.toUpperCase() });
   }
 
-  /** Asks the gateway to move the caller (REFER where its configuration allows it). */
+  /**
+   * Asks the gateway to move the caller (REFER where its configuration allows it, else a bridged new leg) and
+   * waits for its `transfer_result`: it throws when the transfer failed, so the agent stays on the line.
+   */
   async transfer(to: string): Promise<void> {
     if (this.#ended) throw new Error('the call has ended');
+    if (this.#transferring) throw new Error('a transfer is already under way');
+    const outcome = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.#transferring?.settle(new Error('the gateway never said how the transfer went')),
+        SIP_TRANSFER_TIMEOUT_MS + 5_000,
+      );
+      this.#transferring = {
+        settle: (failure) => {
+          clearTimeout(timer);
+          this.#transferring = undefined;
+          if (failure) reject(failure);
+          else resolve();
+        },
+      };
+    });
     this.#publish({ type: 'transfer', to });
+    await outcome;
   }
 
   /** Ends the transport without telling the gateway (the engine is closing, or the gateway already stopped). */
@@ -186,6 +213,7 @@ export class BusBridgeTransport implements MediaTransport {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#transferring?.settle(new Error('the bridge closed during the transfer'));
     this.#events.end();
   }
 }

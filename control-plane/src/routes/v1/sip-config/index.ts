@@ -8,12 +8,13 @@ import { ok } from '../../../http/envelope.ts';
 import { principalOf } from '../../../plugins/app/auth.ts';
 import type { KeyRing } from '../../../secrets/key-ring.ts';
 import { SipConfigService } from '../../../sip/sip-config-service.ts';
+import { announceRegistrationsChanged } from '../../../sip/sip-registrations.ts';
 import * as schemas from './schemas.ts';
 
 type OrganisationParams = { organisationId: string };
 
 export default async function sipConfigRoutes(app: FastifyInstance, options: { keyRing: KeyRing | undefined }) {
-  const service = new SipConfigService(app.sql, options.keyRing);
+  const service = new SipConfigService(app.sql, options.keyRing, () => announceRegistrationsChanged(app.bus));
   const organisation = (request: Parameters<typeof principalOf>[0]) => principalOf(request).organisationId;
 
   app.get('/sip-config/providers', { schema: schemas.listProviders, config: { scope: 'sip:read' } }, async () =>

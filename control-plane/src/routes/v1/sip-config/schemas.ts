@@ -89,7 +89,27 @@ const SipTrunk = Type.Object({
   sourceAddresses: Type.Array(Type.String(), {
     description: 'Addresses or CIDR blocks INVITEs for its numbers may come from; others are refused 403',
   }),
-  register: Type.Boolean(),
+  register: Type.Boolean({
+    description: 'Whether the SIP gateways REGISTER with the trunk (address of record sip:<username>@<host>)',
+  }),
+  registrations: Type.Array(
+    Type.Object({
+      gatewayId: Type.String({ description: 'The gateway instance that registers' }),
+      state: StringEnum(['registering', 'registered', 'failing'] as const, {
+        description: 'failing: the last REGISTER was refused or unanswered; the gateway retries with back-off',
+      }),
+      sipStatus: Type.Union([Type.Integer(), Type.Null()], {
+        description: "The registrar's last final status (408 when it did not answer)",
+      }),
+      reason: NullableString,
+      expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When the granted registration runs out' }),
+      updatedAt: Timestamp,
+    }),
+    {
+      description:
+        "Each gateway's registration as it last reported it; empty when register is off. A gateway silent past its grant (or 10 minutes) is left out",
+    },
+  ),
   isActive: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -169,7 +189,10 @@ const trunkFields = {
     uniqueItems: true,
     description: 'IPv4/IPv6 addresses or CIDR blocks (203.0.113.0/24) INVITEs may come from',
   }),
-  register: Type.Boolean({ description: 'Whether the gateway REGISTERs to the trunk; default false' }),
+  register: Type.Boolean({
+    description:
+      'Whether the SIP gateways REGISTER with the trunk (digest with username and password; needs username); default false',
+  }),
   isActive: Type.Boolean(),
 };
 
