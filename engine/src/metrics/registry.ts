@@ -13,6 +13,3 @@ export const metricsRegistry = new Registry();
 // Node's own process metrics (CPU seconds, resident memory, event-loop lag, heap): the conventional unprefixed
 // names Prometheus dashboards expect (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, …).
 collectDefaultMetrics({ register: metricsRegistry });
-
-/** The content type of the Prometheus text exposition format, version 0.0.4. */
-export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
