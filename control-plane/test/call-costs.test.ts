@@ -132,9 +132,9 @@ describe('the cost of a phone call', () => {
     ];
     process.stdout.write(`\n${lines.join('\n')}\n`);
 
-    // Floors and ceilings around the figures measured on 2026-11-28 (docs/scaling.md: ~16 messages and ~18 KiB a
-    // second, ~46 row writes a call): a call that stops reaching the bus or the database, or one whose traffic or
-    // writes multiply, fails here; noise does not.
+    // Floors and ceilings around the figures measured on 2026-11-28 (docs/scaling.md: 17–23 messages and 19–25 KiB a
+    // second of call, ~46 row writes a call): a call that stops reaching the bus or the database, or one whose traffic
+    // or writes multiply, fails here; noise does not.
     expect(traffic.get('stt.in')?.messages ?? 0).toBeGreaterThan(0);
     expect(traffic.get('call.event')?.messages ?? 0).toBeGreaterThanOrEqual(CALLS * 3);
     expect(total.messages / callSeconds).toBeGreaterThan(4);
