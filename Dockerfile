@@ -17,7 +17,9 @@ COPY bench/package.json bench/
 # tsx (the TypeScript loader Parley runs with) is a devDependency of the workspace root, so keep dev dependencies.
 RUN npm ci --include=dev --no-audit --no-fund
 COPY . .
+# PARLEY_DATA_DIR in docker-compose.yml: named volumes mounted under it start with this owner.
+RUN mkdir -p /data/recordings && chown -R node:node /data
 USER node
-EXPOSE 3000 3100 5060/udp 5060/tcp
+EXPOSE 3000 3100 5060/udp 5060/tcp 5070 9100
 ENTRYPOINT ["node", "bin/parley.js"]
 CMD ["start"]

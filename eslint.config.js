@@ -26,7 +26,18 @@ const WORKSPACES = ['engine', 'control-plane', 'sip-gateway', 'mcp', 'bench'];
 const ENGINE_CORE = ['protocol', 'bus', 'audio'];
 
 /** What other workspaces may import of the engine, besides `@parley/engine` itself (the role start functions). */
-const ENGINE_EXPORTS = ['protocol', 'bus', 'audio', 'flow', 'agent', 'clients', 'storage', 'offline-voice', 'testing'];
+const ENGINE_EXPORTS = [
+  'protocol',
+  'bus',
+  'audio',
+  'flow',
+  'agent',
+  'clients',
+  'storage',
+  'offline-voice',
+  'metrics',
+  'testing',
+];
 
 /** Vendor SDKs live only in the folders of VENDOR_HOMES. */
 const VENDOR_SDKS = ['openai', '@deepgram/sdk', 'elevenlabs', 'twilio', 'plivo', 'stripe', 'razorpay'];
@@ -256,6 +267,7 @@ const CONTROL_PLANE_DOMAINS = [
   'integrations',
   'knowledge',
   'language-model',
+  'observability',
   'payments',
   'sip',
   'telephony',

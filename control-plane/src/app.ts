@@ -2,7 +2,7 @@
  * The control plane's Fastify application: plugins, then routes. It is built from what it depends on (database,
  * bus, key store) and opens nothing itself, so tests and the server build it the same way.
  */
-import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
+import Fastify, { LogController, type FastifyContextConfig, type FastifyInstance, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@parley/engine/bus';
@@ -23,6 +23,8 @@ import swaggerPlugin from './plugins/external/swagger.ts';
 import { KeyRecordSchema } from './routes/v1/api-keys/schemas.ts';
 import type { KeyRing } from './secrets/key-ring.ts';
 import healthRoutes from './routes/health.ts';
+import metricsRoutes from './routes/metrics.ts';
+import httpMetricsPlugin from './plugins/app/http-metrics.ts';
 import agentRoutes, { type AgentListeners } from './routes/v1/agents/index.ts';
 import apiKeyRoutes from './routes/v1/api-keys/index.ts';
 import invitationRoutes from './routes/v1/invitations/index.ts';
@@ -101,6 +103,7 @@ export interface AppDependencies {
         | 'defaultConcurrentCalls'
         | 'oauthClientMetadataAllowPrivate'
         | 'livekit'
+        | 'metricsToken'
       >
     >;
   sql: Sql;
@@ -141,6 +144,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     requestIdHeader: false,
+    // docs/architecture.md §19: request logs carry `requestId`, the name of the x-request-id header they answer with.
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_VALUE_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -185,7 +190,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(tenancyPlugin);
   await app.register(rateLimitPlugin, { limits: deps.config.rateLimits });
 
+  await app.register(httpMetricsPlugin);
   await app.register(healthRoutes);
+  await app.register(metricsRoutes, { token: deps.config.metricsToken });
   await app.register(invitePageRoutes);
   await app.register(widgetScriptRoutes);
   answerWidgetPreflight(app, API_PREFIX);

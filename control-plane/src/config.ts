@@ -83,6 +83,13 @@ export interface Config {
   livekit: LiveKitConfig | undefined;
   /** Fail instead of skipping when an optional service is missing (CI). */
   requireAll: boolean;
+  /**
+   * PARLEY_METRICS_TOKEN: the bearer token every role's GET /metrics asks for; unset: /metrics is open
+   * (docs/architecture.md §19).
+   */
+  metricsToken: string | undefined;
+  /** WORKER_HEALTH_PORT: the worker roles' /healthz and /metrics; unset: none (0 picks a free port). */
+  workerHealthPort: number | undefined;
   /** Speech and language providers of the engine roles. */
   engine: EngineConfig;
   /**
@@ -166,6 +173,8 @@ export function loadConfig(env: Env = process.env): Config {
     oauthClientMetadataAllowPrivate: env.PARLEY_OAUTH_CLIENT_METADATA_ALLOW_PRIVATE === '1',
     livekit: readLiveKit(env),
     requireAll: env.PARLEY_REQUIRE_ALL === '1',
+    metricsToken: nonEmpty(env.PARLEY_METRICS_TOKEN),
+    workerHealthPort: readOptionalPort(env, 'WORKER_HEALTH_PORT'),
     engine: readEngineConfig(env, enginePort),
     embeddings: readEmbeddings(env),
   };
@@ -212,6 +221,8 @@ function readEngineConfig(env: Env, enginePort: number): EngineConfig {
     recordingsDir: path.join(dataDirFrom(env), 'recordings'),
     recordingsBucket: readBucket(env),
     vadModelPath: nonEmpty(env.PARLEY_VAD_MODEL),
+    metricsToken: nonEmpty(env.PARLEY_METRICS_TOKEN),
+    workerHealth: optional(readOptionalPort(env, 'WORKER_HEALTH_PORT'), (port) => ({ port })),
     // The media server carriers stream calls to. Without PARLEY_MEDIA_URL it names the port it actually bound
     // (ENGINE_PORT=0 picks a free one).
     media: {
@@ -364,6 +375,15 @@ function readPort(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number`);
   return value;
+}
+
+/** A port when the variable is set, undefined when not (a listener that runs only when asked for). */
+function readOptionalPort(env: Env, name: string): number | undefined {
+  return nonEmpty(env[name]) === undefined ? undefined : readPort(env, name, 0);
+}
+
+function optional<T, U>(value: T | undefined, make: (value: T) => U): U | undefined {
+  return value === undefined ? undefined : make(value);
 }
 
 /** A whole number from 1 to 10000 (the range billing_plans.concurrent_calls allows). */

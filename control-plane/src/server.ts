@@ -31,6 +31,7 @@ import { PostCallAnalysisJob } from './calls/analysis/post-call-job.ts';
 import { KnowledgeJob } from './knowledge/knowledge-job.ts';
 import { KbSearchResponder } from './knowledge/kb-search-responder.ts';
 import { chooseSearchMode } from './knowledge/search-mode.ts';
+import { watchJobLag } from './observability/job-lag-metrics.ts';
 
 /** Time allowed for in-flight requests to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -125,6 +126,9 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       { embedder },
     ).listen();
     closers.push(() => kbSearch.close());
+
+    // docs/architecture.md §19: the leased jobs' lag in this process's /metrics.
+    closers.push(watchJobLag(database.sql));
 
     const secrets = await loadKeyRing(config);
     const app = await buildApp({

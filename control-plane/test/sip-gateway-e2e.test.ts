@@ -9,14 +9,15 @@
 import { join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEngineRole, startSttWorkerRole, type EngineRole, type WorkerRoleHandle } from '@parley/engine';
 import type { Bus } from '@parley/engine/bus';
-import { SipGateway } from '@parley/sip-gateway';
+import { startSipGatewayRole, type SipGateway, type SipGatewayRole } from '@parley/sip-gateway';
 import { fliteSpeech8k, freeMediaPort, rtpPackets, runSipp, writePcap } from '@parley/sip-gateway/testing';
 import { CallEventPersister } from '../src/calls/events/call-event-persister.ts';
 import { SipInboundResponder } from '../src/calls/jobs/sip-inbound-responder.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { scrape } from './support/metrics.ts';
 import { seedOrganisation, seedWallet, type SeededOrganisation } from './support/seed.ts';
 import { createSipConfiguration, createTrunk, createVoiceAgent } from './support/sip.ts';
 import {
@@ -39,6 +40,7 @@ let tts: WorkerRoleHandle;
 let stt: WorkerRoleHandle;
 let responder: SipInboundResponder;
 let persister: CallEventPersister;
+let role: SipGatewayRole;
 let gateway: SipGateway;
 let dir: string;
 
@@ -61,13 +63,19 @@ beforeAll(async () => {
     () => {},
   );
   const rtpPortMin = 46_000 + Math.floor(Math.random() * 40) * 50;
-  gateway = await SipGateway.start(bus, { host: '127.0.0.1', sipPort: 0, rtpPortMin, rtpPortMax: rtpPortMin + 19 });
+  // The role, as `parley start` runs it: the gateway and its health port, where /metrics is scraped.
+  role = await startSipGatewayRole(
+    { host: '127.0.0.1', sipPort: 0, rtpPortMin, rtpPortMax: rtpPortMin + 19, healthPort: 0 },
+    bus,
+    () => {},
+  );
+  gateway = role.gateway;
   org = await seedOrganisation(t.db.sql, 'Clinic');
   await seedWallet(t.db.sql, org.organisationId, { balanceMinor: 5_000 });
 }, 60_000);
 
 afterAll(async () => {
-  await gateway?.close();
+  await role?.close();
   await responder?.close();
   await engine?.close();
   await llm?.close();
@@ -93,6 +101,21 @@ describe('a SIP call from SIPp through the gateway, the control plane and the en
     const pcap = join(dir, 'caller.pcap');
     await writePcap(pcap, rtpPackets(await fliteSpeech8k(dir, SENTENCE), { leadMs: 200, tailMs: 1_500 }));
 
+    // The gateway's /metrics, scraped while the call runs: its leg shows, and an RTP port is taken.
+    const metricsUrl = `http://127.0.0.1:${role.healthPort}`;
+    let busiest = { calls: 0, portsFree: Number.POSITIVE_INFINITY };
+    const watching = setInterval(() => {
+      void scrape(metricsUrl).then(
+        (m) => {
+          busiest = {
+            calls: Math.max(busiest.calls, m.value('parley_sip_active_calls')),
+            portsFree: Math.min(busiest.portsFree, m.value('parley_rtp_ports_free')),
+          };
+        },
+        () => {}, // the role closing under a late scrape: the assertions below read what was seen
+      );
+    }, 250);
+    onTestFinished(() => clearInterval(watching));
     const sipp = await runSipp({
       scenario: 'uac-pcap.xml',
       target: gateway.sipPort,
@@ -131,5 +154,12 @@ describe('a SIP call from SIPp through the gateway, the control plane and the en
       })
       .not.toBeNull();
     expect(gateway.health).toMatchObject({ activeCalls: 0, rtpPortsFree: gateway.health.rtpPortsTotal });
+    clearInterval(watching);
+    const after = await scrape(metricsUrl);
+    expect(busiest.calls).toBe(1);
+    expect(busiest.portsFree).toBe(after.value('parley_rtp_ports') - 1);
+    expect(after.value('parley_sip_active_calls')).toBe(0);
+    expect(after.value('parley_rtp_ports_free')).toBe(after.value('parley_rtp_ports'));
+    expect(after.value('parley_sip_messages_total', { kind: 'received' })).toBeGreaterThanOrEqual(3); // INVITE, ACK, BYE
   }, 90_000);
 });

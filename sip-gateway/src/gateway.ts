@@ -77,7 +77,7 @@ export class SipGateway {
         invite: (transaction) => {
           if (!context) return;
           answerInvite(context, transaction).catch((error: unknown) =>
-            log('inbound call failed', { error: String(error) }),
+            log('inbound call failed', { error: String(error) }, 'error'),
           );
         },
         cancel: (invite) => context?.pending.get(invite.key)?.cancel('cancelled'),

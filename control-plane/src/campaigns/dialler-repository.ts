@@ -187,3 +187,21 @@ export async function campaignsAwaitingFollowUp(sql: Queryable, limit: number): 
      order by completed_at limit ${limit}`;
   return rows.map((r) => r.id);
 }
+
+/**
+ * The dialler's lag (docs/architecture.md §19): contacts of running campaigns that leaseContacts would take now,
+ * and how long the oldest has waited, seconds (0 when none) — since its retry fell due, or since it was added or
+ * its campaign started, whichever is later. Time outside the campaign's call window and time waiting for a free
+ * line under the plan's concurrentCalls count too: the dialler decides those per pass, not in SQL.
+ */
+export async function diallerLag(sql: Queryable): Promise<{ backlog: number; lagSeconds: number }> {
+  const [row] = await sql<{ backlog: number; lag_seconds: number }[]>`
+    select count(*)::int as backlog,
+           coalesce(extract(epoch from now() - min(greatest(coalesce(cc.next_attempt_at, cc.created_at),
+                                                             coalesce(c.started_at, c.created_at)))), 0)::float8
+             as lag_seconds
+      from campaign_contacts cc join campaigns c on c.id = cc.campaign_id
+     where c.status = 'IN_PROGRESS' and cc.status = 'PENDING'
+       and (cc.next_attempt_at is null or cc.next_attempt_at <= now())`;
+  return { backlog: row!.backlog, lagSeconds: row!.lag_seconds };
+}

@@ -47,7 +47,8 @@ Configuration comes from the environment: DATABASE_URL, NATS_URL, PARLEY_DATA_DI
 The REST API client (needs only a URL and an API key, no database):
 ${clientUsage()}`;
 
-const OPTIONS = {
+/** Every flag `parley` accepts (docker-compose.yml's commands are checked against it). */
+export const CLI_OPTIONS = {
   roles: { type: 'string' },
   name: { type: 'string' },
   'owner-email': { type: 'string' },
@@ -86,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
   if (isClientCommand(argv[0])) return reportErrors(() => runClient(argv), argv.includes('--json'));
   let args: CommandArgs;
   try {
-    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
     args = { positionals: parsed.positionals, flags: parsed.values };
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);

@@ -196,3 +196,15 @@ export async function countChunks(sql: Queryable, documentId: string): Promise<n
   >`select count(*)::int as n from knowledge_chunks where document_id = ${documentId}`;
   return row!.n;
 }
+
+/**
+ * Knowledge processing lag (docs/architecture.md §19): documents due and not leased, and how long the oldest has
+ * been due, seconds (0 when none). The predicate is claimDueKnowledgeJobs' own.
+ */
+export async function knowledgeJobsLag(sql: Queryable): Promise<{ backlog: number; lagSeconds: number }> {
+  const [row] = await sql<{ backlog: number; lag_seconds: number }[]>`
+    select count(*)::int as backlog,
+           coalesce(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as lag_seconds
+      from knowledge_jobs where status = 'pending' and next_attempt_at <= now()`;
+  return { backlog: row!.backlog, lagSeconds: row!.lag_seconds };
+}

@@ -56,6 +56,10 @@ export interface TestAppOptions {
   oauthClientMetadata?: { allowPrivate: boolean; ca?: string };
   /** LiveKit mode for browser calls; default none (the engine's own WebRTC endpoint). */
   livekit?: Config['livekit'];
+  /** PARLEY_METRICS_TOKEN: what GET /metrics wants as a bearer token; default none (open). */
+  metricsToken?: string;
+  /** The app's pino logger; default none (tests that read log lines pass their own). */
+  logger?: AppDependencies['logger'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -80,12 +84,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       defaultConcurrentCalls: options.defaultConcurrentCalls,
       oauthClientMetadataAllowPrivate: options.oauthClientMetadata?.allowPrivate,
       livekit: options.livekit,
+      metricsToken: options.metricsToken,
     },
     oauthClientMetadataCa: options.oauthClientMetadata?.ca,
     sql: db.sql,
     bus,
     keys,
-    logger: false,
+    logger: options.logger ?? false,
     organisationCacheTtlMs: options.cacheTtlMs,
     secrets,
     agentListeners: options.agentListeners,

@@ -25,6 +25,8 @@ export function childEnv(env: Env): NodeJS.ProcessEnv {
     'PARLEY_ROLES',
     'PARLEY_PUBLIC_URL',
     'PARLEY_MEDIA_URL',
+    'WORKER_HEALTH_PORT',
+    'PARLEY_METRICS_TOKEN',
     // libpq's own: they would point the psql of `parley db shell` elsewhere.
     'PGHOST',
     'PGPORT',

@@ -1,4 +1,5 @@
 import type { S3BucketConfig } from '../storage/s3-config.ts';
+import type { WorkerHealthConfig } from './worker-health-server.ts';
 
 /** PARLEY_VAD: Silero behind the energy gate when its model loads (auto), always (silero), or never (energy). */
 export type VadMode = 'auto' | 'silero' | 'energy';
@@ -34,6 +35,13 @@ export interface EngineConfig {
   recordingsBucket?: S3BucketConfig;
   /** The media websocket server carriers stream calls to; absent: the engine role runs none (tests, the bench). */
   media?: EngineMediaConfig;
+  /**
+   * PARLEY_METRICS_TOKEN: the bearer token every /metrics of the process asks for; unset: /metrics is open
+   * (docs/architecture.md §19).
+   */
+  metricsToken?: string;
+  /** WORKER_HEALTH_PORT: the worker roles' /healthz and /metrics (roles/worker-health-server.ts); unset: none. */
+  workerHealth?: WorkerHealthConfig;
 }
 
 /** The engine's media server (docs/architecture.md §2: ENGINE_PORT, PARLEY_MEDIA_URL). */

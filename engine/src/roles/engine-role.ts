@@ -19,7 +19,7 @@ import { LlmClient } from '../workers/client/llm-client.ts';
 import { SttClient } from '../workers/client/stt-client.ts';
 import { TtsClient } from '../workers/client/tts-client.ts';
 import type { EngineConfig } from './engine-config.ts';
-import type { RoleLog } from './role-log.ts';
+import { childLog, type RoleLog } from './role-log.ts';
 import type { VoiceActivitySource } from './voice-activity.ts';
 import { greetingAudio } from './greeting-lookup.ts';
 import { joinLiveKitRoom } from './livekit-join.ts';
@@ -193,7 +193,8 @@ export class EngineRole {
       greetingAudio: pending.greetingAudio,
       voiceActivity: this.#voiceActivity?.create(pending.spec.callId),
       recording,
-      log: this.#log,
+      // Every line the session logs names its call (docs/architecture.md §19).
+      log: childLog(this.#log, { callId: pending.spec.callId }),
     });
     const callId = pending.spec.callId;
     this.#sessions.set(callId, session);

@@ -14,6 +14,7 @@
  */
 import { CLOSE_CODES, type MediaServer, type MediaSocket } from '../transports/media-server/media-server.ts';
 import { startWsMediaServer } from '../transports/media-server/ws-media-server.ts';
+import { serveMetrics } from '../metrics/metrics-endpoint.ts';
 import { carrierProtocol, CarrierTransport, type MediaCarrier } from '../transports/carrier-ws/index.ts';
 import { WebRtcTransport } from '../transports/webrtc/webrtc-transport.ts';
 import type { StreamClaim } from './stream-claim.ts';
@@ -49,6 +50,8 @@ export interface MediaEndpointOptions {
   webrtcExtraHosts?: readonly string[];
   /** Transfers a call through its carrier (the control plane's `v1.telephony.transfer`); none: calls cannot transfer. */
   transfer?: (callId: string, to: string) => Promise<void>;
+  /** PARLEY_METRICS_TOKEN: GET /metrics on this port wants it as a bearer token; unset: open (docs/architecture.md §19). */
+  metricsToken?: string;
 }
 
 /**
@@ -74,6 +77,7 @@ export function startMediaEndpoint(claimer: StreamClaimer, options: MediaEndpoin
     port: options.port,
     host: options.host,
     pingIntervalMs: options.pingIntervalMs,
+    plainRequest: (request, response) => serveMetrics(request, response, options.metricsToken),
     router: (request) => {
       const parts = request.path.split('/');
       if (parts.length === 3 && `/${parts[1]}` === WEBRTC_PATH_PREFIX) {

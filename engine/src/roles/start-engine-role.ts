@@ -12,6 +12,7 @@ import { startMediaEndpoint } from './media-endpoint.ts';
 import type { RoleLog } from './role-log.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { loadVoiceActivity } from './voice-activity.ts';
+import { watchWorkerPool } from '../metrics/worker-metrics.ts';
 
 /**
  * Starts the engine role as `parley start` runs it: voice activity per PARLEY_VAD and, when `config.media` is set,
@@ -42,6 +43,7 @@ export async function startEngineRole(
             webrtcExtraHosts: config.media.webrtcHosts,
             log,
             transfer: (callId, to) => requestCarrierTransfer(bus, callId, to),
+            metricsToken: config.metricsToken,
           },
         )
       : undefined;
@@ -50,12 +52,14 @@ export async function startEngineRole(
     throw error;
   }
   if (media) log('media server listening', { port: media.port });
+  const pool = watchWorkerPool(bus);
   role = new EngineRole(config, bus, log, {
     voiceActivity,
     tokens,
     mediaTimeoutMs: options.mediaTimeoutMs,
     mediaUrl: media ? trimSlash(config.media?.publicUrl ?? `ws://127.0.0.1:${media.port}`) : undefined,
     onClose: async () => {
+      pool.stop();
       await media?.close();
       await voiceActivity.close();
     },

@@ -12,6 +12,7 @@ import { startWorker, type WorkerHandle } from '../workers/worker-host.ts';
 import type { EngineConfig } from './engine-config.ts';
 import { llmProviders, sttProviders, ttsProviders } from './provider-factory.ts';
 import type { RoleLog } from './role-log.ts';
+import { joinWorkerHealth } from './worker-health-server.ts';
 
 export interface WorkerRoleHandle {
   readonly role: string;
@@ -29,7 +30,7 @@ export async function startSttWorkerRole(config: EngineConfig, bus: Bus, log: Ro
     );
   if (defaultName !== config.sttProvider)
     log(`PARLEY_STT=${config.sttProvider} is not installed here; using ${defaultName}`, {}, 'warn');
-  return handle('stt-worker', startWorker(bus, sttWorker(providers, defaultName), log), log);
+  return handle('stt-worker', config, startWorker(bus, sttWorker(providers, defaultName), log), log);
 }
 
 export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
@@ -52,6 +53,7 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
   const voices = answerVoiceListings(bus, { workerId: worker.workerId, providers, defaultProvider: defaultName, log });
   return handle(
     'tts-worker',
+    config,
     worker,
     log,
     () => voices.stop(),
@@ -66,7 +68,7 @@ export async function startLlmWorkerRole(config: EngineConfig, bus: Bus, log: Ro
   const providers = llmProviders(config);
   if (providers.length === 0)
     return idle('llm-worker', log, 'no LLM configured (PARLEY_LLM_BASE_URL): PROMPT agents will greet, then say so');
-  return handle('llm-worker', startWorker(bus, llmWorker(providers), log), log);
+  return handle('llm-worker', config, startWorker(bus, llmWorker(providers), log), log);
 }
 
 /** A role with nothing to serve on this machine: it says why, and runs no worker. */
@@ -79,18 +81,32 @@ function idle(role: string, log: RoleLog, why: string): WorkerRoleHandle {
  * @param stopAlso what the role runs beside its worker (the TTS voice listing), stopped before it
  * @param release what its providers keep running (espeak-wasm's program), released once the worker has stopped
  */
-function handle(
+async function handle(
   role: string,
+  config: EngineConfig,
   worker: WorkerHandle,
   log: RoleLog,
   stopAlso?: () => Promise<void>,
   release?: () => Promise<void>,
-): WorkerRoleHandle {
+): Promise<WorkerRoleHandle> {
   log('worker started', { role, workerId: worker.workerId });
+  let health: Awaited<ReturnType<typeof joinWorkerHealth>> | undefined;
+  if (config.workerHealth) {
+    try {
+      health = await joinWorkerHealth({ metricsToken: config.metricsToken, ...config.workerHealth }, worker);
+    } catch (error) {
+      await stopAlso?.();
+      await worker.stop();
+      await release?.();
+      throw error;
+    }
+    log('worker health', { role, port: health.port });
+  }
   return {
     role,
     worker,
     async close() {
+      await health?.leave();
       await stopAlso?.();
       await worker.stop();
       await release?.();

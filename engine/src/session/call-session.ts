@@ -24,6 +24,7 @@ import { CallTransfer } from './call-transfer.ts';
 import { EnergyVad } from './energy-vad.ts';
 import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
+import { activeCalls, bargeIns, callsEnded, observeTurn } from '../metrics/call-metrics.ts';
 import { chooseResponder } from './choose-responder.ts';
 import { searchTools } from '../agent/knowledge-tools.ts';
 import type { Responder, ResponderCall } from './responder.ts';
@@ -52,7 +53,9 @@ export class CallSession {
   readonly #callerTurns: CallerTurns;
   readonly #responder: Responder;
   readonly #limits: CallLimits;
-  readonly #latency = new LatencyTracker();
+  readonly #latency = new LatencyTracker(observeTurn);
+  /** run() counted this call in parley_active_calls; #close takes it out once. */
+  #counted = false;
   readonly #conversation: ChatMessage[];
   readonly #events: CallEvents;
   #state: CallState = 'connecting';
@@ -134,6 +137,8 @@ export class CallSession {
   /** Runs the call until it ends; resolves with its summary. */
   async run(): Promise<CallSummary> {
     this.#setState('connecting');
+    activeCalls.inc();
+    this.#counted = true;
     this.#deps.clock.attach(this.#voice.outbound);
     // Attached after the outbound audio: each tick, the agent's frame has gone out before the recorder writes it.
     if (this.#deps.recording) this.#deps.clock.attach(this.#deps.recording.recorder);
@@ -250,6 +255,7 @@ export class CallSession {
   #interrupt(): void {
     const interruption = this.#voice.interrupt();
     if (!interruption) return;
+    bargeIns.observe(this.#inbound.voicedOverAgentMs / 1000);
     this.#inbound.floorTaken();
     this.#setState('listening');
     this.#log('barge-in', { turn: interruption.turn, heard: interruption.heard });
@@ -321,6 +327,9 @@ export class CallSession {
     const durationMs = Math.round(this.#now());
     this.#setState('ended');
     this.#events.publish({ type: 'ended', reason, outcome, durationMs, latency: this.#latency.report() });
+    if (this.#counted) activeCalls.dec();
+    this.#counted = false;
+    callsEnded.inc({ outcome });
     const summary = { reason, outcome, durationMs, transcript: this.#events.transcript };
     this.#finishRecording();
     this.#resolveEnded(summary);
@@ -383,7 +392,8 @@ export class CallSession {
     return performance.now() - this.#startedAt;
   }
 
+  /** The role hands the session a child log that names the call (roles/role-log.ts childLog). */
   #log(event: string, detail?: object, level?: 'info' | 'warn' | 'error'): void {
-    this.#deps.log?.(event, { callId: this.#spec.callId, ...detail }, level);
+    this.#deps.log?.(event, detail, level);
   }
 }

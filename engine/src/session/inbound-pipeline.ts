@@ -58,6 +58,11 @@ export class InboundPipeline {
     return { speech, takesFloor, turn };
   }
 
+  /** Voiced ms the caller has spoken over the agent since it last took the floor (the barge-in metric's measure). */
+  get voicedOverAgentMs(): number {
+    return this.#voicedOverAgentMs;
+  }
+
   /** The agent was stopped: voice over it counts afresh. */
   floorTaken(): void {
     this.#voicedOverAgentMs = 0;

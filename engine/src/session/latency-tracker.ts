@@ -18,9 +18,15 @@ interface OpenTurn {
 
 export class LatencyTracker {
   readonly #turns: TurnLatency[] = [];
+  readonly #onTurn: (turn: TurnLatency) => void;
   #open: OpenTurn | undefined;
   #greetingMs: number | undefined;
   #answeredAt: number | undefined;
+
+  /** @param onTurn told each turn as it is written into the report (the process's metrics, docs/architecture.md §19) */
+  constructor(onTurn: (turn: TurnLatency) => void = () => {}) {
+    this.#onTurn = onTurn;
+  }
 
   answered(at: number): void {
     this.#answeredAt = at;
@@ -65,5 +71,6 @@ export class LatencyTracker {
       entry.ttsFirstByteMs = round(t.firstAudioAt - t.firstClauseAt);
     if (open.firstFrameAt !== undefined) entry.endToEndMs = round(open.firstFrameAt - open.speechEndedAt);
     this.#turns.push(entry);
+    this.#onTurn(entry);
   }
 }

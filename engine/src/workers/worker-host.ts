@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Bus, BusMessage, Subscription } from '../bus/index.ts';
+import { countLocalWorker } from '../metrics/worker-metrics.ts';
 import { isErrorCode } from '../protocol/error-codes.ts';
 import {
   codecs,
@@ -67,16 +68,16 @@ const HANDBACK_POLL_MS = 50;
 
 interface OpenStream {
   handler: StreamHandler;
+  /** The worker's log, every line naming this stream and its call (docs/architecture.md §19). */
+  log: WorkerLog;
   subscription: Subscription;
   abort: AbortController;
   lastHeardAt: number;
 }
 
-export function startWorker(
-  bus: Bus,
-  kindHandler: WorkerKindHandler,
-  log: (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void = () => {},
-): WorkerHandle {
+type WorkerLog = (event: string, detail?: object, level?: 'info' | 'warn' | 'error') => void;
+
+export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: WorkerLog = () => {}): WorkerHandle {
   const workerId = `${kindHandler.kind}-${randomBytes(6).toString('hex')}`;
   const streams = new Map<string, OpenStream>();
   let draining = false;
@@ -91,7 +92,7 @@ export function startWorker(
     try {
       stream.handler.close();
     } catch (error) {
-      log('stream close failed', { streamId, error }, 'error');
+      stream.log('stream close failed', { error: String(error) }, 'error');
     }
   };
 
@@ -132,7 +133,9 @@ export function startWorker(
       return;
     }
     const subscription = bus.subscribe(kindSubjects(kindHandler.kind, streamId).in);
-    const stream: OpenStream = { handler, subscription, abort, lastHeardAt: Date.now() };
+    const streamLog: WorkerLog = (event, detail, level) =>
+      log(event, { callId: request.callId, streamId, ...detail }, level);
+    const stream: OpenStream = { handler, log: streamLog, subscription, abort, lastHeardAt: Date.now() };
     streams.set(streamId, stream);
     void (async () => {
       for await (const input of subscription) {
@@ -140,12 +143,12 @@ export function startWorker(
         try {
           handler.receive(input.data);
         } catch (error) {
-          log('stream input refused', { streamId, error }, 'warn');
+          streamLog('stream input refused', { error: String(error) }, 'warn');
         }
       }
     })();
     message.respond(codecs.openReply.encode({ ok: true, streamId, workerId }));
-    log('stream opened', { streamId, callId: request.callId });
+    streamLog('stream opened');
   };
 
   void (async () => {
@@ -169,7 +172,7 @@ export function startWorker(
     const now = Date.now();
     for (const [streamId, stream] of streams) {
       if (now - stream.lastHeardAt > STREAM_IDLE_TIMEOUT_MS) {
-        log('stream idle, closing', { streamId });
+        stream.log('stream idle, closing', {}, 'warn');
         closeStream(streamId);
       }
     }
@@ -177,13 +180,14 @@ export function startWorker(
   heartbeat.unref();
   sweep.unref();
 
-  return {
+  const handle: WorkerHandle = {
     workerId,
     kind: kindHandler.kind,
     get streamCount() {
       return streams.size;
     },
     async stop({ handBack = true } = {}) {
+      uncount();
       clearInterval(sweep);
       if (!handBack) clearInterval(heartbeat);
       draining = true;
@@ -198,6 +202,8 @@ export function startWorker(
       for (const streamId of [...streams.keys()]) closeStream(streamId);
     },
   };
+  const uncount = countLocalWorker(handle);
+  return handle;
 }
 
 /** The `.in` / `.out` subjects of a stream of `kind`. */

@@ -8,7 +8,8 @@ import type { UserAgent } from '../sip/user-agent.ts';
 import type { SipCall } from './sip-call.ts';
 import type { TelephonyReporter } from './telephony-events.ts';
 
-export type GatewayLog = (event: string, detail?: Record<string, unknown>) => void;
+/** How the gateway reports: an event, its detail, and how bad it is (info by default, warn, error). */
+export type GatewayLog = (event: string, detail?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void;
 
 export interface GatewayContext {
   readonly gatewayId: string;

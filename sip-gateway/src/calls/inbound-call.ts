@@ -124,7 +124,7 @@ export async function answerInvite(context: GatewayContext, transaction: ServerT
       );
       reply = sipCodecs.inboundReply.decode(message.data);
     } catch (error) {
-      context.log('inbound offer unanswered', { sipCallId: header(request, 'Call-ID'), error: String(error) });
+      context.log('inbound offer unanswered', { sipCallId: header(request, 'Call-ID'), error: String(error) }, 'warn');
       if (!cancelled) refuse(503, 'Service Unavailable (no answer from the control plane)');
       return;
     }

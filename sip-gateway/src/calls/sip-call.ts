@@ -57,7 +57,7 @@ export interface SipCallOptions {
   rtpTimeoutMs: number;
   /** Outbound legs report their end as `telephony` events; inbound legs end through the engine's own events. */
   telephony: TelephonyReporter | undefined;
-  log: (event: string, detail?: Record<string, unknown>) => void;
+  log: (event: string, detail?: Record<string, unknown>, level?: 'info' | 'warn' | 'error') => void;
   onEnded: (call: SipCall) => void;
 }
 
@@ -130,7 +130,7 @@ export class SipCall implements DialogOwner {
           if (order.type === 'hangup') this.hangup(order.reason);
           else void this.transfer(order.to);
         } catch (error) {
-          options.log('bad call control', { callId: options.callId, error: String(error) });
+          options.log('bad call control', { callId: options.callId, error: String(error) }, 'warn');
         }
       }
     })().catch(() => {});
@@ -332,7 +332,11 @@ export class SipCall implements DialogOwner {
   }
 
   #transferFailed(result: TransferResult): void {
-    this.#options.log('transfer failed', { callId: this.callId, sipStatus: result.sipStatus, reason: result.reason });
+    this.#options.log(
+      'transfer failed',
+      { callId: this.callId, sipStatus: result.sipStatus, reason: result.reason },
+      'warn',
+    );
     this.bridge.transferResult(result);
   }
 

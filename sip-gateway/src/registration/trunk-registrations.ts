@@ -98,7 +98,7 @@ export class TrunkRegistrations {
       targets = sipCodecs.registrationsReply.decode(reply.data).registrations;
     } catch (error) {
       // Keep what is registered; ask again soon, then less often (a gateway without a control plane stays quiet).
-      if (this.#listFailures === 0) this.#log('sip registrations not listed', { error: String(error) });
+      if (this.#listFailures === 0) this.#log('sip registrations not listed', { error: String(error) }, 'warn');
       this.#schedule(Math.min(this.#options.listRetryMs * 2 ** this.#listFailures, this.#options.resyncMs));
       this.#listFailures += 1;
       return;
@@ -130,12 +130,17 @@ export class TrunkRegistrations {
   }
 
   #report(snapshot: RegistrationSnapshot): void {
-    this.#log('sip registration', {
-      trunkId: snapshot.trunkId,
-      state: snapshot.state,
-      sipStatus: snapshot.sipStatus,
-      expiresAt: snapshot.expiresAt,
-    });
+    // A trunk that refuses us is a degradation: its inbound calls stop arriving (docs/architecture.md §19).
+    this.#log(
+      'sip registration',
+      {
+        trunkId: snapshot.trunkId,
+        state: snapshot.state,
+        sipStatus: snapshot.sipStatus,
+        expiresAt: snapshot.expiresAt,
+      },
+      snapshot.state === 'failing' ? 'warn' : 'info',
+    );
     this.#bus.publish(
       subjects.sipRegistrationState(),
       sipCodecs.registrationState.encode({

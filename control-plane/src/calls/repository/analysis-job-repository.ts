@@ -92,3 +92,15 @@ export function failAttempt(
     return true;
   }) as Promise<boolean>;
 }
+
+/**
+ * Post-call analysis lag (docs/architecture.md §19): jobs due and not leased, and how long the oldest has been due,
+ * seconds (0 when none). The predicate is claimDueJobs' own.
+ */
+export async function analysisJobsLag(sql: Queryable): Promise<{ backlog: number; lagSeconds: number }> {
+  const [row] = await sql<{ backlog: number; lag_seconds: number }[]>`
+    select count(*)::int as backlog,
+           coalesce(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as lag_seconds
+      from call_analysis_jobs where status = 'pending' and next_attempt_at <= now()`;
+  return { backlog: row!.backlog, lagSeconds: row!.lag_seconds };
+}

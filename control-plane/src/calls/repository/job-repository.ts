@@ -115,3 +115,17 @@ export function claimCallsOfEngine(
      limit ${limit}
      for update skip locked`;
 }
+
+/**
+ * The scheduler's lag (docs/architecture.md §19): scheduled calls due and not yet claimed, and how long the oldest
+ * has been due, seconds (0 when none). The predicate is claimDueScheduledCalls' own.
+ */
+export async function scheduledCallsLag(sql: Queryable): Promise<{ backlog: number; lagSeconds: number }> {
+  const [row] = await sql<{ backlog: number; lag_seconds: number }[]>`
+    select count(*)::int as backlog,
+           coalesce(extract(epoch from now() - min(scheduled_time)), 0)::float8 as lag_seconds
+      from call_records
+     where scheduled_status = 'PENDING' and call_status = 'SCHEDULED' and ended_at is null
+       and scheduled_time <= now()`;
+  return { backlog: row!.backlog, lagSeconds: row!.lag_seconds };
+}

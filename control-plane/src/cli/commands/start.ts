@@ -47,7 +47,7 @@ const engineRoleDraining: RoleStarter = async (config, bus, log) => {
   };
 };
 
-/** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz on SIP_HEALTH_PORT. */
+/** The SIP gateway on SIP_PORT (UDP and TCP), RTP on RTP_PORT_MIN..MAX, its /healthz and /metrics on SIP_HEALTH_PORT. */
 const sipGatewayRole: RoleStarter = async (config, bus, log) => {
   const role = await startSipGatewayRole(
     {
@@ -56,9 +56,10 @@ const sipGatewayRole: RoleStarter = async (config, bus, log) => {
       rtpPortMin: config.rtpPortMin,
       rtpPortMax: config.rtpPortMax,
       healthPort: config.sipHealthPort,
+      metricsToken: config.metricsToken,
     },
     bus,
-    (event, detail) => log.info(detail ?? {}, event),
+    (event, detail, level = 'info') => log[level](detail ?? {}, event),
   );
   return { role: role.role, close: () => role.close() };
 };
@@ -72,6 +73,9 @@ const ROLE_STARTERS: Partial<Record<Role, RoleStarter>> = {
   engine: engineRoleDraining,
   'sip-gateway': sipGatewayRole,
 };
+
+/** The roles `parley start` can run in this build (docker-compose.yml's services are checked against them). */
+export const STARTABLE_ROLES = Object.keys(ROLE_STARTERS) as Role[];
 
 export async function runStart(args: CommandArgs): Promise<number> {
   let config = loadConfig();

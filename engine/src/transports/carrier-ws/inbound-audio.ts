@@ -17,6 +17,7 @@ import { Framer } from '../../audio/framer.ts';
 import { JitterBuffer } from '../../audio/jitter-buffer.ts';
 import { TELEPHONE_BAND_HZ } from '../../audio/polyphase-filter.ts';
 import { Resampler } from '../../audio/resampler.ts';
+import { lateFrames } from '../../metrics/call-metrics.ts';
 import type { StreamFormat } from './carrier-protocol.ts';
 
 /**
@@ -90,6 +91,7 @@ export class InboundAudio {
     if (chunk !== undefined && this.#lastChunk !== undefined) {
       if (chunk <= this.#lastChunk) {
         this.#duplicates += 1;
+        lateFrames.inc({ direction: 'inbound' });
         return false;
       }
       const missing = chunk - this.#lastChunk - 1;

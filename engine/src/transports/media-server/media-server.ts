@@ -7,6 +7,7 @@
  * all; a served connection is a socket of text messages with a close code, a count of bytes waiting to be written
  * (backpressure), and a hard `terminate`.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Close codes the media server sends or reports (RFC 6455 §7.4.1). */
 export const CLOSE_CODES = {
@@ -75,6 +76,11 @@ export interface MediaServerOptions {
   maxMessageBytes?: number;
   /** How often each connection is pinged; a connection that missed the previous pong is terminated. */
   pingIntervalMs?: number;
+  /**
+   * Plain HTTP requests (not upgrades) offered first to this; it answers true when it took the request (the
+   * engine's /metrics). Requests it leaves get 426: this port is for media streams.
+   */
+  plainRequest?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 export interface MediaServer {

@@ -26,7 +26,8 @@ export const MEDIA_PING_INTERVAL_MS = 15_000;
 const MAX_CLOSE_REASON_BYTES = 123;
 
 export async function startWsMediaServer(options: MediaServerOptions): Promise<MediaServer> {
-  const http = createServer((_req, res) => {
+  const http = createServer((req, res) => {
+    if (options.plainRequest?.(req, res)) return;
     res
       .writeHead(426, { 'content-type': 'text/plain', connection: 'close' })
       .end('media streams only: open a websocket\n');

@@ -1,0 +1,4 @@
+/** The process's metrics (docs/architecture.md §19): its one registry and the /metrics endpoint's rules. */
+export { metricsRegistry } from './registry.ts';
+export { metricsAuthorised, renderMetrics, serveMetrics } from './metrics-endpoint.ts';
+export { countLocalWorker, watchWorkerPool } from './worker-metrics.ts';
