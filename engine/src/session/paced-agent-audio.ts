@@ -86,10 +86,14 @@ export class PacedAgentAudio implements ClockOutput {
     this.#output.mark(name);
   }
 
-  /** Drops everything queued (barge-in) and tells the far end to drop what it buffered; ends a pause. */
+  /**
+   * Drops everything queued (barge-in) and tells the far end to drop what it buffered; ends a pause. After a pause
+   * the far end was cleared already and has been sent nothing since: one barge-in, one clear.
+   */
   clear(): void {
+    const held = this.#output.paused;
     this.#output.clear();
-    this.#transport.clear();
+    if (!held) this.#transport.clear();
   }
 
   /** Held: nothing goes out until `resume()` or `clear()`. */
