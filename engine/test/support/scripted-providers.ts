@@ -148,14 +148,17 @@ const NUMBERED_FRAME_SAMPLES = 320;
  * so what reached the caller can be read back frame by frame (`frameNumber`) and checked for gaps and repeats.
  * 60 ms per character, as `toneTts`; requests are numbered in the order they start (clause order).
  */
-export function numberedToneTts(msPerChar = 60): TtsProvider & { frames: number[] } {
-  /** Frames synthesised per request, by request number. */
+export function numberedToneTts(msPerChar = 60): TtsProvider & { frames: number[]; texts: string[] } {
+  /** Frames synthesised per request, and its text, by request number. */
   const frames: number[] = [];
+  const texts: string[] = [];
   return {
     name: 'numbered-tone-tts',
     frames,
+    texts,
     async *synthesize(request, signal): AsyncIterable<AudioChunk> {
       const index = frames.push(0) - 1;
+      texts[index] = request.text;
       const total = Math.ceil((request.text.length * msPerChar) / 20);
       for (let frame = 0; frame < total && !signal.aborted; frame += 5) {
         const count = Math.min(5, total - frame);
