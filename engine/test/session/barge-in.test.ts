@@ -27,6 +27,36 @@ async function untilSpeaking(c: RunningCall): Promise<void> {
   while (c.caller.heard.length < before + 25) await c.silence(20); // half a second of the reply has played
 }
 
+/**
+ * Checks, frame by frame, that `heard` (numberedToneTts audio) holds every frame of every request in order, each
+ * going back at most PAUSE_REWIND_FRAMES (a pause's replay) and never skipping one; returns how many were repeats.
+ */
+function repeatsIfNothingLost(heard: readonly Int16Array[], framesPerRequest: readonly number[]): number {
+  const position = (n: { request: number; frame: number }) => n.request * 500 + n.frame;
+  let expected = { request: 0, frame: 0 };
+  let repeats = 0;
+  for (const got of heard.map(frameNumber)) {
+    if (position(got) < position(expected)) {
+      repeats += 1;
+      expect(position(expected) - position(got)).toBeLessThanOrEqual(PAUSE_REWIND_FRAMES);
+      continue;
+    }
+    expect(got).toEqual(got.request === expected.request ? expected : { request: expected.request + 1, frame: 0 });
+    expected =
+      got.frame + 1 < framesPerRequest[got.request]!
+        ? { ...got, frame: got.frame + 1 }
+        : { request: got.request + 1, frame: 0 };
+  }
+  expect(expected).toEqual({ request: framesPerRequest.length, frame: 0 });
+  return repeats;
+}
+
+/** Sends silence until the agent has cleared the far end at least once (a second at most); the clears so far. */
+async function untilCleared(c: RunningCall): Promise<number> {
+  for (let i = 0; i < 50 && c.caller.clears === 0; i += 1) await c.silence(20);
+  return c.caller.clears;
+}
+
 describe('barge-in', () => {
   it('pauses the agent within 300 ms of the caller’s first word, then stops it and keeps only what was heard', async () => {
     const llm = scriptedChat([{ text: LONG_REPLY }, { text: AFTER }]);
@@ -106,26 +136,32 @@ describe('barge-in', () => {
 
     // What the caller received holds every frame synthesised, in order: after each pause the agent picked up at
     // most PAUSE_REWIND_FRAMES back (a repeat, never a gap), and it played to the last frame of the last clause.
-    const heard = call.caller.heard.map(frameNumber);
-    let expected = { request: 0, frame: 0 };
-    let repeats = 0;
-    for (const got of heard) {
-      const position = (n: { request: number; frame: number }) => n.request * 500 + n.frame;
-      if (position(got) < position(expected)) {
-        repeats += 1;
-        expect(position(expected) - position(got)).toBeLessThanOrEqual(PAUSE_REWIND_FRAMES);
-        continue;
-      }
-      const next = got.request === expected.request ? expected : { request: expected.request + 1, frame: 0 };
-      expect(got).toEqual(next);
-      expected =
-        got.frame + 1 < tts.frames[got.request]!
-          ? { ...got, frame: got.frame + 1 }
-          : { request: got.request + 1, frame: 0 };
-    }
-    expect(expected).toEqual({ request: tts.frames.length, frame: 0 });
-    expect(repeats).toBeLessThanOrEqual(backchannels.length * PAUSE_REWIND_FRAMES);
+    expect(repeatsIfNothingLost(call.caller.heard, tts.frames)).toBeLessThanOrEqual(
+      backchannels.length * PAUSE_REWIND_FRAMES,
+    );
   }, 40_000);
+
+  it('resumes after a cough — voice too short for words — once the caller has been quiet a moment', async () => {
+    const llm = scriptedChat([{ text: LONG_REPLY }]);
+    const tts = numberedToneTts(30);
+    call = await startCall(callSpec({ greetingMessage: null }), { stt: scriptedStt(['when is it']), tts, llm });
+    await call.speak(500);
+    await call.silence(700);
+    await untilSpeaking(call);
+    await call.speak(160); // a cough: enough voice to pause the agent, too little to start a turn the recogniser hears
+    expect(await untilCleared(call)).toBe(1);
+    const paused = call.caller.clearLog[0]!;
+    while (call.caller.heard.length === paused.heard && call.caller.spoken - paused.spoken < 2_000 / FRAME_MS)
+      await call.silence(20);
+    // Resumed by the quiet window alone (endpointing 600 ms + 400 ms), no words having come.
+    expect(call.caller.heard.length).toBeGreaterThan(paused.heard);
+    expect((call.caller.spoken - paused.spoken) * FRAME_MS).toBeGreaterThanOrEqual(900);
+    const line = await call.waitFor((e) => e.type === 'transcript' && e.speaker === 'assistant', 20_000);
+    if (line.type !== 'transcript') throw new Error('unreachable');
+    expect(line.text).toBe(LONG_REPLY);
+    expect(line.interrupted).not.toBe(true);
+    expect(repeatsIfNothingLost(call.caller.heard, tts.frames)).toBeLessThanOrEqual(PAUSE_REWIND_FRAMES);
+  }, 30_000);
 
   it('on a line that echoes, the agent’s own voice never interrupts it', async () => {
     const llm = scriptedChat([{ text: LONG_REPLY }]);
