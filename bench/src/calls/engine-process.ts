@@ -31,6 +31,8 @@ const ROUTINE_EVENTS = new Set([
   'webrtc call connected',
   'webrtc call ended',
   'barge-in',
+  'barge-in paused',
+  'barge-in resumed',
 ]);
 
 let bus: Bus | undefined;

@@ -19,6 +19,11 @@ export const TARGETS = {
   parleyTurnP99Ms: 30,
   /** Agent audio stops this soon after the interruption decision, p99, ms. */
   bargeInAfterDecisionP99Ms: 40,
+  /** From the caller's first word over the agent to its last audio, with a recogniser that sends no interims (issue 19). */
+  bargeInStopP50Ms: 200,
+  bargeInStopP99Ms: 300,
+  /** Answers cut off by "uh-huh", "okay", "yeah" or "mm-hmm" said over them. */
+  backchannelFalseCutOffs: 0,
   memoryPerCallMiB: 2,
 } as const;
 

@@ -34,6 +34,8 @@ import type { FromCaller, ToCaller } from './messages.ts';
 import { figuresLevel, formatReport, type CallsReport } from './report.ts';
 import { runOnce, type RunRaw, type RunSettings } from './run-once.ts';
 import { CALLER_SENTENCE } from './speech-clip.ts';
+import { NatsBus } from '@parley/engine/bus';
+import { runBackchannelSet, type BackchannelFigures } from './backchannel-probe.ts';
 
 const CALLER_ENTRY = fileURLToPath(new URL('./caller-process.ts', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('../../results', import.meta.url));
@@ -68,6 +70,7 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
   const levels: LevelOutcome[] = [];
   let vad = 'unknown';
   let profile: CallsReport['profile'];
+  let backchannel: BackchannelFigures | undefined;
   let clip: { clipMs: number; longestPauseMs: number } = { clipMs: Number.NaN, longestPauseMs: Number.NaN };
   try {
     clip = await callers.request({ type: 'prepare', natsUrl }, 'prepared', CALLERS_PREPARE_TIMEOUT_MS);
@@ -127,6 +130,17 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
         };
       else context.log('profiling: no profile was written');
     }
+    if (!signal.aborted && levels.length) {
+      context.log('backchannel set: "uh-huh", "okay", "yeah", "mm-hmm" over the agent…');
+      const nats = await NatsBus.connect(natsUrl, { name: 'parley-bench-backchannels' });
+      try {
+        backchannel = await runBackchannelSet(nats, context.log);
+      } catch (error) {
+        context.log(`backchannel set broke: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await nats.drain().catch(() => {});
+      }
+    }
   } catch (error) {
     if (!signal.aborted) {
       context.log(`calls: ${error instanceof Error ? error.message : String(error)}`);
@@ -166,6 +180,7 @@ async function runCalls(context: SuiteContext): Promise<ExitCode> {
       levels,
       interrupted: signal.aborted,
       profile,
+      backchannel,
       charts: { gap: '', cpu: '' },
     },
     context,

@@ -63,8 +63,24 @@ describe('targetRows', () => {
     expect(rows[1]).toMatchObject({ figure: '20.0 ms (at 200 calls)', met: false, note: 'missed by 10.0 ms (2.0×)' });
     expect(rows[2]).toMatchObject({ figure: '30.0 ms (at 200 calls)', met: true, note: '' });
     expect(rows[3]).toMatchObject({ figure: '0.0 ms (at 200 calls)', met: true });
-    expect(rows[4]).toMatchObject({ figure: '1.00 MiB (at 200 calls)', met: true });
+    // Barge-in stop from the caller's first word: every test barge-in stopped after 930 ms.
+    expect(rows[4]).toMatchObject({ figure: '930.0 ms (at 200 calls)', met: false, note: 'missed by 730.0 ms (4.7×)' });
+    expect(rows[5]).toMatchObject({ figure: '930.0 ms (at 200 calls)', met: false, note: 'missed by 630.0 ms (3.1×)' });
+    expect(rows[6]).toMatchObject({ figure: '–', met: undefined, note: 'not measured' });
+    expect(rows[7]).toMatchObject({ figure: '1.00 MiB (at 200 calls)', met: true });
     expect(memorySlopeMiB(levels)).toBeCloseTo(1, 9);
+  });
+
+  it('judges the backchannel set by its false cut-offs', () => {
+    const figures = { said: 8, paused: 8, resumed: 7, falseCutOffs: 1, pauseMs: [300, 400, 500] };
+    const row = (falseCutOffs: number) =>
+      targetRows({ ...report([level(100, 1)]), backchannel: { ...figures, falseCutOffs } }).find((r) =>
+        r.target.startsWith('false cut-offs'),
+      );
+    expect(row(1)).toMatchObject({ met: false, note: 'missed by 1' });
+    expect(row(1)!.figure).toContain('1 of 8');
+    expect(row(0)).toMatchObject({ met: true, note: '' });
+    expect(row(0)!.figure).toContain('pause p50 400 ms');
   });
 
   it('says the ceiling is at least the top level when every level tried passed', () => {

@@ -7,6 +7,7 @@
 import { describeMachine, type MachineFacts } from '../machine.ts';
 import type { FixedLatencies } from '../engine/fixed-latency-providers.ts';
 import { carrierFigures, engineBreakdown, slope, spread, type CarrierFigures, type Spread } from './call-metrics.ts';
+import type { BackchannelFigures } from './backchannel-probe.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
 import { ceilingOf, TARGETS, type LevelOutcome } from './gates.ts';
 
@@ -41,6 +42,8 @@ export interface CallsReport {
   /** The run stopped early (Ctrl-C): the ladder is incomplete. */
   interrupted: boolean;
   profile?: { calls: number; summary: ProfileSummary };
+  /** The backchannel set, run after the ladder (backchannel-probe.ts); absent when it did not run. */
+  backchannel?: BackchannelFigures;
   /** Chart files, relative to the report. */
   charts: { latencyCdf?: string; gap: string; cpu: string };
 }
@@ -159,6 +162,27 @@ export function targetRows(report: CallsReport): TargetRow[] {
     TARGETS.bargeInAfterDecisionP99Ms,
     'ms',
   );
+  judge(
+    `barge-in stop from the caller's first word, p50 ≤ ${TARGETS.bargeInStopP50Ms} ms (recogniser without interims)`,
+    all?.bargeStop.p50,
+    TARGETS.bargeInStopP50Ms,
+    'ms',
+  );
+  judge(
+    `barge-in stop from the caller's first word, p99 ≤ ${TARGETS.bargeInStopP99Ms} ms (recogniser without interims)`,
+    all?.bargeStop.p99,
+    TARGETS.bargeInStopP99Ms,
+    'ms',
+  );
+  const bc = report.backchannel;
+  rows.push({
+    target: `false cut-offs on the backchannel set: ${TARGETS.backchannelFalseCutOffs}`,
+    figure: bc
+      ? `${bc.falseCutOffs} of ${bc.said} ("uh-huh", "okay", "yeah", "mm-hmm"; ${bc.paused} paused, ${bc.resumed} resumed, pause p50 ${ms(spread(bc.pauseMs).p50, 0)} ms)`
+      : '–',
+    met: bc ? bc.said > 0 && bc.falseCutOffs <= TARGETS.backchannelFalseCutOffs : undefined,
+    note: !bc ? 'not measured' : bc.falseCutOffs > 0 ? `missed by ${bc.falseCutOffs}` : '',
+  });
   judge(
     `memory ≤ ${TARGETS.memoryPerCallMiB} MB per call (engine RSS slope)`,
     memorySlopeMiB(report.levels),

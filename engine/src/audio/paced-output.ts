@@ -6,6 +6,10 @@
  * frame every 20 ms, which is what carriers and RTP peers expect. A producer that respects `waitForRoom` never
  * loses audio; one that does not loses the oldest queued frames, never memory (docs/architecture.md §8: late audio is worse
  * than lost audio).
+ *
+ * It can also pause (the caller may be barging in, docs/architecture.md §3): the queue is held, nothing goes out, and
+ * the last few frames sent — what a far end that is told to drop its buffer may not have played — go back to the
+ * front of the queue, so that a resume picks up where the listener stopped hearing.
  */
 import { RingBuffer } from '../bus/ring-buffer.ts';
 import type { ClockOutput } from './pacing-clock.ts';
@@ -32,6 +36,11 @@ export interface PacedOutputOptions<F> {
    * the next one leaving less than 20 ms apart — a burst of one, well inside any jitter buffer. Default false.
    */
   startImmediately?: boolean;
+  /**
+   * Frames sent that `pause()` may put back (0 by default: none). Never those before a mark already reached: the
+   * mark has gone to the far end, and what precedes it counts as played.
+   */
+  rewindFrames?: number;
 }
 
 /** Rejects `waitForRoom` when the output closes first. */
@@ -70,6 +79,10 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
   readonly #startImmediately: boolean;
   /** The last tick found nothing to send: the next frame may go out at once (startImmediately). */
   #idle = true;
+  readonly #rewindFrames: number;
+  /** The last frames sent since the last mark reached, oldest first, at most `rewindFrames`. */
+  #recent: F[] = [];
+  #paused = false;
 
   constructor(options: PacedOutputOptions<F>) {
     this.capacityFrames = options.capacityFrames ?? PACED_OUTPUT_CAPACITY_FRAMES;
@@ -78,6 +91,7 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
     this.#onMark = options.onMark;
     this.#onError = options.onError;
     this.#startImmediately = options.startImmediately ?? false;
+    this.#rewindFrames = options.rewindFrames ?? 0;
   }
 
   /** Frames waiting for the clock. */
@@ -99,10 +113,15 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
     return this.#closed;
   }
 
+  /** Held by `pause()`: ticks send nothing until `resume()` or `clear()`. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
   /** Queues one frame for the clock. Full: the oldest queued frame is dropped. Ignored once closed. */
   enqueue(frame: F): void {
     if (this.#closed) return;
-    if (this.#startImmediately && this.#idle && this.#queue.size === 0) {
+    if (this.#startImmediately && this.#idle && !this.#paused && this.#queue.size === 0) {
       this.#enqueued += 1;
       this.#sendNow(frame);
       return;
@@ -125,12 +144,15 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
   }
 
   /**
-   * Barge-in: drops every queued frame at once and reports every pending mark as cleared, before returning.
+   * Barge-in: drops every queued frame at once and reports every pending mark as cleared, before returning; a pause
+   * ends with it (nothing is left to hold).
    * @returns how many frames were dropped
    */
   clear(): number {
     const dropped = this.#queue.size;
     this.#queue.clear();
+    this.#recent = [];
+    this.#paused = false;
     this.#removed = this.#enqueued;
     const marks = this.#marks.splice(0);
     for (const mark of marks) this.#onMark?.(mark.name, 'cleared');
@@ -172,7 +194,7 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
    * PacingClock; tests may call it directly.
    */
   tick(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#paused) return;
     const frame = this.#queue.shift();
     this.#idle = frame === undefined;
     if (frame !== undefined) this.#sendNow(frame);
@@ -180,10 +202,38 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
     this.#wakeWaiters();
   }
 
+  /**
+   * Holds the queue: nothing goes out until `resume()` (or `clear()`). Up to `rewindFrames` of the frames sent last
+   * go back to the front of the queue, as room allows, and are returned, oldest first, so the owner can count them
+   * as not played. Marks are unaffected: none lies among the frames put back.
+   */
+  pause(): F[] {
+    if (this.#paused || this.#closed) return [];
+    this.#paused = true;
+    const room = this.capacityFrames - this.#queue.size;
+    const back = this.#recent.splice(Math.max(0, this.#recent.length - room));
+    this.#recent = [];
+    if (back.length === 0) return back;
+    const rest: F[] = [];
+    for (let frame = this.#queue.shift(); frame !== undefined; frame = this.#queue.shift()) rest.push(frame);
+    for (const frame of [...back, ...rest]) this.#queue.push(frame);
+    this.#removed -= back.length;
+    return back;
+  }
+
+  /** Lets the queue go out again from where `pause()` held it. */
+  resume(): void {
+    this.#paused = false;
+  }
+
   #sendNow(frame: F): void {
     this.#idle = false;
     this.#removed += 1;
     this.#played += 1;
+    if (this.#rewindFrames > 0) {
+      this.#recent.push(frame);
+      if (this.#recent.length > this.#rewindFrames) this.#recent.shift();
+    }
     try {
       this.#send(frame);
     } catch (error) {
@@ -195,7 +245,11 @@ export class PacedOutput<F = Int16Array> implements ClockOutput {
 
   #completeMarks(): void {
     while (this.#marks.length > 0 && this.#marks[0]!.position <= this.#removed) {
-      this.#onMark?.(this.#marks.shift()!.name, 'played');
+      // What precedes a reached mark counts as played: a pause never puts it back.
+      this.#recent = [];
+      // Shifted before the call: `?.()` would skip evaluating it without a handler, and the loop would never end.
+      const mark = this.#marks.shift()!;
+      this.#onMark?.(mark.name, 'played');
     }
   }
 

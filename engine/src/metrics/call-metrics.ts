@@ -14,8 +14,9 @@ import { metricsRegistry } from './registry.ts';
  */
 const TURN_BUCKETS_SECONDS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10];
 /**
- * Buckets of the barge-in histogram, seconds of caller speech over the agent before it stopped: words can stop it
- * after a few hundred ms, voice alone after BARGE_IN_WITHOUT_WORDS_MS (0.8 s); beyond 3 s the barge-in is broken.
+ * Buckets of the barge-in histogram, seconds of caller speech over the agent before it was stopped for good (it is
+ * paused for the caller after ~0.12 s, docs/architecture.md §3): words can stop it after a few hundred ms, voice alone
+ * after BARGE_IN_WITHOUT_WORDS_MS (1.5 s); beyond 3 s the barge-in is broken.
  */
 const BARGE_IN_BUCKETS_SECONDS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.5, 2, 3, 5];
 

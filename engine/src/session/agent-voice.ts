@@ -1,7 +1,8 @@
 /**
  * The agent's voice on one call: its paced outbound audio, the player that speaks fixed lines, and one SpeechHandle
  * per utterance (speech-handle.ts), of which the newest is the one the caller may interrupt. The session decides
- * what is said and when; this knows what is playing, what the caller heard of it, and stops it on a barge-in.
+ * what is said and when; this knows what is playing, what the caller heard of it, pauses it while caller speech
+ * over it may be a barge-in, and stops it on one.
  */
 import type { ChatMessage } from '../providers/llm-provider.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
@@ -65,6 +66,7 @@ export class AgentVoice {
         this.#player.frameSent(tag);
         events.frameSent(tag, samples);
       },
+      frameUnsent: (tag) => this.#player.frameUnsent(tag),
       markReached: (name) => this.#player.markReached(name),
       drained: () => {
         this.#player.drained();
@@ -127,10 +129,34 @@ export class AgentVoice {
     await this.#player.whenDrained(timeoutMs);
   }
 
+  /**
+   * Caller speech over the agent that may be a barge-in: holds its audio now (the far end drops what it buffered)
+   * and keeps the rest of the utterance. False when nothing the caller may interrupt is playing.
+   */
+  pause(): boolean {
+    const current = this.#current;
+    if (!this.speaking || !current || current.speech.cancelled) return false;
+    this.outbound.pause();
+    return true;
+  }
+
+  /** It was not a barge-in: the agent goes on from where it paused. */
+  resume(): void {
+    this.outbound.resume();
+  }
+
+  get paused(): boolean {
+    return this.outbound.paused;
+  }
+
   /** The caller took the floor: stops the agent now; says what of it was heard (undefined: nothing was playing). */
   interrupt(): Interruption | undefined {
     const current = this.#current;
-    if (!current || current.speech.cancelled) return undefined;
+    if (!current || current.speech.cancelled) {
+      // Nothing to stop; what a pause held (a line nobody may interrupt) plays on.
+      this.outbound.resume();
+      return undefined;
+    }
     const { speech, result } = current;
     const played = (tag: string) => this.#player.playedFrames(tag);
     const heard = playedText(speech.clauses, played);

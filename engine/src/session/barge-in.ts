@@ -38,8 +38,12 @@ const BACKCHANNELS = new Set([
   'great',
 ]);
 
-/** Voiced audio that interrupts even before any words are recognised, ms: longer than any backchannel. */
-export const BARGE_IN_WITHOUT_WORDS_MS = 800;
+/**
+ * Voiced audio over the agent that interrupts even before any words are recognised, ms: longer than any
+ * backchannel, a drawn-out "mm-hmm" too (flite says it in 0.9 s). The agent is paused long before (floor-claim.ts),
+ * so waiting this long costs the caller nothing: it only decides when the reply is given up without words.
+ */
+export const BARGE_IN_WITHOUT_WORDS_MS = 1_500;
 
 export function words(text: string): string[] {
   return text

@@ -5,9 +5,11 @@
  *
  * Inbound: every caller frame goes through the inbound pipeline (VAD, turn detector, recogniser feed); the words
  * the recogniser settles make the caller's turn (caller-turns.ts), and the responder answers it — a language
- * model, a flow, or the no-model agent, which the session does not tell apart. Caller speech over the agent — past
- * the minimum, not a backchannel, not the agent's own echo — stops the agent at once: the outbound queue and the far
- * end's buffer are cleared, the reply's requests are cancelled, and the conversation keeps only what was heard.
+ * model, a flow, or the no-model agent, which the session does not tell apart. Caller speech over the agent pauses
+ * it at once (its audio held, the far end's buffer cleared; floor-claim.ts); words that interrupt — not a backchannel,
+ * not the agent's own echo — or voice long past any backchannel then stop it: the outbound queue is cleared, the
+ * reply's requests are cancelled, and the conversation keeps only what was heard. A backchannel, or nothing, lets it
+ * go on from where it paused.
  */
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { CallSpec, CallState } from '../protocol/index.ts';
@@ -22,6 +24,7 @@ import { listenForControl } from './call-control.ts';
 import { CallLimits } from './call-limits.ts';
 import { CallTransfer } from './call-transfer.ts';
 import { EnergyVad } from './energy-vad.ts';
+import type { FloorDecision } from './floor-claim.ts';
 import { InboundPipeline } from './inbound-pipeline.ts';
 import { LatencyTracker } from './latency-tracker.ts';
 import { activeCalls, bargeIns, callsEnded, observeTurn } from '../metrics/call-metrics.ts';
@@ -105,6 +108,7 @@ export class CallSession {
       now: () => this.#now(),
       agent: () => ({ speaking: this.#voice.speaking, text: this.#voice.text }),
       interrupt: () => this.#interrupt(),
+      overheard: () => this.#floor(this.#inbound.settledWithoutInterrupting()),
       voicemail: () => void this.#voicemail(),
       ending: () => this.#ending !== undefined,
       turnEnded: (turn) => this.#turnEnded(turn),
@@ -235,9 +239,22 @@ export class CallSession {
     if (this.#state === 'ending') return;
     const frame = this.#inbound.frame(samples, this.#voice.speaking);
     if (frame.speech) this.#limits.callerVoiced();
-    // Without words yet, long enough speech still takes the floor — unless the line echoes the agent back.
-    if (frame.takesFloor) this.#interrupt();
+    this.#floor(frame.floor);
     if (frame.turn) this.#callerTurns.turnEvent(frame.turn);
+  }
+
+  /** What caller voice over the agent decided: hold the agent's audio, stop it, or let it go on. */
+  #floor(decision: FloorDecision | undefined): void {
+    if (decision === 'commit') return this.#interrupt();
+    if (decision === 'pause') {
+      if (this.#voice.pause()) this.#log('barge-in paused', { turn: this.#voice.currentTurn });
+      else this.#inbound.floorSettled();
+      return;
+    }
+    if (decision === 'resume' && this.#voice.paused) {
+      this.#voice.resume();
+      this.#log('barge-in resumed', { turn: this.#voice.currentTurn });
+    }
   }
 
   /** The caller's turn is complete: its line is published, its words join the conversation, the responder answers. */
@@ -254,9 +271,10 @@ export class CallSession {
   /** Caller speech took the floor: stop the agent now and keep only what was heard. */
   #interrupt(): void {
     const interruption = this.#voice.interrupt();
+    const voicedOverAgentMs = this.#inbound.voicedOverAgentMs;
+    this.#inbound.floorSettled();
     if (!interruption) return;
-    bargeIns.observe(this.#inbound.voicedOverAgentMs / 1000);
-    this.#inbound.floorTaken();
+    bargeIns.observe(voicedOverAgentMs / 1000);
     this.#setState('listening');
     this.#log('barge-in', { turn: interruption.turn, heard: interruption.heard });
     this.#conversation.push(...interruption.messages);

@@ -1,7 +1,8 @@
 /**
  * The caller's side of turn-taking: the words the recogniser settles are gathered into the caller's turn, which
  * ends when the turn detector says so (or, for words settled after their turn had ended, at once). Words heard
- * while the agent holds the floor interrupt it when they are an interruption (barge-in.ts); the first words of an
+ * while the agent holds the floor interrupt it when they are an interruption (barge-in.ts), and otherwise let an
+ * agent paused for them go on (floor-claim.ts); the first words of an
  * outbound call that sound like an answering machine are a voicemail, not a turn.
  */
 import type { CallSpec } from '../protocol/index.ts';
@@ -40,6 +41,8 @@ export interface CallerTurnsHost {
   /** Whether the agent holds the floor, and what it is saying. */
   agent(): { speaking: boolean; text: string };
   interrupt(): void;
+  /** Words over the agent settled that do not interrupt it (a backchannel, its own echo, nothing). */
+  overheard(): void;
   voicemail(): void;
   /** The call is ending: no further turn is taken. */
   ending(): boolean;
@@ -76,7 +79,10 @@ export class CallerTurns {
           continue;
         }
         if (agent.speaking) {
-          if (!interruption) continue;
+          if (!interruption) {
+            host.overheard();
+            continue;
+          }
           host.interrupt();
         }
         this.#words += `${this.#words ? ' ' : ''}${event.text}`;

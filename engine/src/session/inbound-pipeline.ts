@@ -1,21 +1,21 @@
 /**
  * The caller's audio on its way in, past the transport (which decoded and resampled it to the engine's 16 kHz
  * frames): each frame goes to the voice activity detector, the turn detector and the recogniser feed, in that order,
- * and the pipeline says what the frame meant — speech or not, a turn event, and whether the caller has now talked
- * over the agent long enough to take the floor without words (barge-in.ts).
+ * and the pipeline says what the frame meant — speech or not, a turn event, and what the caller's voice over the
+ * agent decided: pause it, stop it without words, or let it go on (floor-claim.ts).
  */
 import { FRAME_MS } from '../audio/format.ts';
 import type { SttClient } from '../workers/client/stt-client.ts';
-import { BARGE_IN_WITHOUT_WORDS_MS } from './barge-in.ts';
 import type { FrameClassifier } from './energy-vad.ts';
+import { FloorClaim, type FloorDecision } from './floor-claim.ts';
 import { RecogniserFeed } from './recogniser-feed.ts';
-import { TurnDetector, type TurnEvent, type TurnSettings } from './turn-detector.ts';
+import { DEFAULT_TURN_SETTINGS, TurnDetector, type TurnEvent, type TurnSettings } from './turn-detector.ts';
 
 /** What one caller frame meant. */
 export interface InboundFrame {
   speech: boolean;
-  /** The caller has spoken over the agent long enough to stop it, words or not. */
-  takesFloor: boolean;
+  /** What the caller's voice over the agent decided with this frame (never on a line that echoes the agent). */
+  floor: FloorDecision | undefined;
   turn: TurnEvent | undefined;
 }
 
@@ -23,9 +23,9 @@ export class InboundPipeline {
   readonly #vad: FrameClassifier;
   readonly #turns: TurnDetector;
   readonly #recogniser: RecogniserFeed;
-  /** The line echoes the agent back: voice alone never takes the floor (it may be the agent's own). */
+  /** The line echoes the agent back: voice alone never pauses or stops it (it may be the agent's own). */
   readonly #echoes: boolean;
-  /** Voiced ms in a row while the agent spoke. */
+  readonly #floor: FloorClaim;
   #voicedOverAgentMs = 0;
   /** performance.now() of the last voiced frame; 0 before any. */
   lastVoicedAt = 0;
@@ -35,6 +35,7 @@ export class InboundPipeline {
     this.#turns = new TurnDetector(turn);
     this.#recogniser = new RecogniserFeed(stt);
     this.#echoes = echoes;
+    this.#floor = new FloorClaim(turn.endpointingMs ?? DEFAULT_TURN_SETTINGS.endpointingMs);
   }
 
   /** The caller is mid-utterance (the turn detector has not seen its end). */
@@ -46,25 +47,28 @@ export class InboundPipeline {
   frame(samples: Int16Array, agentSpeaking: boolean): InboundFrame {
     const { speech } = this.#vad.classify(samples);
     this.#recogniser.frame(samples, speech);
-    let takesFloor = false;
-    if (speech) {
-      this.lastVoicedAt = performance.now();
-      this.#voicedOverAgentMs = agentSpeaking ? this.#voicedOverAgentMs + FRAME_MS : 0;
-      takesFloor = agentSpeaking && !this.#echoes && this.#voicedOverAgentMs >= BARGE_IN_WITHOUT_WORDS_MS;
-    }
+    if (speech) this.lastVoicedAt = performance.now();
+    if (speech && agentSpeaking) this.#voicedOverAgentMs += FRAME_MS;
+    const floor = this.#echoes ? undefined : this.#floor.frame(speech, agentSpeaking);
     const turn = this.#turns.frame(speech);
     // A pause or a turn's end: a batch recogniser transcribes what it has now.
     if (turn && turn.type !== 'speech_started') this.#recogniser.pause();
-    return { speech, takesFloor, turn };
+    return { speech, floor, turn };
   }
 
-  /** Voiced ms the caller has spoken over the agent since it last took the floor (the barge-in metric's measure). */
+  /** Voiced ms the caller has spoken over the agent since the floor was last settled (the barge-in metric's measure). */
   get voicedOverAgentMs(): number {
     return this.#voicedOverAgentMs;
   }
 
-  /** The agent was stopped: voice over it counts afresh. */
-  floorTaken(): void {
+  /** The recogniser settled words over the agent that do not interrupt it: a paused agent may go on. */
+  settledWithoutInterrupting(): FloorDecision | undefined {
+    return this.#floor.settledWithoutInterrupting();
+  }
+
+  /** The agent was stopped, or went on: voice over it counts afresh. */
+  floorSettled(): void {
+    this.#floor.reset();
     this.#voicedOverAgentMs = 0;
   }
 

@@ -3,11 +3,21 @@
  * one per tick of the process's shared PacingClock. Producers wait for room (backpressure) instead of queueing a
  * whole reply, so a barge-in has at most a second of audio to drop. Each frame carries the tag of the line or
  * clause it belongs to, which is how the session knows what the caller has actually heard.
+ *
+ * A pause (caller speech over the agent, before it is known to be a barge-in) holds the queue, tells the far end to
+ * drop what it buffered, and puts the last PAUSE_REWIND_FRAMES sent back in front, uncounted: resumed, the caller
+ * hears the agent pick up a little before where it stopped, and loses nothing.
  */
 import { PacedOutput } from '../audio/paced-output.ts';
 import type { ClockOutput } from '../audio/pacing-clock.ts';
 import type { MediaTransport } from '../transports/media-transport.ts';
 import type { SpeechHandle } from './speech-handle.ts';
+
+/**
+ * Frames sent that a pause replays, 200 ms: more than a carrier's jitter buffer holds of paced audio (40–100 ms), and
+ * the syllable cut in half is said again, as a person picks up a word they broke off.
+ */
+export const PAUSE_REWIND_FRAMES = 10;
 
 interface TaggedFrame {
   samples: Int16Array;
@@ -19,6 +29,8 @@ interface TaggedFrame {
 export interface PacedAgentAudioEvents {
   /** A frame tagged `tag` went out (counts how much of each clause was played; the recorder keeps it). */
   frameSent(tag: string, samples: Int16Array): void;
+  /** A frame tagged `tag` that was sent will be sent again (a pause put it back): it does not count as played. */
+  frameUnsent(tag: string): void;
   /** Everything before the mark went out: the transport has the mark too, and reports when the far end played it. */
   markReached(name: string): void;
   /** The queue ran empty. */
@@ -50,6 +62,7 @@ export class PacedAgentAudio implements ClockOutput {
       },
       // A reply's first frame leaves as soon as it exists when the line was quiet, not at the next tick.
       startImmediately: true,
+      rewindFrames: PAUSE_REWIND_FRAMES,
     });
   }
 
@@ -73,10 +86,34 @@ export class PacedAgentAudio implements ClockOutput {
     this.#output.mark(name);
   }
 
-  /** Drops everything queued (barge-in) and tells the far end to drop what it buffered. */
+  /**
+   * Drops everything queued (barge-in) and tells the far end to drop what it buffered; ends a pause. After a pause
+   * the far end was cleared already and has been sent nothing since: one barge-in, one clear.
+   */
   clear(): void {
+    const held = this.#output.paused;
     this.#output.clear();
+    if (!held) this.#transport.clear();
+  }
+
+  /** Held: nothing goes out until `resume()` or `clear()`. */
+  get paused(): boolean {
+    return this.#output.paused;
+  }
+
+  /** Holds the agent's audio now and tells the far end to drop what it buffered; what it may not have played goes back. */
+  pause(): void {
+    if (this.#output.paused) return;
+    for (const frame of this.#output.pause()) {
+      frame.speech.frameUnsent();
+      this.#events.frameUnsent(frame.tag);
+    }
     this.#transport.clear();
+  }
+
+  /** The agent's audio goes on from where the pause held it. */
+  resume(): void {
+    this.#output.resume();
   }
 
   // The PacingClock's view.
@@ -86,7 +123,8 @@ export class PacedAgentAudio implements ClockOutput {
 
   tick(): void {
     this.#output.tick();
-    if (this.#sentSinceDrained && this.#output.queued === 0) {
+    // Paused, an empty queue is not the end of the agent's line: what it says next is held, not finished.
+    if (this.#sentSinceDrained && this.#output.queued === 0 && !this.#output.paused) {
       this.#sentSinceDrained = false;
       this.#events.drained();
     }

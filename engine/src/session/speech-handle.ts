@@ -102,6 +102,11 @@ export class SpeechHandle {
     this.#settleIfPlayed();
   }
 
+  /** One of its frames sent will be sent again (a pause put it back to replay it): it is not played yet. */
+  frameUnsent(): void {
+    if (!this.#heard) this.#framesSent = Math.max(0, this.#framesSent - 1);
+  }
+
   /** All of its audio is queued: it settles when the last frame has gone out. */
   allQueued(): void {
     this.#allQueued = true;

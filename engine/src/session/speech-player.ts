@@ -75,6 +75,11 @@ export class SpeechPlayer {
     this.#played.set(tag, (this.#played.get(tag) ?? 0) + 1);
   }
 
+  /** A frame of `tag` sent went back to be replayed (a pause): it is not played yet. */
+  frameUnsent(tag: string): void {
+    this.#played.set(tag, Math.max(0, (this.#played.get(tag) ?? 0) - 1));
+  }
+
   /** All of the line went to the transport, its mark behind it. */
   markReached(name: string): void {
     this.#unconfirmed.add(name);

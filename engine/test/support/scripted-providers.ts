@@ -139,3 +139,48 @@ export function scriptedChat(
     },
   };
 }
+
+/** Samples per 20 ms frame at 16 kHz, the frames `numberedToneTts` marks. */
+const NUMBERED_FRAME_SAMPLES = 320;
+
+/**
+ * Speaks any text as a tone whose every 20 ms frame has a level of its own — 2 000 + 1 000 × request + 2 × frame —
+ * so what reached the caller can be read back frame by frame (`frameNumber`) and checked for gaps and repeats.
+ * 60 ms per character, as `toneTts`; requests are numbered in the order they start (clause order).
+ */
+export function numberedToneTts(msPerChar = 60): TtsProvider & { frames: number[]; texts: string[] } {
+  /** Frames synthesised per request, and its text, by request number. */
+  const frames: number[] = [];
+  const texts: string[] = [];
+  return {
+    name: 'numbered-tone-tts',
+    frames,
+    texts,
+    async *synthesize(request, signal): AsyncIterable<AudioChunk> {
+      const index = frames.push(0) - 1;
+      texts[index] = request.text;
+      const total = Math.ceil((request.text.length * msPerChar) / 20);
+      for (let frame = 0; frame < total && !signal.aborted; frame += 5) {
+        const count = Math.min(5, total - frame);
+        const samples = new Int16Array(count * NUMBERED_FRAME_SAMPLES);
+        for (let f = 0; f < count; f += 1) {
+          const level = 2_000 + 1_000 * index + 2 * (frame + f);
+          for (let i = 0; i < NUMBERED_FRAME_SAMPLES; i += 1)
+            samples[f * NUMBERED_FRAME_SAMPLES + i] = Math.round(level * Math.sin((2 * Math.PI * i) / 32));
+        }
+        frames[index] = frame + count;
+        yield { samples, sampleRate: 16000 };
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+    voices: async () => [{ id: 'tone', name: 'Tone', language: 'en' }],
+  };
+}
+
+/** Which request and which of its frames a frame of `numberedToneTts` is. */
+export function frameNumber(samples: Int16Array): { request: number; frame: number } {
+  let peak = 0;
+  for (const s of samples) peak = Math.max(peak, Math.abs(s));
+  const step = Math.round((peak - 2_000) / 2);
+  return { request: Math.floor(step / 500), frame: step % 500 };
+}

@@ -1,8 +1,10 @@
 /**
- * Barge-in over each carrier's stream: the caller talks over a long answer; the engine stops at once, tells the
- * carrier to drop what it buffered (Twilio `clear`, Plivo `clearAudio`, Exotel `clear`), and the conversation keeps
- * only what the carrier played: every clause whose mark came back before the clear, and no clause the carrier
- * never played. Real speech both ways (flite); the recogniser is scripted, as words are not what is tested here.
+ * Barge-in over each carrier's stream and the websocket call type (carrier-b's dialect): the caller talks over a
+ * long answer; the engine pauses at once, tells the carrier to drop what it buffered (Twilio `clear`, Plivo
+ * `clearAudio`, Exotel `clear`), and when the words interrupt, the conversation keeps only what the carrier played:
+ * every clause whose mark came back before the clear, and no clause the carrier never played. A backchannel over
+ * the answer pauses it as briefly, then the answer goes on and the carrier plays all of it. Real speech both ways
+ * (flite); the recogniser is scripted and sends no interim words, as words are not what is tested here.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFliteTts } from '../../src/providers/flite/flite-tts.ts';
@@ -26,22 +28,43 @@ const LONG_REPLY = CLAUSES.join(' ');
 const AFTER = 'Sure, which day suits you better?';
 const reason = unavailableReason(() => createFliteTts());
 
-const CASES: { carrier: MediaCarrier; format: SimFormat; clearEvent: string }[] = [
+const CASES: { carrier: MediaCarrier; format: SimFormat; clearEvent: string; label?: string }[] = [
   { carrier: 'carrier-b', format: { encoding: 'mulaw', sampleRate: 8000 }, clearEvent: 'clear' },
   { carrier: 'carrier-a', format: { encoding: 'mulaw', sampleRate: 8000 }, clearEvent: 'clearAudio' },
   { carrier: 'carrier-c', format: { encoding: 'l16', sampleRate: 8000 }, clearEvent: 'clear' },
+  // The websocket call type: the client streams the call in carrier-b's dialect (WEBSOCKET_CALL_DIALECT).
+  {
+    carrier: 'carrier-b',
+    format: { encoding: 'mulaw', sampleRate: 8000 },
+    clearEvent: 'clear',
+    label: 'websocket call',
+  },
 ];
+/** One backchannel per case, each said over the answer. */
+const BACKCHANNELS = ['uh-huh', 'okay', 'yeah', 'mm-hmm'];
+/** How long a backchannel may hold the agent, ms of the caller's time after its end: the endpointing pause
+ * (600 ms) before the recogniser's word, the resume window (1 s) at most, and room for a loaded machine. */
+const BRIEF_PAUSE_MS = 2_500;
 
-/** flite, recording the text of each synthesis in the order they start (clause order). */
-function recordingTts(): TtsProvider & { texts: string[] } {
+/**
+ * flite, recording the text of each synthesis in the order they start (clause order), and how much audio it made:
+ * `seconds[i]` for `texts[i]`.
+ */
+function recordingTts(): TtsProvider & { texts: string[]; seconds: number[] } {
   const flite = createFliteTts();
   const texts: string[] = [];
+  const seconds: number[] = [];
   return {
     name: flite.name,
     texts,
-    synthesize(request, signal) {
-      texts.push(request.text);
-      return flite.synthesize(request, signal);
+    seconds,
+    async *synthesize(request, signal) {
+      const index = texts.push(request.text) - 1;
+      seconds[index] = 0;
+      for await (const chunk of flite.synthesize(request, signal)) {
+        seconds[index] += chunk.samples.length / chunk.sampleRate;
+        yield chunk;
+      }
     },
     voices: () => flite.voices(),
   };
@@ -51,11 +74,16 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
   const [fabric] = fabrics();
   let engine: MediaEngine;
   // One long answer and one short one per call.
-  const llm = scriptedChat(Array.from({ length: 3 }, () => [{ text: LONG_REPLY }, { text: AFTER }]).flat());
+  // One long answer and one short one per barge-in call, then one long answer per backchannel call.
+  const llm = scriptedChat([
+    ...CASES.flatMap(() => [{ text: LONG_REPLY }, { text: AFTER }]),
+    ...CASES.map(() => ({ text: LONG_REPLY })),
+  ]);
   const tts = recordingTts();
-  const stt = scriptedStt(
-    Array.from({ length: 3 }, () => ['when is my appointment', 'wait I need to change it']).flat(),
-  );
+  const stt = scriptedStt([
+    ...CASES.flatMap(() => ['when is my appointment', 'wait I need to change it']),
+    ...CASES.flatMap((_, i) => ['when is my appointment', BACKCHANNELS[i]!]),
+  ]);
   beforeAll(async () => {
     engine = await startMediaEngine(fabric!, { stt, tts, llm });
   });
@@ -64,8 +92,8 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
     await fabric!.close();
   });
 
-  for (const { carrier, format, clearEvent } of CASES) {
-    it(`${carrier}: sends ${clearEvent} and keeps only what the carrier played`, async () => {
+  for (const { carrier, format, clearEvent, label } of CASES) {
+    it(`${label ?? carrier}: sends ${clearEvent} and keeps only what the carrier played`, async () => {
       const spec = carrierCallSpec();
       const call = await engine.dispatch(spec);
       const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format });
@@ -120,4 +148,52 @@ describeInstalled('barge-in over carrier media streams', reason, () => {
       expect((ended.detail.stats as { marksCleared: number }).marksCleared).toBeGreaterThanOrEqual(0);
     }, 90_000);
   }
+  CASES.forEach(({ carrier, format, label }, i) => {
+    const word = BACKCHANNELS[i]!;
+    it(`${label ?? carrier}: "${word}" over the answer pauses it briefly, and the carrier then plays all of it`, async () => {
+      const spec = carrierCallSpec();
+      const call = await engine.dispatch(spec);
+      const stream = await SimStream.connect({ carrier, url: call.streamUrl(carrier), format });
+      await engine.waitFor(spec.callId, (e) => e.type === 'state' && e.state === 'listening');
+      const textsBefore = tts.texts.length;
+
+      await stream.say(await spoken('when is my appointment'), 16_000);
+      await stream.pause(1_000);
+      await stream.until(() => stream.marks().length >= 1, 'the first clause confirmed', 20_000);
+
+      await stream.say(await spoken(word), 16_000);
+      await stream.until(() => stream.record.clears.length >= 1, 'the pause (a clear)', 5_000);
+      const playedAtPause = stream.record.played.length;
+      await stream.until(
+        () => stream.record.played.length > playedAtPause,
+        'the answer going on after the backchannel',
+        BRIEF_PAUSE_MS,
+      );
+
+      const line = await engine.waitFor(
+        spec.callId,
+        (e) => e.type === 'transcript' && e.speaker === 'assistant',
+        40_000,
+      );
+      if (line.type !== 'transcript') throw new Error('unreachable');
+      expect(line.text).toBe(LONG_REPLY);
+      expect(line.interrupted).not.toBe(true);
+      expect(engine.eventsOf(spec.callId).some((e) => e.type === 'transcript' && e.interrupted)).toBe(false);
+      // Every clause was synthesised once, and the carrier played at least all of their audio: what the clear
+      // dropped was said again (the pause replays what the carrier may not have played), so nothing is missing.
+      // This call's clauses (a call of an earlier test may still be synthesising its short answer meanwhile).
+      const mine = tts.texts
+        .map((text, at) => ({ text, at }))
+        .filter(({ text, at }) => at >= textsBefore && CLAUSES.includes(text))
+        .slice(0, CLAUSES.length);
+      expect(mine.map((c) => c.text)).toEqual(CLAUSES);
+      await stream.until(() => stream.marks().includes(`t1c${CLAUSES.length - 1}`), 'the last clause played', 20_000);
+      const answerSeconds = mine.reduce((sum, { at }) => sum + tts.seconds[at]!, 0);
+      const clauses = mine.length;
+      const slack = clauses * 0.02;
+      expect(stream.playedAudio().length / format.sampleRate).toBeGreaterThanOrEqual(answerSeconds - slack);
+      expect(stream.violations).toEqual([]);
+      await stream.hangup();
+    }, 90_000);
+  });
 });

@@ -19,6 +19,10 @@ export interface MemoryCaller {
   readonly heard: Int16Array[];
   /** How many times the agent cleared the far end's buffer. */
   readonly clears: number;
+  /** Frames the caller had spoken, and agent frames sent, when each clear came: where in the call it fell. */
+  readonly clearLog: readonly { spoken: number; heard: number }[];
+  /** Frames the caller has spoken. */
+  readonly spoken: number;
   /** Resolves with the reason when the agent hangs up. */
   readonly hungUp: Promise<string>;
   /** Called with each agent frame as it is sent. */
@@ -31,7 +35,8 @@ export function memoryTransport(options: { echoes?: boolean } = {}): {
 } {
   const inbound = new Channel<TransportEvent>(INBOUND_CAPACITY, 'drop-oldest');
   const heard: Int16Array[] = [];
-  let clears = 0;
+  const clearLog: { spoken: number; heard: number }[] = [];
+  let spoken = 0;
   let ended = false;
   let resolveHungUp!: (reason: string) => void;
   const hungUp = new Promise<string>((resolve) => {
@@ -39,7 +44,10 @@ export function memoryTransport(options: { echoes?: boolean } = {}): {
   });
 
   const caller: MemoryCaller = {
-    speak: (frame) => inbound.push({ type: 'audio', samples: frame }),
+    speak: (frame) => {
+      spoken += 1;
+      inbound.push({ type: 'audio', samples: frame });
+    },
     press: (digit) => inbound.push({ type: 'dtmf', digit }),
     answeredBy: (who) => inbound.push({ type: 'answered_by', who }),
     hangup: (reason = 'caller hung up') => {
@@ -48,7 +56,11 @@ export function memoryTransport(options: { echoes?: boolean } = {}): {
     },
     heard,
     get clears() {
-      return clears;
+      return clearLog.length;
+    },
+    clearLog,
+    get spoken() {
+      return spoken;
     },
     hungUp,
   };
@@ -65,7 +77,7 @@ export function memoryTransport(options: { echoes?: boolean } = {}): {
       if (!ended) inbound.push({ type: 'mark', name });
     },
     clear() {
-      clears += 1;
+      clearLog.push({ spoken, heard: heard.length });
     },
     hangup(reason) {
       if (ended) return;
