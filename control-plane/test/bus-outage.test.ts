@@ -4,46 +4,15 @@
  * open — then 200 once it is back. Runs its own nats-server (Debian's package, as CI's) on a free port, so stopping
  * it disturbs no other test.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsBus } from '@parley/engine/bus';
 import { requireAll } from './support/database.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { freePort, NATS_SERVER, startNats, stopNats } from './support/nats-server.ts';
 
-const NATS_SERVER = ['/usr/sbin/nats-server', '/usr/bin/nats-server'].find(
-  (path) => spawnSync(path, ['--version']).status === 0,
-);
 /** How long the client may take to notice a dead server, and to find a restarted one (it retries every 2 s). */
 const NOTICE_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function startNats(port: number): Promise<ChildProcess> {
-  const child = spawn(NATS_SERVER!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('Server is ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${seen}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + NOTICE_MS;
@@ -72,7 +41,7 @@ describe.skipIf(!NATS_SERVER && !requireAll)('a NATS outage', () => {
   afterAll(async () => {
     await t?.close();
     await bus?.close();
-    if (server) await stop(server);
+    if (server) await stopNats(server);
   });
 
   const ready = () => t.app.inject({ method: 'GET', url: '/readyz' });
@@ -81,7 +50,7 @@ describe.skipIf(!NATS_SERVER && !requireAll)('a NATS outage', () => {
     expect(bus.isConnected).toBe(true);
     expect((await ready()).statusCode).toBe(200);
 
-    await stop(server);
+    await stopNats(server);
     await until(() => !bus.isConnected, 'the disconnect');
     expect(changes).toEqual([false]);
     const during = await ready();
