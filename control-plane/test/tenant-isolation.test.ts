@@ -27,6 +27,7 @@ const PUBLIC_ROUTES = new Set([
   'GET /api/v1/widget/chat',
   'GET /api/v1/widget/chat/messages',
   'POST /api/v1/widget/chat/messages',
+  'POST /api/v1/widget/chat/end',
 ]);
 
 // The harness's own bus namespace, so the workers it starts never serve another test file's requests.
