@@ -131,12 +131,12 @@ export class PostCallAnalysisJob {
     }
   }
 
-  /** Writes the analysis and marks the job done, both only while the lease is ours. */
   async #languageModel(): Promise<boolean> {
     const check = this.#options.languageModel;
     return typeof check === 'function' ? await check() : check;
   }
 
+  /** Writes the analysis and marks the job done, both only while the lease is ours. */
   async #save(job: ClaimedJob, analysis: OverviewAnalysis): Promise<AnalysisJobOutcome> {
     if (!(await saveAnalysis(this.#sql, job, analysis))) return 'lease_lost';
     this.#log.info(
