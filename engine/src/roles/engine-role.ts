@@ -309,7 +309,7 @@ export class EngineRole {
             language: spec.agent.language,
           }),
         ),
-        this.#openLanguageModel(spec.callId),
+        this.#openLanguageModel(spec),
       ] as const;
       const opened = await Promise.allSettled(opening);
       const failure = opened.find((result) => result.status === 'rejected');
@@ -375,9 +375,17 @@ export class EngineRole {
    * says it has none) when none does. The engine's own PARLEY_LLM_* play no part: only the workers hold model
    * settings and keys (docs/architecture.md §2).
    */
-  async #openLanguageModel(callId: string): Promise<LlmClient | undefined> {
-    if (!(await this.#workerPool.hasLanguageModel())) return undefined;
-    return openWorker('llm', () => LlmClient.open(this.#bus, callId));
+  async #openLanguageModel(spec: CallSpec): Promise<LlmClient | undefined> {
+    if (!(await this.#workerPool.hasLanguageModel())) {
+      if (spec.agent.builderMode === 'PROMPT')
+        this.#log(
+          'no llm worker announces a language model: this PROMPT call will say so',
+          { callId: spec.callId },
+          'warn',
+        );
+      return undefined;
+    }
+    return openWorker('llm', () => LlmClient.open(this.#bus, spec.callId));
   }
 
   /**

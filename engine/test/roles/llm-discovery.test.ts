@@ -39,6 +39,8 @@ describe.skipIf(natsUrl === '')('an engine with no language model settings, on N
   let bus: Bus;
   /** Every llm heartbeat heard, as it came over the wire. */
   const llmBeats: string[] = [];
+  /** What the engine logged at warn. */
+  const engineWarnings: string[] = [];
 
   /** A bus of its own for one more "process". */
   async function connect(): Promise<Bus> {
@@ -74,7 +76,9 @@ describe.skipIf(natsUrl === '')('an engine with no language model settings, on N
     engine = await startEngineRole(
       { sttProvider: 'scripted-stt', ttsProvider: 'tone', vad: 'energy' },
       await connect(),
-      () => {},
+      (event, _detail, level) => {
+        if (level === 'warn') engineWarnings.push(event);
+      },
     );
   });
 
@@ -129,6 +133,7 @@ describe.skipIf(natsUrl === '')('an engine with no language model settings, on N
       })
       .toBe(true);
     expect(fake.chat.requests).toHaveLength(1);
+    expect(engineWarnings.filter((line) => line.includes('language model'))).toEqual([]);
     expect(fake.unauthorized).toBe(0);
     caller.hangup();
     expect((await ended).reason).toBe('caller_hangup');
@@ -156,5 +161,7 @@ describe.skipIf(natsUrl === '')('an engine with no language model settings, on N
       .poll(() => events.find((e) => e.type === 'ended'), { timeout: 5_000 })
       .toMatchObject({ reason: 'no_language_model' });
     expect(fake.chat.requests).toHaveLength(requests);
+    // The operator is told why in the engine's log, at warn.
+    expect(engineWarnings).toContain('no llm worker announces a language model: this PROMPT call will say so');
   }, 30_000);
 });
