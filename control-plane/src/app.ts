@@ -122,8 +122,11 @@ export interface AppDependencies {
   recordingsDir?: string;
   /** The recordings bucket (PARLEY_RECORDINGS_BUCKET), from which it serves recordings the engines uploaded. */
   recordingsBucket?: Config['engine']['recordingsBucket'];
-  /** Whether a language model is configured (PARLEY_LLM_*); false adds a warning to PROMPT agents' saves. Default true. */
-  languageModel?: boolean;
+  /**
+   * Whether a language model is there for calls (server.ts asks the live llm workers' heartbeats at each save); false
+   * adds a warning to PROMPT agents' saves. Default true.
+   */
+  languageModel?: boolean | (() => Promise<boolean>);
   /** Extra certificate authorities (PEM) for fetching OAuth client metadata documents: a test server's own. */
   oauthClientMetadataCa?: string;
   /** Told when a knowledge document was stored, so the processing job (knowledge/knowledge-job.ts) looks now. */

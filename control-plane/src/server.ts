@@ -15,6 +15,7 @@ import { EmailOutboxJob } from './integrations/email/outbox-job.ts';
 import { loadKeyRing } from './secrets/load-key-ring.ts';
 import { GreetingCache } from './greetings/greeting-cache.ts';
 import { CallAnalyst } from './calls/analysis/call-analyst.ts';
+import { WorkerPool } from '@parley/engine/clients';
 import { CallEventPersister } from './calls/events/call-event-persister.ts';
 import { CallSweeper } from './calls/jobs/call-sweeper.ts';
 import { ChatIdleSweep } from './chat/chat-idle-sweep.ts';
@@ -101,12 +102,16 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       ).start();
       closers.push(() => rentals.stop());
     }
+    // The workers alive on the bus: whether a language model is there, as the engines decide it (docs/architecture.md §2).
+    const workerPool = WorkerPool.watch(bus);
+    closers.push(() => workerPool.stop());
     const postCall = new PostCallAnalysisJob(
       database.sql,
       new CallAnalyst(bus),
       log.child({ job: 'post-call-analysis' }),
       {
-        languageModel: config.engine.llm !== undefined,
+        // Configured here (as before), or an llm worker alive on the bus: only the workers need the model's settings.
+        languageModel: async () => config.engine.llm !== undefined || (await workerPool.hasLanguageModel()),
       },
     ).start();
     closers.push(() => postCall.stop());
@@ -140,7 +145,8 @@ export async function start(config: Config, bus: Bus, log: Logger): Promise<Role
       onMailQueued: () => outbox.wake(),
       secrets,
       agentListeners: greetings.agentListeners(),
-      languageModel: config.engine.llm !== undefined,
+      // The engines' truth (docs/architecture.md §2): a PROMPT call has a model when an llm worker announces one.
+      languageModel: () => workerPool.hasLanguageModel(),
       recordingsDir: config.engine.recordingsDir,
       recordingsBucket: config.engine.recordingsBucket,
       onKnowledgeQueued: () => knowledge.wake(),

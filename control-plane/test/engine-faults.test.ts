@@ -25,7 +25,6 @@ import { OUR_NUMBERS, PhoneCallRig, waitFor } from './support/phone-call-rig.ts'
 import { freePort, NATS_SERVER, startNats, stopNats } from './support/nats-server.ts';
 import { startServer, type RunningServer } from './support/processes.ts';
 import { seedCall } from './support/seed.ts';
-import { TEST_LLM_MODEL } from './support/workers.ts';
 
 /** What the issue asks: a killed engine's calls are finished within this, ms. */
 const ENGINE_LOSS_BOUND_MS = 10_000;
@@ -47,7 +46,10 @@ describe.skipIf(!NATS_SERVER && !requireAll)('engine faults, with engines as pro
   const heard: string[] = [];
   const engines: EngineProcess[] = [];
 
-  /** Starts `parley start --roles engine` on the test's NATS; answers it with the id its heartbeat carries. */
+  /**
+   * Starts `parley start --roles engine` on the test's NATS, with no language model settings (it learns of the rig's
+   * llm worker from its heartbeat); answers it with the id its heartbeat carries.
+   */
   async function startEngine(env: Record<string, string> = {}): Promise<EngineProcess> {
     const before = heard.length;
     const server = await startServer(
@@ -57,9 +59,6 @@ describe.skipIf(!NATS_SERVER && !requireAll)('engine faults, with engines as pro
         PARLEY_VAD: 'energy',
         PARLEY_STT: 'pocketsphinx',
         PARLEY_TTS: 'flite',
-        PARLEY_LLM_BASE_URL: rig.llm.fake.baseUrl,
-        PARLEY_LLM_API_KEY: 'sk-test-key',
-        PARLEY_LLM_MODEL: TEST_LLM_MODEL,
         LOG_LEVEL: 'info',
         ...env,
       },

@@ -145,6 +145,25 @@ describe('docker-compose.yml', () => {
     expect(new Set(mediaUrls).size).toBe(2);
   });
 
+  it("gives the model's key to the llm-worker alone, and the engines no model settings at all", () => {
+    // Engines learn from the llm-worker's heartbeat that a model is there (docs/architecture.md §2).
+    const withKey = parleyServicesWithEverythingSet.filter(([, service]) => environment(service).PARLEY_LLM_API_KEY);
+    expect(withKey.map(([name]) => name)).toEqual(['llm-worker']);
+    const engines = parleyServicesWithEverythingSet.filter(([, s]) => s.command?.includes('engine'));
+    expect(engines).toHaveLength(2);
+    for (const [name, service] of engines)
+      expect(
+        Object.keys(environment(service)).filter((key) => key.startsWith('PARLEY_LLM_')),
+        name,
+      ).toEqual([]);
+    const llmWorker = Object.fromEntries(parleyServicesWithEverythingSet)['llm-worker']!;
+    expect(environment(llmWorker)).toMatchObject({
+      PARLEY_LLM_BASE_URL: EVERYTHING_SET.PARLEY_LLM_BASE_URL,
+      PARLEY_LLM_API_KEY: EVERYTHING_SET.PARLEY_LLM_API_KEY,
+      PARLEY_LLM_MODEL: EVERYTHING_SET.PARLEY_LLM_MODEL,
+    });
+  });
+
   it('offers the operator exactly the variables this test sets', () => {
     const offered = new Set([...text.matchAll(/\$\{(\w+)/g)].map((match) => match[1]));
     expect([...offered].sort()).toEqual(Object.keys(EVERYTHING_SET).sort());

@@ -40,8 +40,8 @@ export interface TestAppOptions {
   secrets?: KeyRing;
   /** Told when agents are saved or deleted. */
   agentListeners?: AgentListeners;
-  /** Whether a language model is configured; default true. */
-  languageModel?: boolean;
+  /** Whether a language model is there (or how to ask, at each save); default true. */
+  languageModel?: boolean | (() => Promise<boolean>);
   /** The engine's recordings folder the recording route serves from. */
   recordingsDir?: string;
   /** Where the carriers' APIs are (fakes); by default the carriers' real addresses, which tests must not reach. */

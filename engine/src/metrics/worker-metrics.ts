@@ -5,12 +5,8 @@
  * call finds a worker.
  */
 import { Gauge } from 'prom-client';
-import type { Bus } from '../bus/index.ts';
-import { codecs, subjects, WORKER_HEARTBEAT_INTERVAL_MS, WORKER_KINDS, type WorkerKind } from '../protocol/index.ts';
+import { WORKER_KINDS, type WorkerKind } from '../protocol/index.ts';
 import { metricsRegistry } from './registry.ts';
-
-/** A worker not heard from for this long has left the pool: three missed heartbeats, as the sessions judge it. */
-const POOL_STALE_MS = 3 * WORKER_HEARTBEAT_INTERVAL_MS;
 
 interface CountedWorker {
   readonly kind: WorkerKind;
@@ -36,24 +32,18 @@ export function countLocalWorker(worker: CountedWorker): () => void {
   return () => localWorkers.delete(worker);
 }
 
-interface PoolEntry {
-  kind: WorkerKind;
-  streams: number;
-  heardAt: number;
+/** A pool of workers as an engine sees it from their heartbeats (workers/client/worker-pool.ts). */
+export interface WatchedPool {
+  live(): readonly { readonly workerId: string; readonly kind: WorkerKind; readonly streams: number }[];
 }
 
 /** Pools watched by this process's engine roles (one per role; in tests several roles share a process). */
-const pools = new Set<Map<string, PoolEntry>>();
+const pools = new Set<WatchedPool>();
 
 /** Every live worker of the pools this process watches, each once (two roles on one bus see the same workers). */
-function liveWorkers(): Map<string, PoolEntry> {
-  const now = Date.now();
-  const live = new Map<string, PoolEntry>();
-  for (const pool of pools)
-    for (const [workerId, entry] of pool) {
-      if (now - entry.heardAt > POOL_STALE_MS) pool.delete(workerId);
-      else live.set(workerId, entry);
-    }
+function liveWorkers(): Map<string, { kind: WorkerKind; streams: number }> {
+  const live = new Map<string, { kind: WorkerKind; streams: number }>();
+  for (const pool of pools) for (const worker of pool.live()) live.set(worker.workerId, worker);
   return live;
 }
 
@@ -81,26 +71,8 @@ new Gauge({
   },
 });
 
-/** Follows every worker's heartbeat for the pool gauges; stop() when the role closes. */
-export function watchWorkerPool(bus: Bus): { stop(): void } {
-  const pool = new Map<string, PoolEntry>();
+/** Counts `pool` in the pool gauges; the answer takes it out again (when the role closes). */
+export function countWorkerPool(pool: WatchedPool): () => void {
   pools.add(pool);
-  const heartbeats = bus.subscribe(subjects.allWorkerHeartbeats());
-  void (async () => {
-    for await (const message of heartbeats) {
-      try {
-        const beat = codecs.heartbeat.decode(message.data);
-        const kind = WORKER_KINDS.find((known) => known === beat.kind);
-        if (kind) pool.set(beat.workerId, { kind, streams: beat.streams, heardAt: Date.now() });
-      } catch {
-        // A malformed heartbeat is the sender's bug; the sessions' own watch reports dead workers.
-      }
-    }
-  })();
-  return {
-    stop() {
-      heartbeats.unsubscribe();
-      pools.delete(pool);
-    },
-  };
+  return () => pools.delete(pool);
 }

@@ -182,6 +182,12 @@ export const WorkerHeartbeat = Type.Object({
    * but without waiting for the heartbeats to stop (docs/architecture.md §18). Absent from older workers.
    */
   draining: Type.Optional(Type.Boolean()),
+  /**
+   * The language models an llm worker runs, by model name (never its endpoint's key): how engines and control planes
+   * learn that a language model is there without holding its settings (docs/architecture.md §2). Optional within v1:
+   * absent from other kinds and from llm workers older than the field, which only ever ran with a model configured.
+   */
+  models: Type.Optional(Type.Array(Type.String())),
 });
 export type WorkerHeartbeat = Static<typeof WorkerHeartbeat>;
 

@@ -46,6 +46,11 @@ export interface LlmUsage {
 export interface LlmProvider {
   /** Identifier for logs: the base URL's host and the model. */
   readonly name: string;
+  /**
+   * The model it runs when a request names none, announced in its worker's heartbeat (no key, no endpoint); a
+   * provider without one is announced by its name.
+   */
+  readonly model?: string;
   /** Streams one completion. Aborting `signal` cancels the HTTP request and ends the iterable. */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
 }

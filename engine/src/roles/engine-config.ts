@@ -9,7 +9,10 @@ export type VadMode = 'auto' | 'silero' | 'energy';
  * The engine never reads the environment itself.
  */
 export interface EngineConfig {
-  /** OpenAI-compatible LLM; undefined: PROMPT agents greet, then say no language model is configured. */
+  /**
+   * OpenAI-compatible LLM, for the llm-worker role alone: engines learn from its heartbeats that a model is there and
+   * never read this (docs/architecture.md §2). With no llm worker running one, PROMPT agents greet, then say so.
+   */
   llm?: { baseUrl: string; apiKey?: string; model: string };
   /** Default STT provider: pocketsphinx (offline), deepgram or openai. */
   sttProvider: string;

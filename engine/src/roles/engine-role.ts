@@ -18,6 +18,7 @@ import type { MediaTransport } from '../transports/media-transport.ts';
 import { LlmClient } from '../workers/client/llm-client.ts';
 import { SttClient } from '../workers/client/stt-client.ts';
 import { TtsClient } from '../workers/client/tts-client.ts';
+import { WorkerPool } from '../workers/client/worker-pool.ts';
 import type { EngineConfig } from './engine-config.ts';
 import { childLog, type RoleLog } from './role-log.ts';
 import type { VoiceActivitySource } from './voice-activity.ts';
@@ -62,7 +63,6 @@ export class EngineRole {
   readonly role = 'engine';
   readonly engineId = `engine-${randomBytes(6).toString('hex')}`;
   readonly #bus: Bus;
-  readonly #config: EngineConfig;
   readonly #log: RoleLog;
   readonly #clock: PacingClock;
   readonly #pending = new Map<string, PendingCall>();
@@ -70,6 +70,10 @@ export class EngineRole {
   /** Each running call's end, for a drain to wait on. */
   readonly #runs = new Set<Promise<unknown>>();
   readonly #heartbeat: EngineHeartbeatSender;
+  /** The workers alive on the bus: a call opens a language model stream when an llm worker announces a model. */
+  readonly #workerPool: WorkerPool;
+  /** Whether the pool was made here (and is stopped on close) rather than lent by startEngineRole. */
+  readonly #ownsWorkerPool: boolean;
   /** Set the moment a drain begins: from then on no dispatch is accepted and the heartbeat says so. */
   #draining = false;
   #drained: Promise<void> | undefined;
@@ -92,9 +96,9 @@ export class EngineRole {
    * @param options.mediaUrl where carriers reach this engine's media server (PARLEY_MEDIA_URL), told in every
    *   dispatch reply; undefined when this engine runs no media server (tests, the bench)
    * @param options.tokens signs and checks stream tokens; a per-process secret by default
+   * @param options.workerPool the workers alive on the bus (borrowed); by default the role watches its own
    */
   constructor(config: EngineConfig, bus: Bus, log: RoleLog, options: EngineRoleOptions = {}) {
-    this.#config = config;
     this.#bus = bus;
     this.#log = log;
     this.#clock = options.clock ?? processPacingClock();
@@ -103,6 +107,8 @@ export class EngineRole {
     this.#onClose = options.onClose;
     this.#mediaUrl = options.mediaUrl;
     this.#tokens = options.tokens ?? new StreamTokens();
+    this.#ownsWorkerPool = options.workerPool === undefined;
+    this.#workerPool = options.workerPool ?? WorkerPool.watch(bus);
     this.#recordings = config.recordingsDir
       ? RecordingStorage.forConfig(config.recordingsDir, config.recordingsBucket, log)
       : undefined;
@@ -244,6 +250,7 @@ export class EngineRole {
     this.#endPending('engine_shutdown');
     await Promise.all([...this.#sessions.values()].map((s) => s.end('engine_shutdown', 'failed', false)));
     this.#heartbeat.stop();
+    if (this.#ownsWorkerPool) this.#workerPool.stop();
     await this.#recordings?.close();
     await this.#onClose?.();
   }
@@ -302,7 +309,7 @@ export class EngineRole {
             language: spec.agent.language,
           }),
         ),
-        this.#config.llm ? openWorker('llm', () => LlmClient.open(this.#bus, spec.callId)) : Promise.resolve(undefined),
+        this.#openLanguageModel(spec),
       ] as const;
       const opened = await Promise.allSettled(opening);
       const failure = opened.find((result) => result.status === 'rejected');
@@ -364,6 +371,24 @@ export class EngineRole {
   }
 
   /**
+   * The call's language model stream, when a live llm worker announces a model; undefined (the agent greets, then
+   * says it has none) when none does. The engine's own PARLEY_LLM_* play no part: only the workers hold model
+   * settings and keys (docs/architecture.md §2).
+   */
+  async #openLanguageModel(spec: CallSpec): Promise<LlmClient | undefined> {
+    if (!(await this.#workerPool.hasLanguageModel())) {
+      if (spec.agent.builderMode === 'PROMPT')
+        this.#log(
+          'no llm worker announces a language model: this PROMPT call will say so',
+          { callId: spec.callId },
+          'warn',
+        );
+      return undefined;
+    }
+    return openWorker('llm', () => LlmClient.open(this.#bus, spec.callId));
+  }
+
+  /**
    * The call's recording, asked of storage; none when it cannot be opened (the call goes on unrecorded, and says so
    * in the log). The session owns it from here: only the session finishes it.
    */
@@ -418,4 +443,5 @@ export interface EngineRoleOptions {
   onClose?: () => Promise<void>;
   mediaUrl?: string;
   tokens?: StreamTokens;
+  workerPool?: WorkerPool;
 }

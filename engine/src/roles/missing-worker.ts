@@ -18,8 +18,9 @@ export const MISSING_WORKER_ADVICE: Readonly<Record<WorkerKind, string>> = {
     'PARLEY_TTS=openai with OPENAI_API_KEY (or PARLEY_TTS=elevenlabs with ELEVENLABS_API_KEY); with separate roles, ' +
     'start a process with the tts-worker role',
   llm:
-    'No language model worker is running although PARLEY_LLM_BASE_URL is set: start a process with the llm-worker ' +
-    'role (parley start runs one), or unset PARLEY_LLM_BASE_URL to run scripted (FLOW) agents only',
+    'No language model worker took the call although one was heard on the bus: start a process with the llm-worker ' +
+    'role and PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL set (parley start runs one); without one running, calls go ' +
+    'on with scripted (FLOW) agents only',
 };
 
 /** A call refused because no worker of `kind` answered: its message is the advice. */

@@ -12,7 +12,8 @@ import { startMediaEndpoint } from './media-endpoint.ts';
 import type { RoleLog } from './role-log.ts';
 import { StreamTokens } from './stream-tokens.ts';
 import { loadVoiceActivity } from './voice-activity.ts';
-import { watchWorkerPool } from '../metrics/worker-metrics.ts';
+import { countWorkerPool } from '../metrics/worker-metrics.ts';
+import { WorkerPool } from '../workers/client/worker-pool.ts';
 
 /**
  * Starts the engine role as `parley start` runs it: voice activity per PARLEY_VAD and, when `config.media` is set,
@@ -52,14 +53,18 @@ export async function startEngineRole(
     throw error;
   }
   if (media) log('media server listening', { port: media.port });
-  const pool = watchWorkerPool(bus);
+  // The workers alive on the bus: the pool gauges, and whether a call has a language model (docs/architecture.md §2).
+  const workerPool = WorkerPool.watch(bus);
+  const uncountPool = countWorkerPool(workerPool);
   role = new EngineRole(config, bus, log, {
     voiceActivity,
     tokens,
+    workerPool,
     mediaTimeoutMs: options.mediaTimeoutMs,
     mediaUrl: media ? trimSlash(config.media?.publicUrl ?? `ws://127.0.0.1:${media.port}`) : undefined,
     onClose: async () => {
-      pool.stop();
+      uncountPool();
+      workerPool.stop();
       await media?.close();
       await voiceActivity.close();
     },

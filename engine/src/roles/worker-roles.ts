@@ -63,7 +63,7 @@ export async function startTtsWorkerRole(config: EngineConfig, bus: Bus, log: Ro
   );
 }
 
-/** Without a configured LLM the role runs no worker: sessions then know there is no language model. */
+/** Without a configured LLM the role runs no worker: no heartbeat announces a model, so engines know there is none. */
 export async function startLlmWorkerRole(config: EngineConfig, bus: Bus, log: RoleLog): Promise<WorkerRoleHandle> {
   const providers = llmProviders(config);
   if (providers.length === 0)

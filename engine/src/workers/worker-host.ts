@@ -39,6 +39,8 @@ export interface WorkerKindHandler {
   readonly kind: WorkerKind;
   /** Provider names this worker serves, for heartbeats and error messages. */
   readonly providers: readonly string[];
+  /** The language models it runs (llm workers), announced in its heartbeats so engines need no model settings. */
+  readonly models?: readonly string[];
   /** Opens a stream, or throws an error with `code` (e.g. 'unknown_provider') to refuse the open request. */
   open(request: OpenRequest, context: StreamContext): StreamHandler;
 }
@@ -163,6 +165,7 @@ export function startWorker(bus: Bus, kindHandler: WorkerKindHandler, log: Worke
         kind: kindHandler.kind,
         streams: streams.size,
         providers: [...kindHandler.providers],
+        ...(kindHandler.models && { models: [...kindHandler.models] }),
         ...(draining && { draining }),
       }),
     );

@@ -44,8 +44,11 @@ export const NO_LANGUAGE_MODEL_SKIP =
   'Not analysed: no language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL).';
 
 export interface PostCallAnalysisOptions {
-  /** Whether a language model is configured; false records every job that needs one as skipped. */
-  languageModel: boolean;
+  /**
+   * Whether a language model is there, asked per job (server.ts: configured here, or an llm worker alive on the bus);
+   * false records the job, when it needs one, as skipped.
+   */
+  languageModel: boolean | (() => Promise<boolean>);
   pollIntervalMs?: number;
   claimSeconds?: number;
   maxAttempts?: number;
@@ -113,7 +116,8 @@ export class PostCallAnalysisJob {
       const input = await loadAnalysisInput(this.#sql, job.call_id);
       if (!input) return await this.#finish(job, 'done', null);
       const needsModel = input.transcript.some((l) => l.speaker === 'user' && l.text.trim());
-      if (needsModel && !this.#options.languageModel) return await this.#finish(job, 'skipped', NO_LANGUAGE_MODEL_SKIP);
+      if (needsModel && !(await this.#languageModel()))
+        return await this.#finish(job, 'skipped', NO_LANGUAGE_MODEL_SKIP);
       const analysis = await this.#analyst.overview(input, { agentResult: true }, this.#abort.signal);
       // A campaign call whose campaign extracts data: its fields too, before anything is saved (a failure retries both).
       const fields = needsModel ? await extractionFieldsOfCall(this.#sql, job.call_id) : null;
@@ -125,6 +129,11 @@ export class PostCallAnalysisJob {
       if (this.#abort.signal.aborted) return 'retry';
       return this.#failed(job, error);
     }
+  }
+
+  async #languageModel(): Promise<boolean> {
+    const check = this.#options.languageModel;
+    return typeof check === 'function' ? await check() : check;
   }
 
   /** Writes the analysis and marks the job done, both only while the lease is ours. */

@@ -38,6 +38,7 @@ export interface OpenAiCompatLlmConfig {
 
 export class OpenAiCompatLlm implements LlmProvider {
   readonly name: string;
+  readonly model: string;
   readonly #url: string;
   readonly #config: OpenAiCompatLlmConfig;
   readonly #timeouts: CallTimeouts;
@@ -47,6 +48,7 @@ export class OpenAiCompatLlm implements LlmProvider {
     this.#config = config;
     this.#url = joinUrl(config.baseUrl, 'chat/completions');
     this.name = `${new URL(config.baseUrl).host}/${config.model}`;
+    this.model = config.model;
     this.#timeouts = {
       firstOutputMs: config.timeouts?.firstOutputMs ?? LLM_FIRST_TOKEN_TIMEOUT_MS,
       stallMs: config.timeouts?.stallMs ?? LLM_STALL_TIMEOUT_MS,

@@ -7,3 +7,4 @@ export { SttClient } from './stt-client.ts';
 export { TtsClient, type SayOptions } from './tts-client.ts';
 export { WorkerStreamError } from './worker-stream.ts';
 export type { ChatMessage, LlmEvent, LlmRequest } from '../../providers/llm-provider.ts';
+export { WorkerPool, POOL_SETTLE_MS, type PoolWorker } from './worker-pool.ts';

@@ -14,6 +14,7 @@ export function llmWorker(providers: readonly LlmProvider[], defaultProvider?: s
   return {
     kind: 'llm',
     providers: registry.names,
+    models: providers.map((provider) => provider.model ?? provider.name),
     open(request, context) {
       const options = request.options as Static<typeof LlmOpenOptions>;
       return llmStream(registry.pick(options.provider), options.model, context);

@@ -22,22 +22,27 @@ import { greetingRoutes } from './greetings.ts';
 export interface AgentRoutesOptions extends AgentListeners {
   /** The key ring of secrets at rest (webhook bearer tokens). */
   keyRing: KeyRing | undefined;
-  /** False when no language model is configured: saving a PROMPT agent then answers with a warning. */
-  languageModel?: boolean;
+  /**
+   * Whether a language model is there for calls, asked at each save (the live llm workers' heartbeats, as engines
+   * decide it); false: saving a PROMPT agent answers with a warning. Default true.
+   */
+  languageModel?: boolean | (() => Promise<boolean>);
 }
 
-/** What a PROMPT agent's save says when no language model is configured (docs/architecture.md §2). */
+/** What a PROMPT agent's save says when no language model is running (docs/architecture.md §2). */
 export const NO_LANGUAGE_MODEL_WARNING =
-  'No language model is configured (PARLEY_LLM_BASE_URL, PARLEY_LLM_MODEL): this PROMPT agent ' +
-  'will play its greeting, then tell callers that no language model is configured.';
+  'No language model is running (no llm-worker with PARLEY_LLM_BASE_URL and PARLEY_LLM_MODEL is alive): this ' +
+  'PROMPT agent will play its greeting, then tell callers that no language model is configured.';
 
 type IdParams = { id: string };
 
 export default async function agentRoutes(app: FastifyInstance, options: AgentRoutesOptions) {
   const agents = new AgentService(app.sql, { ...options, keys: app.keys, log: app.log });
-  const saved = (agent: AgentRecord, message: string) => {
+  const languageModel = async () =>
+    typeof options.languageModel === 'function' ? await options.languageModel() : (options.languageModel ?? true);
+  const saved = async (agent: AgentRecord, message: string) => {
     const body = ok(agent, message);
-    return options.languageModel === false && agent.builderMode === 'PROMPT'
+    return agent.builderMode === 'PROMPT' && !(await languageModel())
       ? { ...body, warnings: [NO_LANGUAGE_MODEL_WARNING] }
       : body;
   };
@@ -52,7 +57,7 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
     '/voice/agents',
     { schema: schemas.createAgent, config: { scope: 'agents:write' } },
     async (request, reply) =>
-      reply.code(201).send(saved(await agents.create(principalOf(request), request.body), 'Agent created')),
+      reply.code(201).send(await saved(await agents.create(principalOf(request), request.body), 'Agent created')),
   );
 
   app.get<{ Querystring: schemas.ListAgentsQuery }>(
@@ -71,7 +76,7 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
     '/voice/agents/:id',
     { schema: schemas.updateAgent, config: { scope: 'agents:write' } },
     async (request) =>
-      saved(await agents.update(principalOf(request), request.params.id, request.body), 'Agent updated'),
+      await saved(await agents.update(principalOf(request), request.params.id, request.body), 'Agent updated'),
   );
 
   app.delete<{ Params: IdParams }>(
@@ -94,7 +99,7 @@ export default async function agentRoutes(app: FastifyInstance, options: AgentRo
       reply
         .code(201)
         .send(
-          saved(
+          await saved(
             await agents.duplicate(principalOf(request), request.params.id, request.body ?? {}),
             'Agent duplicated',
           ),

@@ -168,7 +168,8 @@ const SavedAgent = Type.Object({
     Type.Array(Type.String(), {
       description:
         'Present when the agent is saved but cannot work fully as configured, e.g. a PROMPT agent while no language ' +
-        'model is configured: its calls play the greeting, then say that no language model is configured.',
+        'model is running (no llm-worker alive): its calls play the greeting, then say that no language model is ' +
+        'configured.',
     }),
   ),
 });
