@@ -93,7 +93,15 @@ export class CallSession {
     this.#voice = new AgentVoice(deps.transport, deps.tts, voice, this.#abort.signal, () => this.#now(), {
       frameSent: (tag, samples) => this.#frameSent(tag, samples),
       drained: () => this.#drained(),
-      said: (text) => this.#conversation.push({ role: 'assistant', content: text }),
+      said: (text) => {
+        const message: ChatMessage = { role: 'assistant', content: text };
+        this.#conversation.push(message);
+        return (heard) => {
+          if (heard) message.content = heard;
+          else if (this.#conversation.includes(message))
+            this.#conversation.splice(this.#conversation.indexOf(message), 1);
+        };
+      },
       heard: (heard) => this.#events.line('assistant', heard.text, heard.startMs, heard.endMs, heard.interrupted),
     });
     this.#inbound = new InboundPipeline(
