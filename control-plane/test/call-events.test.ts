@@ -280,6 +280,30 @@ describe('call events from the bus', () => {
     expect(ended[0]!.n).toBe(ids.length);
   });
 
+  it("takes the engine's reason over a carrier's bare completion that was stored first, and keeps any other", async () => {
+    const [hungUp, swept] = await Promise.all([
+      seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', answered_at: new Date() }),
+      seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'IN_PROGRESS', answered_at: new Date() }),
+    ]);
+    // The engine hung its stream up, the carrier reported the call completed, then the engine's `ended` arrived.
+    await finishCall(t.db.sql, hungUp, { outcome: 'completed', reason: 'carrier_completed' });
+    await finishCall(t.db.sql, swept, { outcome: 'completed', reason: 'engine_silent' });
+    const ended: CallEvent = {
+      type: 'ended',
+      reason: 'stt_unavailable',
+      outcome: 'failed',
+      durationMs: 9_000,
+      latency: { turns: [] },
+    };
+    await persisters[0]!.persist(hungUp, ended);
+    await persisters[0]!.persist(swept, ended);
+    const rows = await t.db.sql<{ id: string; call_status: string; reason: string }[]>`
+      select id, call_status, meta_data ->> 'endReason' as reason from call_records where id in ${t.db.sql([hungUp, swept])}`;
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(byId[hungUp]).toMatchObject({ call_status: 'FAILED', reason: 'stt_unavailable' });
+    expect(byId[swept]).toMatchObject({ call_status: 'FAILED', reason: 'engine_silent' });
+  });
+
   it('records a failed call as FAILED', async () => {
     const callId = await seedCall(t.db.sql, org.organisationId, agentId, { call_status: 'INITIATED' });
     await persisters[0]!.persist(callId, {

@@ -196,6 +196,11 @@ export class PhoneCallRig {
     if (this.#tmp) await rm(this.#tmp, { recursive: true, force: true });
   }
 
+  /** The STT worker dies without a word, as a killed process does (its streams are not handed back). */
+  async killSttWorker(): Promise<void> {
+    await this.#stt?.worker?.stop({ handBack: false });
+  }
+
   /** A VOICE agent calling from `callingNumber`. */
   async createAgent(callingNumber: string, extra: Record<string, unknown> = {}): Promise<string> {
     const res = await this.app.inject({

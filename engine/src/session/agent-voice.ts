@@ -18,8 +18,13 @@ export interface AgentVoiceEvents {
   frameSent(tag: string, samples: Int16Array): void;
   /** Everything queued has gone out. */
   drained(): void;
-  /** An agent line was queued whole and not interrupted meanwhile: the model hears it from now on. */
-  said(text: string): void;
+  /**
+   * A fixed line the model should know of (greeting, spoken line, closing) joins the conversation: when it is all
+   * queued, in its place among the turns, or — cut short before that — as much as was heard. Returns how to amend
+   * it when a line already in the conversation is then cut short (its last second is queued before it plays):
+   * to the words heard, or out of the conversation when none were.
+   */
+  said(text: string): (heard: string) => void;
   /** An utterance settled: how the caller heard it, for its transcript line. */
   heard(heard: HeardSpeech): void;
 }
@@ -45,6 +50,8 @@ export class AgentVoice {
   readonly #now: () => number;
   /** Utterances not yet settled: each says its transcript line once the caller has heard it. */
   readonly #unsettled = new Set<SpeechHandle>();
+  /** Fixed lines in the conversation that have not settled yet: how to amend each if it is cut short. */
+  readonly #amends = new Map<SpeechHandle, (heard: string) => void>();
   #current: CurrentUtterance | undefined;
 
   /**
@@ -93,7 +100,7 @@ export class AgentVoice {
 
   /** The greeting: audio made while the phone rang when there is some, else synthesised now; resolves once queued. */
   async greet(text: string, pieces: readonly Int16Array[] | undefined): Promise<void> {
-    const speech = this.#interruptible(0, text);
+    const speech = this.#interruptible(0, text, true);
     await (pieces?.length
       ? this.#player.play(text, pieces, 'greeting', speech)
       : this.#player.say(text, 'greeting', speech));
@@ -102,30 +109,38 @@ export class AgentVoice {
 
   /** Says a fixed line the caller may interrupt; resolves once it is queued. */
   async speakLine(text: string, tag: string, turn: number): Promise<void> {
-    const speech = this.#interruptible(turn, text);
+    const speech = this.#interruptible(turn, text, true);
     await this.#player.say(text, tag, speech);
     this.#queued(speech, text);
   }
 
   /** Asks a silent caller whether they are there: interruptible, and not part of the conversation the model sees. */
   nudge(text: string, tag: string, turn: number): void {
-    const speech = this.#interruptible(turn, text);
-    void this.#player.say(text, tag, speech).then(() => speech.allQueued());
+    const speech = this.#interruptible(turn, text, false);
+    void this.#player.say(text, tag, speech).then(
+      () => speech.allQueued(),
+      // No voice to ask with (the TTS stream failed): it ends with what played of it, if anything.
+      () => speech.cutShort((played) => this.#player.playedFrames(played)),
+    );
   }
 
   /** Starts a reply of generated clauses (filled into `result` as it runs), the one the caller may interrupt now. */
   beginReply(turn: number, result: AgentTurnResult): SpeechHandle {
-    const speech = this.#utterance(turn, undefined, result.clauses);
+    const speech = this.#utterance(turn, { clauses: result.clauses, remembered: false });
     this.#current = { speech, result };
     return speech;
   }
 
   /** Says a last line (voicemail, closing) that nothing interrupts, and waits until it has played. */
   async sayLastLine(text: string, tag: string, turn: number, timeoutMs: number): Promise<void> {
-    const speech = this.#utterance(turn, text);
-    await this.#player.say(text, tag, speech).catch(() => {});
-    speech.allQueued();
-    this.#events.said(text);
+    const speech = this.#utterance(turn, { text, remembered: true });
+    try {
+      await this.#player.say(text, tag, speech);
+      this.#queued(speech, text);
+    } catch {
+      // No voice to say it with (the TTS stream failed): its line holds what played of it, if anything.
+      speech.cutShort((played) => this.#player.playedFrames(played));
+    }
     await this.#player.whenDrained(timeoutMs);
   }
 
@@ -162,11 +177,8 @@ export class AgentVoice {
     const heard = playedText(speech.clauses, played);
     speech.cutShort(played, heard);
     this.clear();
-    const messages: ChatMessage[] = result
-      ? heardMessages(result, played)
-      : heard
-        ? [{ role: 'assistant', content: heard }]
-        : [];
+    // A reply's rounds are trimmed to what was heard; a fixed line joined the conversation as it settled just now.
+    const messages: ChatMessage[] = result ? heardMessages(result, played) : [];
     return { turn: speech.turn, heard, messages };
   }
 
@@ -197,25 +209,41 @@ export class AgentVoice {
     this.#cutShortAll();
   }
 
-  #interruptible(turn: number, text: string): SpeechHandle {
-    const speech = this.#utterance(turn, text);
+  /** @param remembered whether the model hears it (a nudge is not part of the conversation) */
+  #interruptible(turn: number, text: string, remembered: boolean): SpeechHandle {
+    const speech = this.#utterance(turn, { text, remembered });
     this.#current = { speech };
     return speech;
   }
 
+  /** A fixed line is all queued: it joins the conversation now, unless it was cut short already (see #utterance). */
   #queued(speech: SpeechHandle, text: string): void {
+    if (!speech.cancelled && !speech.heard) this.#amends.set(speech, this.#events.said(text));
     speech.allQueued();
-    if (!speech.cancelled) this.#events.said(text);
   }
 
-  #utterance(turn: number, text?: string, clauses?: SpeechHandle['clauses']): SpeechHandle {
+  /**
+   * A fixed line the model hears (`remembered`) is in the conversation once, as the caller heard it: a line cut short
+   * before it was all queued joins as heard when it settles; one cut short after — in its last second, which is
+   * queued before it plays — is amended to the words heard, never added a second time. A reply's rounds reach the
+   * conversation through its responder and `interrupt()`.
+   */
+  #utterance(
+    turn: number,
+    line: { text?: string; clauses?: SpeechHandle['clauses']; remembered: boolean },
+  ): SpeechHandle {
     const speech = new SpeechHandle({
       turn,
-      text,
-      clauses,
+      text: line.text,
+      clauses: line.clauses,
       now: this.#now,
       settled: (settled, heard) => {
         this.#unsettled.delete(settled);
+        const amend = this.#amends.get(settled);
+        this.#amends.delete(settled);
+        if (amend) {
+          if (heard.text !== settled.text) amend(heard.text);
+        } else if (line.remembered && heard.text) this.#events.said(heard.text);
         this.#events.heard(heard);
       },
     });

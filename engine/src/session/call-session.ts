@@ -33,6 +33,8 @@ import { searchTools } from '../agent/knowledge-tools.ts';
 import type { Responder, ResponderCall } from './responder.ts';
 import type { CallSummary, SessionDependencies } from './session-dependencies.ts';
 import { SessionChildren } from './session-children.ts';
+import type { WorkerStreamError } from '../workers/client/worker-stream.ts';
+import { recogniserLostLine, STT_UNAVAILABLE } from './recogniser-lost.ts';
 
 export { NO_LLM_MESSAGE } from './no-model-responder.ts';
 export type { CallSummary, SessionDependencies } from './session-dependencies.ts';
@@ -91,7 +93,15 @@ export class CallSession {
     this.#voice = new AgentVoice(deps.transport, deps.tts, voice, this.#abort.signal, () => this.#now(), {
       frameSent: (tag, samples) => this.#frameSent(tag, samples),
       drained: () => this.#drained(),
-      said: (text) => this.#conversation.push({ role: 'assistant', content: text }),
+      said: (text) => {
+        const message: ChatMessage = { role: 'assistant', content: text };
+        this.#conversation.push(message);
+        return (heard) => {
+          if (heard) message.content = heard;
+          else if (this.#conversation.includes(message))
+            this.#conversation.splice(this.#conversation.indexOf(message), 1);
+        };
+      },
       heard: (heard) => this.#events.line('assistant', heard.text, heard.startMs, heard.endMs, heard.interrupted),
     });
     this.#inbound = new InboundPipeline(
@@ -112,6 +122,7 @@ export class CallSession {
       voicemail: () => void this.#voicemail(),
       ending: () => this.#ending !== undefined,
       turnEnded: (turn) => this.#turnEnded(turn),
+      recogniserLost: (error) => this.#recogniserLost(error),
       fail: (error) => this.#fail(error),
     });
     this.#responder = chooseResponder(this.#responderCall(), {
@@ -199,7 +210,7 @@ export class CallSession {
    * up, publishes the end. Idempotent.
    */
   end(reason: string, outcome = 'completed', polite = true, fallbackClosing?: string): Promise<CallSummary> {
-    this.#ending ??= this.#finish(reason, outcome, polite, fallbackClosing);
+    this.#ending ??= this.#finish(reason, outcome, polite ? this.#closingLine(fallbackClosing) : '');
     return this.#ending;
   }
 
@@ -263,9 +274,9 @@ export class CallSession {
     this.#latency.turnEnded(turn.turn, turn.lastVoicedAt || now, now, turn.finalAt);
     this.#events.line('user', turn.text, turn.startMs, turn.endMs);
     this.#conversation.push({ role: 'user', content: turn.text });
-    this.#replying = this.#replying.then(() =>
-      this.#ending ? undefined : this.#responder.respond(turn.turn, turn.text),
-    );
+    this.#replying = this.#replying
+      .then(() => (this.#ending ? undefined : this.#responder.respond(turn.turn, turn.text)))
+      .catch((error: unknown) => this.#fail(error));
   }
 
   /** Caller speech took the floor: stop the agent now and keep only what was heard. */
@@ -323,13 +334,16 @@ export class CallSession {
     await this.#ending;
   }
 
-  async #finish(reason: string, outcome: string, polite: boolean, fallbackClosing?: string): Promise<CallSummary> {
+  /** The agent's closing message, else `fallback` (else nothing). */
+  #closingLine(fallback: string | undefined): string {
+    return this.#spec.agent.closingMessage
+      ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
+      : (fallback ?? '');
+  }
+
+  /** Ends the call after saying `closing` (none: at once), cutting short whatever the agent was saying. */
+  async #finish(reason: string, outcome: string, closing: string): Promise<CallSummary> {
     this.#voice.cancelCurrent();
-    const closing = !polite
-      ? ''
-      : this.#spec.agent.closingMessage
-        ? fillTemplate(this.#spec.agent.closingMessage, this.#spec.variables)
-        : (fallbackClosing ?? '');
     this.#setState('ending');
     if (closing) {
       this.#voice.clear();
@@ -365,6 +379,19 @@ export class CallSession {
   #fail(error: unknown): void {
     this.#log('call failed', { error: String(error) }, 'error');
     void this.end('error', 'failed', false);
+  }
+
+  /**
+   * The recogniser is gone for good (docs/architecture.md §18): the agent can no longer hear the caller, so it says
+   * so and ends the call, FAILED with reason `stt_unavailable`. Without a voice either (the TTS stream is gone too) it
+   * ends at once; a TTS stream still failing over is waited for at most its own failover budget.
+   */
+  #recogniserLost(error: WorkerStreamError): void {
+    if (this.#ending) return;
+    const canSpeak = this.#deps.tts.available;
+    this.#log('recogniser lost: ending the call', { error: String(error), code: error.code, canSpeak }, 'error');
+    const line = canSpeak ? recogniserLostLine(this.#spec.agent, this.#spec.variables) : '';
+    this.#ending = this.#finish(STT_UNAVAILABLE, 'failed', line);
   }
 
   // ---- the responder's view of the call -----------------------------------------------------------------------

@@ -7,6 +7,7 @@
  */
 import type { CallSpec } from '../protocol/index.ts';
 import type { SttClient } from '../workers/client/stt-client.ts';
+import { WorkerStreamError } from '../workers/client/worker-stream.ts';
 import { interrupts } from './barge-in.ts';
 import type { InboundPipeline } from './inbound-pipeline.ts';
 import type { TurnEvent } from './turn-detector.ts';
@@ -47,6 +48,8 @@ export interface CallerTurnsHost {
   /** The call is ending: no further turn is taken. */
   ending(): boolean;
   turnEnded(turn: CallerTurn): void;
+  /** The recogniser's stream failed for good (no worker took it back in time, or the worker reported it failed). */
+  recogniserLost(error: WorkerStreamError): void;
   fail(error: unknown): void;
 }
 
@@ -103,7 +106,9 @@ export class CallerTurns {
         else if (!host.inbound.callerSpeaking) this.#ended(undefined);
       }
     } catch (error) {
-      host.fail(error);
+      // Only the STT stream fails with a WorkerStreamError here; anything else is a fault of the call itself.
+      if (error instanceof WorkerStreamError) host.recogniserLost(error);
+      else host.fail(error);
     }
   }
 

@@ -5,7 +5,8 @@
  *
  * Status moves only forward (a late `connecting` never undoes IN_PROGRESS, nothing reopens an ended call); the
  * engine's `ended` is authoritative for the final status, outcome, duration and latency, while the first end
- * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason. The `ended` event meters
+ * (the engine's, the end route's or the sweeper's) keeps its endedAt and metaData.endReason — except a carrier's bare
+ * `carrier_completed`, which the engine's reason replaces. The `ended` event meters
  * the call (billing/metering.ts) in the same transaction, unless an earlier end did.
  *
  * Times come from the event (docs/architecture.md §18): answeredAt and endedAt are when the engine or the gateway saw
@@ -24,6 +25,12 @@ import { meterCall, meterRecording } from '../../billing/metering.ts';
 
 /** The engine's `ended` reason for a call whose media never reached it (engine/src/roles/engine-role.ts). */
 const MEDIA_NEVER_CONNECTED = 'media_never_connected';
+/**
+ * A carrier's end reason that says only that the call ended normally (carriers/<carrier>/voice.ts). The engine hanging
+ * up its stream makes the carrier report it, often before the engine's own `ended` is stored: the engine's reason
+ * (e.g. `stt_unavailable`) is the one that says why, so it replaces this one.
+ */
+const CARRIER_COMPLETED = 'carrier_completed';
 
 export type PersistOutcome = 'applied' | 'duplicate' | 'unknown_call';
 
@@ -231,7 +238,8 @@ async function applyEnded(
       call_duration = ${Math.max(0, Math.round(event.durationMs))},
       latency = ${json(tx, event.latency)},
       ended_at = coalesce(ended_at, ${endedAt}::timestamptz),
-      meta_data = case when meta_data ? 'endReason' then meta_data else meta_data || jsonb_build_object('endReason', ${event.reason}::text) end
+      meta_data = case when meta_data ? 'endReason' and meta_data ->> 'endReason' <> ${CARRIER_COMPLETED} then meta_data
+                       else meta_data || jsonb_build_object('endReason', ${event.reason}::text) end
     where id = ${call.id}`;
   await queueAnalysis(tx, call.id, call.organisation_id);
   // Billed with the end that applies it: once, whichever end (this, the sweeper's, the end route's) came first.

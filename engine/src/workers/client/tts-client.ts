@@ -28,6 +28,8 @@ export class TtsClient {
   readonly #stream: WorkerStream;
   readonly #pending = new Map<number, PendingSay>();
   #nextRequestId = 1;
+  /** Why the stream is over (no worker before the deadline, or closed): a clause asked now fails at once. */
+  #lost: WorkerStreamError | undefined;
 
   private constructor(bus: Bus, callId: string, options: SayOptions & { provider?: string }) {
     this.#stream = new WorkerStream(
@@ -52,9 +54,19 @@ export class TtsClient {
     return this.#stream.failovers;
   }
 
+  /** False once the stream is over for good (no worker took it back before the deadline, or it was closed). */
+  get available(): boolean {
+    return this.#lost === undefined;
+  }
+
+  /** The clause's audio as it is made; it fails at once when the stream is over (nothing would ever answer). */
   say(text: string, options: SayOptions, signal: AbortSignal): AsyncIterable<Int16Array> {
     const requestId = this.#nextRequestId++;
     const channel = new Channel<Int16Array>(CLAUSE_BUFFER_PIECES, 'fail');
+    if (this.#lost) {
+      channel.fail(this.#lost);
+      return channel;
+    }
     this.#pending.set(requestId, { text, options, channel, started: false });
     const cancel = () => {
       this.#stream.send(codecs.ttsIn.encode({ type: 'cancel', requestId }));
@@ -108,6 +120,7 @@ export class TtsClient {
   }
 
   #failAll(error: WorkerStreamError): void {
+    this.#lost ??= error;
     for (const pending of this.#pending.values()) pending.channel.fail(error);
     this.#pending.clear();
   }
