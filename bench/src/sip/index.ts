@@ -256,6 +256,10 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
         ['left', 'right'],
       ),
       '',
+      "outbound lateness: each packet's arrival at the sink (a process of its own) against its stream's 20 ms",
+      "schedule, less the stream's earliest offset: the pacing timer, the gateway's sends, loopback delivery and the",
+      "sink's own wake-up on this machine. The tick rows are this process's side of it.",
+      '',
       `target: ${calls} calls held with p99 lateness ≤ ${TARGET_P99_LATE_MS} ms — ${maxActive >= calls && p99 <= TARGET_P99_LATE_MS ? 'met' : 'missed'}`,
     ].join('\n');
     context.out(report);
