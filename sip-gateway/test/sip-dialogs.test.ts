@@ -2,7 +2,8 @@
  * The gateway's SIP behaviour, driven by hand-written messages over UDP (and sipsak for OPTIONS): RFC 3261's
  * retransmissions (the 200 until its ACK, a final error until its ACK, BYE when no ACK ever comes), CANCEL of an
  * INVITE the control plane is still deciding on, the control plane's refusals and silence, and hold by
- * re-INVITE (sendonly/inactive answered recvonly/inactive, and no RTP sent while held). T1 is 100 ms here.
+ * re-INVITE (sendonly/inactive answered recvonly/inactive, and no RTP sent while held; a codec change moves the
+ * idle silence to the new codec). T1 is 100 ms here.
  */
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -280,6 +281,42 @@ describe('SIP dialogs and transactions', () => {
     call.cseq = 5;
     sip.send(call.request('BYE'));
     await sip.waitFor((m) => m.status === 200 && /CSeq: 5 BYE/.test(m.text));
+    rtp.close();
+    expect(bare.gateway.health.rtpPortsFree).toBe(bare.gateway.health.rtpPortsTotal);
+  });
+
+  it('sends the idle silence of the codec a re-INVITE moved to (A-law 0xd5, then μ-law 0xff)', async () => {
+    const { bare, sip } = await setUp();
+    const rtp = createSocket('udp4');
+    await new Promise<void>((resolve) => rtp.bind(0, '127.0.0.1', resolve));
+    const packets: { payloadType: number; payload: Buffer }[] = [];
+    rtp.on('message', (data) => packets.push({ payloadType: data[1]! & 0x7f, payload: data.subarray(12) }));
+    const call = new RawCall(sip);
+    const port = rtp.address().port;
+    sip.send(call.request('INVITE', { body: call.sdp(port) }));
+    call.toTag = toTagOf((await sip.waitFor((m) => m.status === 200)).text);
+    sip.send(call.request('ACK'));
+    await expect.poll(() => packets.length, { timeout: 2_000 }).toBeGreaterThan(5);
+    const alaw = packets.slice();
+    expect(
+      alaw.every((p) => p.payloadType === 8 && p.payload.length === 160 && p.payload.every((b) => b === 0xd5)),
+    ).toBe(true);
+
+    call.cseq = 2;
+    const before = sip.received.length;
+    sip.send(
+      call.request('INVITE', { body: call.sdp(port, 'sendrecv', 2).replace('RTP/AVP 8 0 101', 'RTP/AVP 0 101') }),
+    );
+    const answer = await sip.waitFor((m) => m.status === 200 && /CSeq: 2 INVITE/.test(m.text), 2_000, before);
+    expect(answer.text).toMatch(/m=audio \d+ RTP\/AVP 0/);
+    sip.send(call.request('ACK', { cseq: 2 }));
+    await expect.poll(() => packets.filter((p) => p.payloadType === 0).length, { timeout: 2_000 }).toBeGreaterThan(5);
+    const ulaw = packets.filter((p) => p.payloadType === 0);
+    expect(ulaw.every((p) => p.payload.length === 160 && p.payload.every((b) => b === 0xff))).toBe(true);
+
+    call.cseq = 3;
+    sip.send(call.request('BYE'));
+    await sip.waitFor((m) => m.status === 200 && /CSeq: 3 BYE/.test(m.text));
     rtp.close();
     expect(bare.gateway.health.rtpPortsFree).toBe(bare.gateway.health.rtpPortsTotal);
   });

@@ -6,13 +6,16 @@
  * jitter buffer, bus, encode, pacing) without the speech workers, whose cost is the engine suites' subject.
  *
  * Reports calls held, the gateway's inbound RTP loss and lateness (its jitter buffers), outbound lateness measured
- * where the packets land (a UDP sink in this process: each packet's delay against its stream's 20 ms schedule), the
- * pacing clock's tick lateness, and CPU per call. Target: 200 calls, p99 of outbound lateness ≤ 10 ms.
+ * where the packets land (a UDP sink in a process of its own, rtp-sink.ts: each packet's delay against its
+ * stream's 20 ms schedule, outbound-lateness.ts), and where that lateness comes from in this process: the pacing
+ * clock's tick lateness, the tick's own work (every call's packet built and handed to the kernel) and GC pauses.
+ * CPU per call is this process's (gateway and stand-ins), the sink's apart. Target: 200 calls, p99 of outbound
+ * lateness ≤ 10 ms.
  */
-import { createSocket } from 'node:dgram';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { processPacingClock, type ClockOutput } from '@parley/engine/audio';
 import { MemoryBus } from '@parley/engine/bus';
 import { isAudioFrame, queues, sipCodecs, subjects } from '@parley/engine/protocol';
@@ -23,6 +26,7 @@ import { percentile, SampleBuffer } from '../percentiles.ts';
 import { reportPage, writeResultsFile } from '../results-file.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type ExitCode, type Suite, type SuiteContext } from '../suite.ts';
 import { formatTable } from '../table.ts';
+import { RtpSink } from './rtp-sink.ts';
 
 const DEFAULTS = { calls: 200, rate: 50, holdSeconds: 20 };
 /** The issue's target: no packet later than this at p99, ms. */
@@ -109,41 +113,53 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
       }
     })();
 
-    // Where the gateway's RTP lands: each packet's lateness against its stream's own 20 ms schedule.
-    const sink = createSocket('udp4');
-    await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', resolve));
+    // Where the gateway's RTP lands: a process of its own, so its timestamps are not our event loop's delays.
+    const sink = await RtpSink.start();
     cleanups.push(() => sink.close());
-    const streams = new Map<number, { first: number; firstSeq: number; minOffset: number; offsets: number[] }>();
-    let sinkPackets = 0;
-    sink.on('message', (data, info) => {
-      sinkPackets += 1;
-      const now = performance.now();
-      const sequence = data.readUInt16BE(2);
-      let stream = streams.get(info.port);
-      if (!stream) {
-        stream = { first: now, firstSeq: sequence, minOffset: 0, offsets: [] };
-        streams.set(info.port, stream);
-      }
-      const index = (sequence - stream.firstSeq + 65_536) % 65_536;
-      const offset = now - stream.first - index * 20;
-      stream.minOffset = Math.min(stream.minOffset, offset);
-      stream.offsets.push(offset);
-    });
-    // The pacing clock's own lateness: how long after its due time each tick ran.
+    // The pacing clock's own lateness: how long after its due time each tick ran (the first output of a tick).
     const clock = processPacingClock();
     const tickLate = new SampleBuffer();
+    const tickWork = new SampleBuffer();
     const started = performance.now();
+    const slippedBefore = clock.slipped;
     let ticks = 0;
+    let tickStartedAt = 0;
     const probe: ClockOutput = {
       closed: false,
       tick() {
         ticks += 1;
-        tickLate.push(Math.max(0, performance.now() - started - ticks * clock.frameMs));
+        tickStartedAt = performance.now();
+        // Against the clock's own schedule: after a stall beyond its catch-up limit the clock skips ticks (its
+        // schedule slips; counted apart below), and the ticks after are not late by the skipped time again.
+        const due = started + (ticks + clock.slipped - slippedBefore) * clock.frameMs;
+        tickLate.push(Math.max(0, tickStartedAt - due));
+      },
+      close() {},
+    };
+    // And the tick's own work: from the first output to the last, every call's packet built and sent between. The
+    // clock ticks in attach order, so this one moves itself back to the end after every tick.
+    const tail: ClockOutput = {
+      closed: false,
+      tick() {
+        if (ticks > 0) tickWork.push(performance.now() - tickStartedAt);
+        clock.detach(tail);
+        clock.attach(tail);
       },
       close() {},
     };
     clock.attach(probe);
-    cleanups.push(() => clock.detach(probe));
+    clock.attach(tail);
+    cleanups.push(() => {
+      clock.detach(tail);
+      clock.detach(probe);
+    });
+    // GC pauses in this process (the gateway's heap): each one holds up whatever tick falls in it.
+    const gcPauses = new SampleBuffer();
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    cleanups.push(() => gcObserver.disconnect());
 
     context.log(`writing the caller's pcap (${hold} s of flite speech)…`);
     const speech = await fliteSpeech8k(dir, SENTENCE);
@@ -151,9 +167,12 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
     const loops = Math.ceil((hold * 1000) / (packets.length * 20));
     const looped = Array.from({ length: loops }, (_, loop) =>
       packets.map((p) => ({ atMs: p.atMs + loop * packets.length * 20, rtp: p.rtp })),
-    ).flat();
+    )
+      .flat()
+      .slice(0, hold * 50)
+      .map((p, i) => ({ atMs: p.atMs, rtp: continuing(p.rtp, i) }));
     const pcap = join(dir, 'caller.pcap');
-    await writePcap(pcap, looped.slice(0, hold * 50));
+    await writePcap(pcap, looped);
 
     context.log(`placing ${calls} calls at ${rate}/s, ${hold} s each…`);
     let maxActive = 0;
@@ -180,17 +199,18 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
       service: '+14155550123',
       calls,
       extra: ['-l', String(calls), '-r', String(rate)],
-      values: { PCAP: pcap, HOLD_MS: hold * 1000, MEDIA_PORT: sink.address().port },
+      values: { PCAP: pcap, HOLD_MS: hold * 1000, MEDIA_PORT: sink.port },
       timeoutMs: (hold + Math.ceil(calls / rate) + 20) * 1000,
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const successful = Number(/Successful call\s*\|\s*\d+\s*\|\s*(\d+)/.exec(result.stdout)?.[1] ?? 0);
     const failed = Number(/Failed call\s*\|\s*\d+\s*\|\s*(\d+)/.exec(result.stdout)?.[1] ?? 0);
 
-    const late = new SampleBuffer();
-    for (const stream of streams.values()) for (const offset of stream.offsets) late.push(offset - stream.minOffset);
-    const lateSorted = late.sorted();
+    const sinkReport = await sink.report(TARGET_P99_LATE_MS);
+    const outbound = sinkReport.lateness;
     const ticksSorted = tickLate.sorted();
+    const workSorted = tickWork.sorted();
+    const gcSorted = gcPauses.sorted();
     const inbound_ = endedStats.reduce(
       (sum, s) => ({
         received: sum.received + s.received,
@@ -200,8 +220,9 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
       }),
       { received: 0, lost: 0, late: 0, sent: 0 },
     );
-    const p99 = percentile(lateSorted, 99);
+    const p99 = outbound.p99Ms;
     const ms = (n: number) => (Number.isNaN(n) ? '—' : `${n.toFixed(1)} ms`);
+    const gcTotal = gcSorted.reduce((a, b) => a + b, 0);
     const report = [
       `SIP gateway: ${calls} calls placed by SIPp at ${rate}/s, ${hold} s each, G.711 RTP both ways (engine stand-in echoes)`,
       '',
@@ -212,19 +233,40 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
           ['SIPp calls successful / failed', `${successful} / ${failed}`],
           ['RTP packets in (from SIPp)', String(inbound_.received)],
           ['  lost (concealed) / late (after playout)', `${inbound_.lost} / ${inbound_.late}`],
-          ['RTP packets out (gateway sent / sink received)', `${inbound_.sent} / ${sinkPackets}`],
           [
-            'outbound lateness p50 / p99 / max',
-            `${ms(percentile(lateSorted, 50))} / ${ms(p99)} / ${ms(lateSorted.at(-1) ?? Number.NaN)}`,
+            'RTP packets out (gateway sent / sink received / dropped at the sink)',
+            `${inbound_.sent} / ${outbound.packets} / ${sinkReport.dropped ?? '—'}`,
           ],
+          [
+            'outbound lateness at the sink p50 / p99 / max',
+            `${ms(outbound.p50Ms)} / ${ms(p99)} / ${ms(outbound.maxMs)}`,
+          ],
+          [`  packets later than ${TARGET_P99_LATE_MS} ms`, String(outbound.over)],
           ['pacing tick lateness p50 / p99', `${ms(percentile(ticksSorted, 50))} / ${ms(percentile(ticksSorted, 99))}`],
           [
-            'CPU per call (gateway + stand-ins + sink, this process)',
+            '  ticks skipped (stalls past the 60 ms catch-up: every later packet of a call that far behind)',
+            String(clock.slipped - slippedBefore),
+          ],
+          [
+            "tick's work, first call to last p50 / p99",
+            `${ms(percentile(workSorted, 50))} / ${ms(percentile(workSorted, 99))}`,
+          ],
+          [
+            'GC pauses (this process): count / total / p99 / max',
+            `${gcSorted.length} / ${ms(gcTotal)} / ${ms(percentile(gcSorted, 99))} / ${ms(gcSorted.at(-1) ?? Number.NaN)}`,
+          ],
+          [
+            'CPU per call (gateway + stand-ins, this process)',
             cpuPerCall === undefined ? '— (never all calls up)' : `${cpuPerCall.toFixed(2)} % of a core`,
           ],
+          ['CPU of the sink process, whole run', `${(sinkReport.cpuMicros / 1e6).toFixed(1)} s`],
         ],
         ['left', 'right'],
       ),
+      '',
+      "outbound lateness: each packet's arrival at the sink (a process of its own) against its stream's 20 ms",
+      "schedule, less the stream's earliest offset: the pacing timer, the gateway's sends, loopback delivery and the",
+      "sink's own wake-up on this machine. The tick rows are this process's side of it.",
       '',
       `target: ${calls} calls held with p99 lateness ≤ ${TARGET_P99_LATE_MS} ms — ${maxActive >= calls && p99 <= TARGET_P99_LATE_MS ? 'met' : 'missed'}`,
     ].join('\n');
@@ -239,8 +281,14 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
           successful,
           failed,
           inbound: inbound_,
-          sinkPackets,
+          sinkPackets: outbound.packets,
+          sinkDropped: sinkReport.dropped,
           p99LateMs: p99,
+          tickLateP99Ms: percentile(ticksSorted, 99),
+          ticksSkipped: clock.slipped - slippedBefore,
+          tickWorkP99Ms: percentile(workSorted, 99),
+          gcPauses: gcSorted.length,
+          gcMaxMs: gcSorted.at(-1),
           cpuPerCall,
         }),
       );
@@ -259,4 +307,17 @@ async function runSip(context: SuiteContext): Promise<ExitCode> {
     await bus.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Packet `index` of the caller's stream, numbered on from the one before: the pcap repeats the sentence, and its
+ * copies' own sequence numbers and timestamps would start over at each repeat — a sender restarting its stream,
+ * whose first packets the gateway's jitter buffer rightly counts late until it resyncs.
+ */
+function continuing(rtp: Buffer, index: number): Buffer {
+  const out = Buffer.from(rtp);
+  out[1] = (index === 0 ? 0x80 : 0) | (out[1]! & 0x7f);
+  out.writeUInt16BE((1000 + index) & 0xffff, 2);
+  out.writeUInt32BE((8000 + index * 160) >>> 0, 4);
+  return out;
 }

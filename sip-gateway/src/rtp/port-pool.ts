@@ -4,6 +4,8 @@
  * audio socket). A lease is released exactly once however its call ends; a port another program holds is skipped.
  */
 import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { isIP } from 'node:net';
 
 export class NoFreeRtpPortError extends Error {
   override name = 'NoFreeRtpPortError';
@@ -47,7 +49,7 @@ export class RtpPortPool {
       this.#cursor = (this.#cursor + 1) % this.#ports.length;
       if (this.#inUse.has(port)) continue;
       this.#inUse.add(port);
-      const socket = dgram.createSocket({ type: this.#host.includes(':') ? 'udp6' : 'udp4' });
+      const socket = dgram.createSocket({ type: this.#host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup });
       try {
         await new Promise<void>((resolve, reject) => {
           socket.once('error', reject);
@@ -81,3 +83,14 @@ export class RtpPortPool {
     throw new NoFreeRtpPortError(`no free RTP port in ${this.#ports[0]}..${this.#ports.at(-1)! + 1}`);
   }
 }
+
+/**
+ * dgram resolves the destination of every send, and dns.lookup answers even an IP literal on the next tick: per
+ * packet a closure and a deferral, and the paced sends of a tick all pile up behind it. RTP peers are nearly always
+ * addresses (SDP's c= line, the source we latched onto), answered here at once; a name still goes to dns.lookup.
+ */
+const literalLookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+  const family = isIP(hostname);
+  if (family !== 0) callback(null, hostname, family);
+  else dns.lookup(hostname, options as dns.LookupOneOptions, callback);
+}) as unknown as dgram.SocketOptions['lookup'];

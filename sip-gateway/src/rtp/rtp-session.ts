@@ -7,6 +7,10 @@
  *   Telephone-events are reported once per key press, at their end packet (the three repeated ends dedup by
  *   timestamp). Symmetric RTP: we send to where the peer's packets come from, not only where its SDP said.
  * - Out: 8 kHz PCM is framed, encoded and queued; the process's pacing clock takes one packet per 20 ms tick.
+ *   Every call's packet leaves inside the same tick, so the send path is kept short: audio is encoded straight
+ *   into its packet's buffer when it is queued (the tick writes only the header), and the packet goes to the
+ *   socket at once (the port pool's sockets resolve IP literals without dns.lookup's deferral, and no per-packet
+ *   completion callback is made: a send error goes to the socket's 'error' listener).
  *   Marks in the queue are reported when the audio before them has gone; `clear` drops audio and marks queued.
  *   With nothing queued we send silence, so the peer's jitter buffer and NAT bindings stay alive. Digits to send
  *   take the place of audio for their ticks.
@@ -26,7 +30,14 @@ import {
 } from '@parley/engine/audio';
 import type { Codec } from '../sip/sdp.ts';
 import type { PortLease } from './port-pool.ts';
-import { isDtmfKey, parseRtp, parseTelephoneEvent, writeRtp, writeTelephoneEvent } from './rtp-packet.ts';
+import {
+  isDtmfKey,
+  parseRtp,
+  parseTelephoneEvent,
+  RTP_HEADER_BYTES,
+  writeRtpHeader,
+  writeTelephoneEvent,
+} from './rtp-packet.ts';
 
 /** Samples in one 20 ms packet at 8 kHz. */
 export const RTP_FRAME_SAMPLES = 160;
@@ -76,7 +87,8 @@ export interface RtpStats {
   dtmfOut: number;
 }
 
-type Queued = { type: 'audio'; payload: Buffer } | { type: 'mark'; name: string };
+/** Queued audio is a whole packet: its payload encoded at RTP_HEADER_BYTES, its header written when it is sent. */
+type Queued = { type: 'audio'; packet: Buffer } | { type: 'mark'; name: string };
 
 export class RtpSession implements ClockOutput {
   readonly #lease: PortLease;
@@ -108,7 +120,8 @@ export class RtpSession implements ClockOutput {
   #marker = true;
   #closed = false;
   readonly #stats = { received: 0, sent: 0, audioSent: 0, overflow: 0, dtmfIn: 0, dtmfOut: 0 };
-  readonly #silence: Buffer;
+  /** One packet's payload of G.711 silence in the current codec. */
+  #silence: Buffer;
 
   constructor(lease: PortLease, options: RtpSessionOptions) {
     this.#lease = lease;
@@ -118,7 +131,7 @@ export class RtpSession implements ClockOutput {
     this.#payloadType = options.payloadType;
     this.#telephoneEvent = options.telephoneEvent;
     this.#sending = options.sending;
-    this.#silence = Buffer.alloc(RTP_FRAME_SAMPLES, options.codec === 'PCMU' ? ULAW_SILENCE : ALAW_SILENCE);
+    this.#silence = silencePayload(options.codec);
     lease.socket.on('message', (data, info) => this.#receive(data, info.address, info.port));
     options.clock.attach(this);
   }
@@ -162,6 +175,7 @@ export class RtpSession implements ClockOutput {
       this.#remote = remote;
       this.#latched = false;
     }
+    if (codec !== this.#codec) this.#silence = silencePayload(codec);
     this.#codec = codec;
     this.#payloadType = payloadType;
     this.#telephoneEvent = telephoneEvent;
@@ -177,10 +191,11 @@ export class RtpSession implements ClockOutput {
         this.#stats.overflow += 1;
         continue;
       }
-      const payload = Buffer.allocUnsafe(RTP_FRAME_SAMPLES);
+      const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + RTP_FRAME_SAMPLES);
+      const payload = packet.subarray(RTP_HEADER_BYTES);
       if (this.#codec === 'PCMU') encodeMulaw(frame, payload);
       else encodeAlaw(frame, payload);
-      this.#queue.push({ type: 'audio', payload });
+      this.#queue.push({ type: 'audio', packet });
     }
   }
 
@@ -207,16 +222,22 @@ export class RtpSession implements ClockOutput {
     if (this.#closed) return;
     this.#timestamp = (this.#timestamp + RTP_FRAME_SAMPLES) >>> 0;
     if (this.#sendDtmfTick()) return;
-    let payload = this.#silence;
     const next = this.#queue[0];
+    let packet: Buffer | undefined;
     if (next?.type === 'audio') {
       this.#queue.shift();
-      payload = next.payload;
+      packet = next.packet;
     }
     this.#releaseMarks();
     if (!this.#sending) return;
-    if (payload !== this.#silence) this.#stats.audioSent += 1;
-    this.#emit(this.#payloadType, payload, this.#timestamp);
+    if (packet) this.#stats.audioSent += 1;
+    else {
+      // A fresh buffer each time, never a shared one: a send the kernel could not take at once keeps its buffer
+      // until it goes, and a later tick must not overwrite it.
+      packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + this.#silence.length);
+      this.#silence.copy(packet, RTP_HEADER_BYTES);
+    }
+    this.#send(packet, this.#payloadType, this.#timestamp);
   }
 
   close(): void {
@@ -249,7 +270,9 @@ export class RtpSession implements ClockOutput {
     const duration = Math.min(ticks, DTMF_TONE_TICKS) * RTP_FRAME_SAMPLES;
     if (this.#sending && this.#telephoneEvent !== undefined) {
       const payload = writeTelephoneEvent({ digit: dtmf.digit, end: ending, volume: 10, duration });
-      this.#emit(this.#telephoneEvent, payload, dtmf.timestamp);
+      const packet = Buffer.allocUnsafe(RTP_HEADER_BYTES + payload.length);
+      payload.copy(packet, RTP_HEADER_BYTES);
+      this.#send(packet, this.#telephoneEvent, dtmf.timestamp);
     }
     dtmf.tick = ticks;
     if (ticks >= DTMF_TONE_TICKS + DTMF_END_REPEATS) {
@@ -261,20 +284,16 @@ export class RtpSession implements ClockOutput {
     return true;
   }
 
-  #emit(payloadType: number, payload: Buffer, timestamp: number): void {
-    const packet = writeRtp({
-      marker: this.#marker,
-      payloadType,
-      sequence: this.#sequence,
-      timestamp,
-      ssrc: this.#ssrc,
-      payload,
-    });
+  /** Sends `packet` (its payload in place) with this leg's next header. */
+  #send(packet: Buffer, payloadType: number, timestamp: number): void {
+    writeRtpHeader(packet, this.#marker, payloadType, this.#sequence, timestamp, this.#ssrc);
     this.#marker = false;
     this.#sequence = (this.#sequence + 1) & 0xffff;
     this.#stats.sent += 1;
     if (this.#remote.port === 0) return; // the SDP's "port 0": a stream refused, nowhere to send
-    this.#lease.socket.send(packet, this.#remote.port, this.#remote.address, () => {});
+    // No callback: one closure and one completion tick fewer per packet; errors (ICMP unreachable from a peer
+    // that went away) reach the lease socket's 'error' listener.
+    this.#lease.socket.send(packet, this.#remote.port, this.#remote.address);
   }
 
   #receive(data: Buffer, address: string, port: number): void {
@@ -315,4 +334,8 @@ export class RtpSession implements ClockOutput {
     this.#stats.dtmfIn += 1;
     this.#options.onDtmf(event.digit);
   }
+}
+
+function silencePayload(codec: Codec): Buffer {
+  return Buffer.alloc(RTP_FRAME_SAMPLES, codec === 'PCMU' ? ULAW_SILENCE : ALAW_SILENCE);
 }
