@@ -36,6 +36,7 @@ interface CallRecord {
   callDirection: string;
   callStatus: string;
   callOutcome: string | null;
+  /** ms (spec document 1). */
   callDuration: number | null;
   createdAt: string;
   endedAt: string | null;
@@ -141,7 +142,7 @@ export const calls: Resource = {
             { header: 'WHO', value: (c) => c.phoneNumber ?? c.participantName },
             { header: 'STATUS', value: (c) => c.callStatus },
             { header: 'OUTCOME', value: (c) => c.callOutcome },
-            { header: 'SECONDS', value: (c) => c.callDuration },
+            { header: 'SECONDS', value: (c) => seconds(c.callDuration) },
           ]);
           const { page: at, totalPages, total } = page.pagination;
           if (totalPages > 1) notice(`page ${at} of ${totalPages} (${total} calls): --page N`);
@@ -162,7 +163,7 @@ export const calls: Resource = {
             ['who', call.phoneNumber ?? call.participantName],
             ['status', call.callStatus],
             ['outcome', call.callOutcome],
-            ['seconds', call.callDuration],
+            ['seconds', seconds(call.callDuration)],
             ['created', call.createdAt],
             ['ended', call.endedAt],
             ['recording', call.recordingUrl ? 'yes (parley calls recording ID)' : 'no'],
@@ -241,4 +242,9 @@ function variables(pairs: string[]): Record<string, string> {
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
+}
+
+/** A call's duration (ms) as seconds with one decimal, or nothing when it has none. */
+function seconds(ms: number | null): string | null {
+  return ms === null ? null : (ms / 1000).toFixed(1);
 }
